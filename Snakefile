@@ -1,0 +1,25 @@
+# cardlab: batch pipeline with a result warehouse.
+#   snakemake --cores all          run what is missing or stale
+# Reads config.yaml (validated before any job starts), fans out seeded shards
+# per game, builds results/warehouse.duckdb, writes reports/.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/narcotic.smk"
+include: "workflow/rules/redblack.smk"
+include: "workflow/rules/blackjack.smk"
+include: "workflow/rules/warehouse.smk"
+include: "workflow/rules/reports.smk"
+
+
+rule all:
+    input:
+        WAREHOUSE,
+        REPORT_FILES,
+    default_target: True

@@ -1,0 +1,66 @@
+"""Engine version hashes and the provenance record every Parquet file carries."""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+
+# Every engine's version covers the shared core too: a change in seeding,
+# shard planning or Parquet writing can change any game's results.
+CORE_FILES = ("rng.py", "shards.py", "store.py", "provenance.py")
+
+# Files beyond engines/<game>.py that define a game's results.
+GAME_FILES: dict[str, tuple[str, ...]] = {
+    "narcotic": ("narcotic.py",),
+    "redblack": ("redblack.py",),
+    "blackjack": ("blackjack.py",),
+}
+
+_PACKAGES = ("numpy", "numba", "pyarrow", "duckdb", "polars", "snakemake")
+
+
+def files_version(files: tuple[str, ...] | list[str]) -> str:
+    """Short sha256 over the named files under engines/ (names and bytes, in order)."""
+    h = hashlib.sha256()
+    for name in files:
+        h.update(name.encode())
+        h.update(b"\0")
+        h.update((PACKAGE_DIR / name).read_bytes())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def engine_version(game: str) -> str:
+    """Version hash of one game's engine: its own source plus the shared core."""
+    if game not in GAME_FILES:
+        raise KeyError(f"unknown game {game!r}; known: {', '.join(GAME_FILES)}")
+    return files_version(GAME_FILES[game] + CORE_FILES)
+
+
+def package_versions() -> dict[str, str]:
+    out = {}
+    for name in _PACKAGES:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def provenance(game: str, **fields) -> dict:
+    """The key-value record stored in a shard's Parquet metadata.
+
+    Deliberately carries no timestamp or host name: the same config and seeds
+    must give byte-identical files on any machine and any number of cores.
+    """
+    record = {"game": game, "engine_version": engine_version(game)}
+    record.update(fields)
+    record["packages"] = package_versions()
+    return record
+
+
+def canonical_json(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,45 @@
+# Shared helpers for every game's rules: the validated config, the shard plan
+# of each game, and the paths and params every shard rule uses.
+from snakemake.exceptions import WorkflowError
+
+from engines import GAMES
+from engines.config import validate_config
+from engines.errors import CardlabError
+from engines.jobs import engine, find_spec, log_pattern, shard_path, shard_pattern
+from engines.provenance import engine_version, files_version
+
+try:
+    CFG = validate_config(config, "config")
+except CardlabError as exc:
+    raise WorkflowError(str(exc)) from None
+
+WAREHOUSE = "results/warehouse.duckdb"
+
+# game -> list of shard specs (empty when the config has no section for it)
+PLANS = {g: (engine(g).plan(CFG[g]) if CFG.get(g) else []) for g in GAMES}
+
+# Files each game adds to the warehouse, and the report files each game's
+# report rule writes: filled in by the game's rules file.
+WAREHOUSE_INPUTS = {g: [] for g in GAMES}
+REPORT_FILES = []
+
+
+wildcard_constraints:
+    experiment=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    variant=r"[A-Za-z0-9][A-Za-z0-9_.=+-]*",
+    shard=r"\d{4}",
+
+
+def shard_outputs(game):
+    """Named outputs of a game's shard rule: one Parquet file per table."""
+    return {t: shard_pattern(game, t) for t in engine(game).TABLES}
+
+
+def planned_files(game):
+    mod = engine(game)
+    return [shard_path(game, t, s) for s in PLANS[game] for t in mod.TABLES]
+
+
+def spec_of(game):
+    """Input function: the planned spec of the shard named by the wildcards."""
+    return lambda w: find_spec(PLANS[game], w.experiment, w.variant, w.shard)
