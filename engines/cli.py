@@ -1,0 +1,150 @@
+"""The ``cardlab`` command: query the warehouse, play and search games, build and check results.
+
+Each game adds its own subcommands from ``engines/cli_<game>.py``
+(``register(subparsers)``).  Every failure the user can cause ends with one
+line ``error: <reason>`` on stderr and a non-zero exit code, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import importlib
+import sys
+from typing import Sequence
+
+from . import GAMES
+from .errors import CardlabError
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports bad arguments as one line and exits with status 2."""
+
+    def error(self, message: str):  # noqa: D401 (argparse API)
+        self.exit(2, f"error: {self.prog}: {message}\n")
+
+
+def print_table(cols: Sequence[str], rows: Sequence[Sequence], out=sys.stdout) -> None:
+    """A readable, aligned text table (numbers right-aligned)."""
+    def cell(v) -> str:
+        if v is None:
+            return "NULL"
+        if isinstance(v, float):
+            return f"{v:.6g}"
+        return str(v)
+
+    cells = [[cell(v) for v in row] for row in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
+    numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) and rows
+               for i in range(len(cols))]
+    def line(values):
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+    print(line(list(cols)), file=out)
+    print("  ".join("-" * w for w in widths), file=out)
+    for r in cells:
+        print(line(r), file=out)
+    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})", file=out)
+
+
+def print_csv(cols: Sequence[str], rows: Sequence[Sequence], out=sys.stdout) -> None:
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(cols)
+    w.writerows(rows)
+
+
+def cmd_sql(args) -> int:
+    import duckdb
+
+    from .warehouse import connect
+
+    con = connect(args.db)
+    try:
+        rel = con.execute(args.query)
+        if rel.description is None:
+            return 0
+        cols = [d[0] for d in rel.description]
+        rows = rel.fetchall()
+    except duckdb.Error as exc:
+        msg = str(exc).splitlines()[0]
+        if "read-only" in msg.lower() or "read only" in msg.lower():
+            msg += " (the warehouse is opened read-only; it is rebuilt by the workflow)"
+        raise CardlabError(f"SQL: {msg}") from None
+    finally:
+        con.close()
+    (print_csv if args.csv else print_table)(cols, rows)
+    return 0
+
+
+def cmd_warehouse(args) -> int:
+    from .warehouse import build
+
+    files = list(args.files)
+    if args.from_file:
+        with open(args.from_file) as fh:
+            files += [line.strip() for line in fh if line.strip()]
+    build(files, args.out)
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import build_game
+
+    games = [args.game] if args.game else [g for g in GAMES if _has(f"engines.report_{g}")]
+    for game in games:
+        for path in build_game(game, args.db, args.outdir):
+            print(path)
+    return 0
+
+
+def _has(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def build_parser() -> ArgumentParser:
+    p = ArgumentParser(prog="cardlab", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
+
+    s = sub.add_parser("sql", help="run one SQL query on the warehouse (read-only)")
+    s.add_argument("query", help='e.g. "SELECT * FROM narcotic_summary"')
+    s.add_argument("--csv", action="store_true", help="CSV output for machines")
+    s.add_argument("--db", default="results/warehouse.duckdb", help="warehouse file (default: %(default)s)")
+    s.set_defaults(func=cmd_sql)
+
+    w = sub.add_parser("warehouse", help="build the warehouse from shard files (the workflow does this)")
+    w.add_argument("files", nargs="*", help="shard Parquet files")
+    w.add_argument("--from-file", help="a file listing shard files, one per line")
+    w.add_argument("--out", default="results/warehouse.duckdb")
+    w.set_defaults(func=cmd_warehouse)
+
+    r = sub.add_parser("report", help="regenerate reports from the warehouse (the workflow does this)")
+    r.add_argument("--game", choices=GAMES)
+    r.add_argument("--db", default="results/warehouse.duckdb")
+    r.add_argument("--outdir", default="reports")
+    r.set_defaults(func=cmd_report)
+
+    for game in GAMES:
+        name = f"engines.cli_{game}"
+        if _has(name):
+            importlib.import_module(name).register(sub)
+    for name in ("engines.verify",):
+        if _has(name):
+            importlib.import_module(name).register(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except CardlabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

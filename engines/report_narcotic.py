@@ -1,0 +1,143 @@
+"""Narcotic report: win probability and time to finish, from SQL over the warehouse."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .report import markdown_table, pyplot, query, save_figure, write_csv, write_text_atomic
+
+
+def hm(seconds) -> str:
+    """Seconds as ``Hh MMm`` (floored, the honest way to read a duration)."""
+    if seconds is None:
+        return "–"
+    minutes = int(seconds // 60)
+    return f"{minutes // 60}h {minutes % 60:02d}m"
+
+
+def pct(p) -> str:
+    return "–" if p is None else f"{100 * p:.3f} %"
+
+
+SEED_STYLE_SQL = """
+SELECT experiment, variant, games,
+       coalesce(total_won_time_s, 0) / games AS seed_average_s,
+       round(coalesce(total_won_time_s, 0) / games / 3600) AS seed_hours,
+       round(coalesce(total_won_time_s, 0) / games / 60) % 60 AS seed_minutes,
+       100 - 100 * loop_share AS seed_percent,
+       mean_time_s, win_p, win_lo95, win_hi95
+FROM narcotic_summary WHERE preset IS NOT NULL
+ORDER BY experiment, variant
+"""
+
+
+def build(con, outdir: Path) -> list[Path]:
+    outdir = Path(outdir)
+    cols, rows = query(con, "SELECT * FROM narcotic_summary ORDER BY experiment, variant")
+    files = [write_csv(outdir / "narcotic.csv", cols, rows)]
+    n_games = query(con, "SELECT count(*) FROM narcotic_games")[1][0][0]
+
+    md = ["# Narcotic solitaire", "",
+          f"Generated from `results/warehouse.duckdb` ({n_games:,} games). "
+          "Rules: see `engines/narcotic.py`; `seed` = deal/top-right/keep (the seed's Ruby "
+          "program, reproduced deck by deck), `classic` = cascade/top-right/keep. "
+          "Win probability with a 95 % Wilson interval; times follow the seed's model "
+          "(4 s per deal of four cards, 5 s per gather) and are over **won** games.", ""]
+
+    preset_cols = ["experiment", "preset", "games", "wins", "win_p", "win_lo95", "win_hi95",
+                   "mean_time_s", "median_time_s", "p95_time_s", "max_time_s",
+                   "mean_passes", "median_passes", "p95_passes", "max_passes", "loop_share",
+                   "mean_cycle_length"]
+    _, prow = query(con, f"SELECT {', '.join(preset_cols)} FROM narcotic_summary "
+                         "WHERE preset IS NOT NULL ORDER BY experiment, preset")
+    md += ["## The answer", ""]
+    for r in prow:
+        d = dict(zip(preset_cols, r))
+        md.append(f"- **{d['experiment']} ({d['preset']} rules)**: won {pct(d['win_p'])} of "
+                  f"{d['games']:,} games (95 % CI {pct(d['win_lo95'])} – {pct(d['win_hi95'])}); "
+                  f"a won game takes {hm(d['mean_time_s'])} on average (median "
+                  f"{hm(d['median_time_s'])}, 95th percentile {hm(d['p95_time_s'])}), "
+                  f"{d['mean_passes']:.1f} passes on average; a lost game enters a cycle of "
+                  f"{d['mean_cycle_length']:.2f} passes on average.")
+    md.append("")
+    md.append(markdown_table(
+        ["experiment", "preset", "games", "win %", "95 % CI", "mean time", "median time",
+         "p95 time", "max time", "mean passes", "median passes", "max passes"],
+        [(d[0], d[1], d[2], pct(d[4]), f"{pct(d[5])} – {pct(d[6])}", hm(d[7]), hm(d[8]), hm(d[9]),
+          hm(d[10]), f"{d[11]:.1f}", f"{d[12]:.0f}", d[14]) for d in prow]))
+
+    md += ["## The seed's figures beside the honest ones", "",
+           "The seed prints `Average estimated completion time is H hours M minutes`, where the "
+           "average divides the total time of **won** games by **all** trials (lost games count "
+           "as zero seconds) and the hours are `round`ed rather than floored, so they can be one "
+           "hour too many. The honest figure is the mean time of won games.", ""]
+    scols, srows = query(con, SEED_STYLE_SQL)
+    md.append(markdown_table(
+        ["experiment", "variant", "games", "seed: average time", "seed: % completed",
+         "honest: mean time of a won game", "honest: win % (95 % CI)"],
+        [(r[0], r[1], r[2], f"{int(r[4])} hours {int(r[5])} minutes", f"{r[6]:.2f} percent",
+          hm(r[7]), f"{pct(r[8])} ({pct(r[9])} – {pct(r[10])})") for r in srows]))
+
+    _, allrows = query(con, """
+        SELECT experiment, matching, gather, pile_four, games, win_p, win_lo95, win_hi95, mean_passes,
+               mean_time_s
+        FROM narcotic_summary
+        WHERE experiment IN (SELECT experiment FROM narcotic_summary GROUP BY experiment HAVING count(*) = 16)
+        ORDER BY experiment, win_p DESC""")
+    if allrows:
+        md += ["## All sixteen rule combinations", "",
+               "Sorted by win probability. `matching`: deal (seed) or cascade; `gather`: the card "
+               "dealt first after gathering; `pile_four`: keep (seed) or discard four equal cards "
+               "on top of a pile.", ""]
+        md.append(markdown_table(
+            ["experiment", "matching", "gather", "pile_four", "games", "win %", "95 % CI",
+             "mean passes (won)", "mean time (won)"],
+            [(r[0], r[1], r[2], r[3], r[4], pct(r[5]), f"{pct(r[6])} – {pct(r[7])}",
+              "–" if r[8] is None else f"{r[8]:.1f}", hm(r[9])) for r in allrows]))
+        files.append(_rules_figure(allrows, outdir / "narcotic_rules.png"))
+        md += ["![win probability of the sixteen rule combinations](narcotic_rules.png)", ""]
+
+    files.append(_passes_figure(con, outdir / "narcotic_passes.png"))
+    md += ["## Passes to win", "", "![passes to win, seed and classic rules](narcotic_passes.png)", "",
+           "Full table: `narcotic.csv` (every experiment and rule combination, all columns of the "
+           "`narcotic_summary` view).", ""]
+    files.insert(0, write_text_atomic(outdir / "narcotic.md", "\n".join(md)))
+    return files
+
+
+def _passes_figure(con, path: Path) -> Path:
+    plt = pyplot()
+    _, rows = query(con, """
+        SELECT p.experiment, s.preset, p.passes, p.games, s.games AS total
+        FROM narcotic_passes p JOIN narcotic_summary s USING (experiment, variant)
+        WHERE s.preset IS NOT NULL ORDER BY p.experiment, s.preset, p.passes""")
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    series: dict[str, tuple[list, list]] = {}
+    for exp, preset, passes, games, total in rows:
+        xs, ys = series.setdefault(f"{exp} ({preset})", ([], []))
+        xs.append(passes)
+        ys.append(games / total)
+    for label, (xs, ys) in series.items():
+        ax.step(xs, ys, where="mid", label=label)
+    ax.set_xlabel("passes through the deck until the game is won")
+    ax.set_ylabel("share of all games")
+    ax.set_title("Narcotic: passes to win")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    return save_figure(fig, path)
+
+
+def _rules_figure(rows, path: Path) -> Path:
+    plt = pyplot()
+    rows = [r for r in rows if r[0] == rows[0][0]]
+    rows = sorted(rows, key=lambda r: r[5])
+    fig, ax = plt.subplots(figsize=(8, 6))
+    labels = [f"{r[1]} / {r[2]} / {r[3]}" for r in rows]
+    ps = [100 * r[5] for r in rows]
+    err = [[100 * (r[5] - r[6]) for r in rows], [100 * (r[7] - r[5]) for r in rows]]
+    ax.barh(range(len(rows)), ps, xerr=err, color="tab:blue", ecolor="black", capsize=2)
+    ax.set_yticks(range(len(rows)), labels, fontsize=8)
+    ax.set_xlabel("win probability (%) with 95 % Wilson interval")
+    ax.set_title(f"Narcotic: all rule combinations ({rows[0][0]}, {rows[0][4]:,} games each)\n"
+                 "matching / gather / pile_four")
+    ax.grid(axis="x", alpha=0.3)
+    return save_figure(fig, path)
