@@ -590,12 +590,18 @@ EXACT_EXPERIMENT = "exact"
 
 
 def exact_variants(section: dict) -> list[tuple[str, str, str]]:
-    """(decks, soft17, peek) of every exact variant the config asks for (default: all)."""
-    spec = section.get("exact") or {}  # absent: every variant
+    """(decks, soft17, peek) of every exact variant to compute: all combinations of the
+    configured values (absent: all 36), plus each simulation's own variant, so that
+    every simulated table has an exact one to be compared with."""
+    spec = section.get("exact") or {}
     decks = [parse_decks(d) for d in spec.get("decks", DECKS)]
     soft17 = [parse_choice("soft17", s, SOFT17) for s in spec.get("soft17", SOFT17)]
     peek = [parse_choice("peek", p, PEEK) for p in spec.get("peek", PEEK)]
-    return sorted(set(product(decks, soft17, peek)), key=lambda v: (DECKS.index(v[0]), v[1], v[2]))
+    variants = set(product(decks, soft17, peek))
+    for exp in section.get("experiments", []) or []:
+        variants.add((parse_decks(exp["decks"]), parse_choice("soft17", exp.get("soft17", "stand"), SOFT17),
+                      parse_choice("peek", exp.get("peek", "no"), PEEK)))
+    return sorted(variants, key=lambda v: (DECKS.index(v[0]), SOFT17.index(v[1]), PEEK.index(v[2])))
 
 
 def sim_variant(decks: str, soft17: str, peek: str) -> str:
@@ -606,7 +612,7 @@ def plan(section: dict) -> list[dict]:
     """One shard for every exact variant together (well under a second), then each
     simulation experiment cut into ``shards`` ranges of hands per upcard."""
     specs: list[dict] = []
-    variants = exact_variants(section) if section.get("exact", {}) is not False else []
+    variants = exact_variants(section)
     if variants:
         specs.append({"experiment": EXACT_EXPERIMENT, "variant": "all", "shard": 0,
                           "method": "exact", "variants": [list(v) for v in variants],

@@ -350,7 +350,9 @@ def test_plan_is_deterministic_and_covers_every_hand():
     specs = bj.plan(SECTION)
     assert specs == bj.plan(SECTION)
     exact = [s for s in specs if s["method"] == "exact"]
-    assert len(exact) == 1 and len(exact[0]["variants"]) == 4
+    # the four configured variants plus the two simulated ones (2 decks stand/no, 2 decks hit/yes)
+    assert len(exact) == 1 and len(exact[0]["variants"]) == 6
+    assert ["2", "hit", "yes"] in exact[0]["variants"]
     for name, hands in (("f", 5000), ("c", 70_000)):
         ranges = [s["range"] for s in specs if s["experiment"] == name]
         assert ranges[0][0] == 0 and ranges[-1][1] == hands
@@ -368,7 +370,7 @@ def test_run_shard_tables_fit_their_schemas():
         for name, cols in tables.items():
             pa.table(cols, schema=bj.TABLES[name])  # raises on a mismatch
     exact = bj.run_shard(bj.plan(SECTION)[0], _Progress(), [])["blackjack_exact_probs"]
-    assert len(exact["probability"]) == 4 * 10 * 7
+    assert len(exact["probability"]) == 6 * 10 * 7
     for p, frac in zip(exact["probability"], exact["exact"]):
         assert p == float(Fraction(frac))
     sim = bj.run_shard(bj.plan(SECTION)[1], _Progress(), [])["blackjack_sim_counts"]
@@ -383,3 +385,91 @@ def test_plan_rejects_bad_sections():
         bj.plan(bad)
     with pytest.raises(CardlabError, match="decks"):
         bj.plan({"exact": {"decks": [9]}})
+
+
+# ----------------------------------------------------------------- config, CLI, warehouse, report
+
+def test_config_schema_accepts_defaults_and_names_bad_fields():
+    from engines.config import validate_config
+
+    validate_config({"blackjack": SECTION})
+    for bad, field in (({"exact": {"decks": [9]}}, "blackjack.exact.decks[0]"),
+                       ({"exact": {"soft17": ["sometimes"]}}, "blackjack.exact.soft17[0]"),
+                       ({"experiments": [{"name": "x", "decks": 0, "hands_per_upcard": 1, "seed": 1}]},
+                        "blackjack.experiments[0].decks"),
+                       ({"experiments": [{"name": "x", "decks": 2, "hands_per_upcard": -5, "seed": 1}]},
+                        "blackjack.experiments[0].hands_per_upcard"),
+                       ({"experiments": [{"name": "x", "decks": 2, "hands_per_upcard": 5, "seed": 1,
+                                          "penetration": 1.5}]}, "blackjack.experiments[0].penetration"),
+                       ({"typo": 1}, "blackjack")):
+        with pytest.raises(CardlabError, match=field.replace("[", r"\[").replace("]", r"\]")):
+            validate_config({"blackjack": bad})
+
+
+def test_cli_table_and_errors(capsys):
+    from engines.cli import main
+
+    assert main(["blackjack", "table", "--decks", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split("\t") == ["Upcard", "Bust", "17", "18", "19", "20", "21", "Natural"]
+    assert [c.strip().rstrip("%") for c in lines[-1].split("\t")[1:]] == SEED_TABLE_2_DECKS["A"].split()
+    assert main(["blackjack", "table", "--decks", "6", "--soft17", "hit", "--peek", "yes", "--csv"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0] == "upcard,outcome,probability,exact" and len(rows) == 1 + 70
+    up, outcome, p, frac = rows[-1].split(",")
+    assert (up, outcome) == ("A", "natural") and float(p) == 0 and Fraction(frac) == 0
+    for argv in (["--decks", "0"], ["--decks", "9"], ["--soft17", "maybe"], ["--peek", "perhaps"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["blackjack", "table", *argv])
+        assert exc.value.code != 0
+        assert capsys.readouterr().err.startswith("error:")
+
+
+def test_warehouse_views_and_report(tmp_path):
+    """Shards -> warehouse -> views -> report, on a small config (the workflow's path)."""
+    from engines import jobs, report_blackjack, warehouse
+
+    section = {"exact": {"decks": [2, 6], "soft17": ["stand"], "peek": ["no"]},
+               "experiments": [
+                   {"name": "f", "decks": 2, "hands_per_upcard": 20_000, "shards": 2, "seed": 1},
+                   {"name": "p", "decks": 6, "soft17": "hit", "peek": "yes", "hands_per_upcard": 20_000,
+                    "seed": 2},
+                   {"name": "c", "shoe": "continuous", "decks": 2, "hands_per_upcard": 20_000, "seed": 3}]}
+    files = []
+    for spec in bj.plan(section):
+        outs = {t: jobs.shard_path("blackjack", t, spec, root=str(tmp_path / "results")) for t in bj.TABLES}
+        jobs.run_shard("blackjack", spec, outs, log=str(tmp_path / "shard.log"))
+        files += outs.values()
+    # The warehouse's way (one table per provenance `table`, then the game's SQL), limited to
+    # this game so the test does not depend on the other engines' views.
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        for table in bj.TABLES:
+            paths = [f for f in files if warehouse.check_file(f)["table"] == table]
+            con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet($p)", {"p": paths})
+        for stmt in warehouse.game_sql("blackjack"):
+            con.execute(stmt)
+        variants = con.execute("SELECT count(DISTINCT (decks, soft17, peek)) FROM blackjack_exact").fetchone()
+        assert variants == (3,)  # two configured plus the peek experiment's own
+        # probabilities of each simulated upcard sum to 1; peek-conditioned hands exclude naturals
+        sums = con.execute("SELECT experiment, upcard, sum(probability), any_value(hands), any_value(dealt), "
+                           "sum(count) FILTER (WHERE outcome = 'natural') FROM blackjack_sim "
+                           "GROUP BY ALL").fetchall()
+        for exp, upcard, total, hands, dealt, naturals in sums:
+            assert total == pytest.approx(1.0)
+            assert dealt == 20_000 and naturals == (0 if exp == "p" else naturals)
+            assert (hands < dealt) == (exp == "p" and upcard in ("10", "A"))
+        z = con.execute("SELECT max(abs(z)) FROM blackjack_compare WHERE shoe = 'fresh'").fetchone()[0]
+        assert z < 5
+        exact_a = con.execute("SELECT exact FROM blackjack_exact WHERE decks = '2' AND upcard = 'A' "
+                              "AND outcome = 'natural' AND soft17 = 'stand' AND peek = 'no'").fetchone()[0]
+        assert Fraction(exact_a) == bj.exact_table(2)["A"][bj.NATURAL]
+        paths = report_blackjack.build(con, tmp_path / "reports")
+    finally:
+        con.close()
+    names = sorted(p.name for p in paths)
+    assert names == ["blackjack.csv", "blackjack.md", "blackjack_bust.png", "blackjack_sim.csv"]
+    md = (tmp_path / "reports" / "blackjack.md").read_text()
+    assert "| A | 11.59% | 12.85% | 13.09% | 13.02% | 13.12% | 5.28% | 31.07% |" in md

@@ -1,0 +1,72 @@
+-- Blackjack dealer outcomes: views over the shard tables blackjack_exact_probs
+-- (one row per exact variant, upcard and outcome) and blackjack_sim_counts
+-- (one row per simulation shard, upcard and outcome).  *_order columns give
+-- the seed's row order (2..10, A) and column order (bust, 17..21, natural).
+
+-- Exact probabilities: float64 and the exact fraction as text.
+CREATE OR REPLACE VIEW blackjack_exact AS
+SELECT decks, soft17, peek, upcard, outcome, probability, exact, upcard_order, outcome_order
+FROM blackjack_exact_probs;
+
+-- Simulated probabilities: shard counts summed per experiment, upcard and outcome.
+-- With peek = 'yes' the dealer's naturals are taken out (the table is conditioned on
+-- no natural, like the exact one), so `hands` counts the hands that remain and `dealt`
+-- all hands dealt.  standard_error is the binomial one, sqrt(p (1 - p) / hands).
+CREATE OR REPLACE VIEW blackjack_sim AS
+WITH summed AS (
+    SELECT experiment, shoe, decks, soft17, peek, penetration, upcard, upcard_order,
+           outcome, outcome_order,
+           sum(hands)::BIGINT AS dealt, sum("count")::BIGINT AS raw_count, count(*) AS shards
+    FROM blackjack_sim_counts
+    GROUP BY ALL
+), conditioned AS (
+    SELECT *,
+           dealt - CASE WHEN peek = 'yes'
+                        THEN sum(CASE WHEN outcome = 'natural' THEN raw_count ELSE 0 END)
+                             OVER (PARTITION BY experiment, upcard)
+                        ELSE 0 END AS hands,
+           CASE WHEN peek = 'yes' AND outcome = 'natural' THEN 0 ELSE raw_count END AS "count"
+    FROM summed
+)
+SELECT experiment, shoe, decks, soft17, peek, penetration, upcard, outcome,
+       hands::BIGINT AS hands, "count"::BIGINT AS "count",
+       CASE WHEN hands > 0 THEN "count" / hands END AS probability,
+       CASE WHEN hands > 0 THEN sqrt(("count" / hands) * (1 - "count" / hands) / hands) END AS standard_error,
+       dealt, shards, upcard_order, outcome_order
+FROM conditioned;
+
+-- Simulated minus exact, in standard errors of the exact law (z = difference / sqrt(p (1 - p) / hands)).
+-- For continuous shoes hands are not independent, so z is only a guide there.
+-- An outcome impossible under the exact law (p = 0) has z = 0 if never seen, +-inf otherwise.
+CREATE OR REPLACE VIEW blackjack_compare AS
+WITH joined AS (
+    SELECT s.experiment, s.shoe, s.decks, s.soft17, s.peek, s.penetration, s.upcard, s.outcome,
+           s.hands, s."count", s.probability AS simulated, e.probability AS exact,
+           s.probability - e.probability AS difference,
+           sqrt(e.probability * (1 - e.probability) / s.hands) AS standard_error,
+           s.upcard_order, s.outcome_order
+    FROM blackjack_sim AS s
+    JOIN blackjack_exact AS e USING (decks, soft17, peek, upcard, outcome)
+    WHERE s.hands > 0
+)
+SELECT experiment, shoe, decks, soft17, peek, penetration, upcard, outcome, hands, "count",
+       simulated, exact, difference, standard_error,
+       CASE WHEN standard_error > 0 THEN difference / standard_error
+            WHEN difference = 0 THEN 0.0
+            ELSE sign(difference) * 'inf'::DOUBLE END AS z,
+       upcard_order, outcome_order
+FROM joined;
+
+-- One line per simulation experiment: how well it agrees with the exact table.
+CREATE OR REPLACE VIEW blackjack_agreement AS
+SELECT experiment, any_value(shoe) AS shoe, any_value(decks) AS decks, any_value(soft17) AS soft17,
+       any_value(peek) AS peek, any_value(penetration) AS penetration,
+       min(hands) AS min_hands_per_upcard,
+       count(*) FILTER (WHERE standard_error > 0) AS cells,
+       max(abs(z)) AS max_abs_z,
+       arg_max(upcard || ' / ' || outcome, abs(z)) AS max_abs_z_at,
+       count(*) FILTER (WHERE abs(z) > 3) AS cells_beyond_3,
+       -- expected number of cells beyond |z| = 3 under the exact law (two-sided normal tail 0.0027)
+       count(*) FILTER (WHERE standard_error > 0) * 0.0026997960632601866::DOUBLE AS expected_beyond_3
+FROM blackjack_compare
+GROUP BY experiment;
