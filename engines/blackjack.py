@@ -615,8 +615,8 @@ def plan(section: dict) -> list[dict]:
     variants = exact_variants(section)
     if variants:
         specs.append({"experiment": EXACT_EXPERIMENT, "variant": "all", "shard": 0,
-                          "method": "exact", "variants": [list(v) for v in variants],
-                          "work": len(variants) * len(UPCARDS)})
+                      "method": "exact", "variants": [list(v) for v in variants],
+                      "work": len(variants) * len(UPCARDS)})
     for exp in section.get("experiments", []) or []:
         name = exp["name"]
         decks = parse_decks(exp["decks"])
@@ -630,7 +630,8 @@ def plan(section: dict) -> list[dict]:
         hands, shards = int(exp["hands_per_upcard"]), int(exp.get("shards", 1))
         variant = sim_variant(decks, soft17, peek)
         root = int(exp["seed"])
-        # Continuous shards start on block boundaries so their shoes use disjoint streams.
+        # Continuous shards start on block boundaries: a block is a run of shoes dealt in
+        # sequence, so it must not be cut in two by a shard boundary.
         unit = BLOCK_CONTINUOUS if shoe == "continuous" else 1
         blocks = split_range(-(-hands // unit), shards)
         for shard, (b0, b1) in enumerate(blocks):
@@ -685,8 +686,7 @@ def run_shard(spec: dict, progress, inputs: list[str]) -> dict[str, dict]:
     Both tables are written by every shard (the interface gives each shard the
     same outputs); the one that does not apply is empty.
     """
-    empty = {name: [] for name in TABLES["blackjack_exact_probs"].names}
+    empty = {table: {name: [] for name in schema.names} for table, schema in TABLES.items()}
     if spec["method"] == "exact":
-        return {"blackjack_exact_probs": _exact_columns(spec["variants"], progress),
-                "blackjack_sim_counts": {name: [] for name in TABLES["blackjack_sim_counts"].names}}
-    return {"blackjack_exact_probs": empty, "blackjack_sim_counts": _sim_columns(spec, progress)}
+        return {**empty, "blackjack_exact_probs": _exact_columns(spec["variants"], progress)}
+    return {**empty, "blackjack_sim_counts": _sim_columns(spec, progress)}
