@@ -93,8 +93,8 @@ def build(con, outdir: Path) -> list[Path]:
              "mean passes (won)", "mean time (won)"],
             [(r[0], r[1], r[2], r[3], r[4], pct(r[5]), f"{pct(r[6])} – {pct(r[7])}",
               "–" if r[8] is None else f"{r[8]:.1f}", hm(r[9])) for r in allrows]))
-        files.append(_rules_figure(allrows, outdir / "narcotic_rules.png"))
         md += ["![win probability of the sixteen rule combinations](narcotic_rules.png)", ""]
+    files.append(_rules_figure(allrows, outdir / "narcotic_rules.png"))
 
     files.append(_passes_figure(con, outdir / "narcotic_passes.png"))
     md += ["## Passes to win", "", "![passes to win, seed and classic rules](narcotic_passes.png)", "",
@@ -128,6 +128,12 @@ def _passes_figure(con, path: Path) -> Path:
 
 def _rules_figure(rows, path: Path) -> Path:
     plt = pyplot()
+    if not rows:
+        fig, ax = plt.subplots(figsize=(6, 1.5))
+        ax.text(0.5, 0.5, "no experiment runs all sixteen rule combinations (rules: all)",
+                ha="center", va="center")
+        ax.axis("off")
+        return save_figure(fig, path)
     rows = [r for r in rows if r[0] == rows[0][0]]
     rows = sorted(rows, key=lambda r: r[5])
     fig, ax = plt.subplots(figsize=(8, 6))

@@ -19,3 +19,28 @@ rule narcotic_shard:
 
 
 WAREHOUSE_INPUTS["narcotic"] = planned_files("narcotic")
+
+
+rule narcotic_report:
+    input:
+        WAREHOUSE,
+    output:
+        md="reports/narcotic.md",
+        csv="reports/narcotic.csv",
+        passes=report("reports/narcotic_passes.png", caption="../report/narcotic_passes.rst", category="Narcotic"),
+        rules=report("reports/narcotic_rules.png", caption="../report/narcotic_rules.rst", category="Narcotic"),
+    params:
+        game="narcotic",
+        version=files_version(["report.py", "report_narcotic.py"]),
+    log:
+        "results/logs/reports/narcotic.log",
+    script:
+        "../scripts/report.py"
+
+
+REPORT_FILES += [
+    "reports/narcotic.md",
+    "reports/narcotic.csv",
+    "reports/narcotic_passes.png",
+    "reports/narcotic_rules.png",
+]

@@ -1,0 +1,1 @@
+# Cross-game report outputs (each game's own report rule lives in its rules file).
