@@ -41,7 +41,7 @@ of the round colour followed by one of the other colour.
 
 Cycle ids.  A state's key is ``(leader length << 56) | leader | (other <<
 leader length)`` (bits as above); a cycle's id is its least key over all its
-states and their colour swaps, written ``LEADER|OTHER`` (top card first), so
+states and their colour swaps, written ``LEADER/OTHER`` (top card first), so
 a cycle and its colour swap share an id.
 
 Basins.  Every state has exactly one successor, so the states leading into a
@@ -86,7 +86,7 @@ TABLES: dict[str, pa.Schema] = {
         ("longest_rounds", pa.int32()), ("longest_p1", pa.string()), ("longest_p2", pa.string()),
     ]),
     # histogram of rounds to finish (finite games only), per search shard
-    "redblack_lengths": pa.schema([
+    "redblack_hist": pa.schema([
         ("experiment", pa.string()), ("method", pa.string()), ("k", pa.int32()),
         ("balanced", pa.bool_()), ("shard", pa.int32()),
         ("rounds", pa.int32()), ("deals", pa.int64()),
@@ -99,20 +99,21 @@ TABLES: dict[str, pa.Schema] = {
         ("cycle_id", pa.string()), ("rounds_before_cycle", pa.int32()), ("period", pa.int32()),
     ]),
     # one row per cycle whose basin a basin job enumerated
-    "redblack_cycles": pa.schema([
+    "redblack_basins": pa.schema([
         ("experiment", pa.string()), ("k", pa.int32()), ("cards", pa.int32()),
-        ("cycle_id", pa.string()), ("period", pa.int32()), ("symmetric", pa.bool_()),
+        ("cycle_id", pa.string()), ("period", pa.int32()), ("colour_symmetric", pa.bool_()),
         ("basin_states", pa.int64()), ("basin_complete", pa.bool_()), ("basin_depth", pa.int32()),
         ("balanced_deals", pa.int64()),  # canonical balanced deals in the basin
     ]),
     # every canonical balanced deal in the basins, with its cycle
-    "redblack_basin": pa.schema([
+    "redblack_basin_deals": pa.schema([
         ("experiment", pa.string()), ("k", pa.int32()), ("p1", pa.string()), ("p2", pa.string()),
         ("cycle_id", pa.string()), ("rounds_before_cycle", pa.int32()),
     ]),
 }
-SEARCH_TABLES = ("redblack_counts", "redblack_lengths", "redblack_found")
-BASIN_TABLES = ("redblack_cycles", "redblack_basin")
+# the views of engines/sql/redblack.sql take the plain names (redblack_cycles, redblack_lengths, ...)
+SEARCH_TABLES = ("redblack_counts", "redblack_hist", "redblack_found")
+BASIN_TABLES = ("redblack_basins", "redblack_basin_deals")
 
 
 # ---------------------------------------------------------------------------
@@ -164,14 +165,18 @@ def canonical_deals(k: int) -> int:
 
 
 def cycle_id_str(key: int, cards: int) -> str:
-    """A state key (see the module docstring) of a game with ``cards`` cards, as ``LEADER|OTHER``."""
+    """A state key (see the module docstring) of a game with ``cards`` cards, as ``LEADER/OTHER``."""
     a = key >> 56
     body = key & ((1 << 56) - 1)
-    return f"{to_str(body & ((1 << a) - 1), a)}|{to_str(body >> a, cards - a)}"
+    return f"{to_str(body & ((1 << a) - 1), a)}/{to_str(body >> a, cards - a)}"
 
 
 def parse_cycle_id(cycle_id: str) -> tuple[str, str]:
-    leader, _, other = cycle_id.partition("|")
+    """``LEADER/OTHER`` -> (leader, other), checked."""
+    leader, sep, other = cycle_id.partition("/")
+    if not sep:
+        raise CardlabError(f"cycle id {cycle_id!r} is not of the form LEADER/OTHER (e.g. 10/110)")
+    parse_deal(leader, other)
     return leader, other
 
 
@@ -249,7 +254,7 @@ def cycle_id_reference(leader: list[int], other: list[int]) -> str:
         state = (tuple(nl), tuple(no))
         if state == start:
             break
-    return "".join(map(str, best[1])) + "|" + "".join(map(str, best[2]))
+    return "".join(map(str, best[1])) + "/" + "".join(map(str, best[2]))
 
 
 def predecessors_reference(leader: str, other: str) -> list[tuple[str, str]]:
@@ -783,7 +788,7 @@ def reduced_period(L: int, a: int, O: int, b: int) -> int:
     """Rounds until the (leader, other) state comes back, for a state on a cycle."""
     rounds, lam, side = _play(np.int64(L), np.int64(a), np.int64(O), np.int64(b))
     if lam == 0:
-        raise CardlabError(f"{to_str(L, a)}|{to_str(O, b)} is not on a cycle: the game ends")
+        raise CardlabError(f"{to_str(L, a)}/{to_str(O, b)} is not on a cycle: the game ends")
     return int(lam)
 
 
@@ -844,12 +849,21 @@ def predecessors(leader: str, other: str) -> list[tuple[str, str]]:
 # ---------------------------------------------------------------------------
 
 def exhaustive_sizes(section: dict) -> list[int]:
+    """The sizes k searched exhaustively: ``exhaustive.k`` (a list) or ``k_min..k_max``."""
     ex = section.get("exhaustive") or {}
     if "k" in ex:
-        return sorted(set(int(k) for k in ex["k"]))
-    if "k_max" in ex:
-        return list(range(int(ex.get("k_min", 1)), int(ex["k_max"]) + 1))
-    return []
+        ks = sorted(set(int(k) for k in ex["k"]))
+    elif "k_max" in ex:
+        lo, hi = int(ex.get("k_min", 1)), int(ex["k_max"])
+        if lo > hi:
+            raise CardlabError(f"redblack.exhaustive: k_min ({lo}) is larger than k_max ({hi})")
+        ks = list(range(lo, hi + 1))
+    else:
+        ks = []
+    bad = [k for k in ks if not 1 <= k <= K_MAX]
+    if bad:
+        raise CardlabError(f"redblack.exhaustive: k must be between 1 and {K_MAX}, got {bad}")
+    return ks
 
 
 def exhaustive_experiment(k: int) -> str:
@@ -857,10 +871,9 @@ def exhaustive_experiment(k: int) -> str:
 
 
 def plan(section: dict) -> list[dict]:
-    """Shard specs: exhaustive rank ranges, seeded samples, then one basin job per experiment."""
+    """Shard specs: exhaustive rank ranges, seeded samples, then the basin job (second stage)."""
     section = section or {}
     specs: list[dict] = []
-    basin_jobs: list[dict] = []
     ex = section.get("exhaustive") or {}
     per_shard = int(ex.get("deals_per_shard", 20_000_000))
     for k in exhaustive_sizes(section):
@@ -868,10 +881,12 @@ def plan(section: dict) -> list[dict]:
         name = exhaustive_experiment(k)
         for shard, (r0, r1) in enumerate(split_range(total, max(1, math.ceil(total / per_shard)))):
             specs.append({"experiment": name, "variant": "canonical", "shard": shard, "kind": "exhaustive",
-                          "k": k, "ranks": [r0, r1], "work": r1 - r0})
-        basin_jobs.append({"experiment": name, "k": k, "source_variant": "canonical"})
-    for exp in section.get("samples") or []:
+                          "k": k, "ranks": [r0, r1], "threads": int(ex.get("threads", 1)), "work": r1 - r0})
+    for i, exp in enumerate(section.get("experiments") or []):
         name, k, balanced = exp["name"], int(exp["k"]), bool(exp.get("balanced", True))
+        if name.startswith("exhaustive_") or name == BASIN_EXPERIMENT:
+            raise CardlabError(f"redblack.experiments[{i}].name: {name!r} is reserved "
+                               "(exhaustive_* and basins name the other jobs); choose another name")
         variant = "balanced" if balanced else "any_split"
         root = int(exp["seed"])
         for shard, (d0, d1) in enumerate(split_range(int(exp["deals"]), int(exp.get("shards", 1)))):
@@ -879,20 +894,22 @@ def plan(section: dict) -> list[dict]:
                           "k": k, "balanced": balanced, "root_seed": root,
                           "seed": shard_seed(root, GAME, name, variant, shard),
                           "seed_derivation": seed_derivation(root, GAME, name, variant, shard),
-                          "range": [0, d1 - d0], "work": d1 - d0})
-        basin_jobs.append({"experiment": name, "k": k, "source_variant": variant})
-    if section.get("basins", True):
-        max_states = int(section.get("basin_max_states", 50_000_000))
-        for job in basin_jobs:
-            specs.append({**job, "variant": "basin", "shard": 0, "kind": "basin",
-                          "max_states": max_states, "work": 0})
+                          "range": [0, d1 - d0], "threads": 1, "work": d1 - d0})
+    if section.get("basins", True) and specs:
+        # One job for the cycles of every experiment: a cycle met by several shards or
+        # experiments is enumerated once, and a job costs seconds of start-up on its own.
+        specs.append({"experiment": BASIN_EXPERIMENT, "variant": BASIN_VARIANT, "shard": 0, "kind": "basin",
+                      "max_states": int(section.get("basin_max_states", 50_000_000)),
+                      "threads": 1, "work": 1})
     return specs
 
 
-def basin_sources(plan_: Sequence[dict], spec: dict) -> list[dict]:
-    """The search shards whose infinite deals a basin job reads."""
-    return [s for s in plan_ if s["kind"] != "basin" and s["experiment"] == spec["experiment"]
-            and s["variant"] == spec["source_variant"]]
+BASIN_EXPERIMENT, BASIN_VARIANT = "basins", "all"
+
+
+def basin_sources(plan_: Sequence[dict]) -> list[dict]:
+    """The search shards whose infinite deals the basin job reads: all of them."""
+    return [s for s in plan_ if s["kind"] != "basin"]
 
 
 def run_shard(spec: dict, progress, inputs: Sequence[str]) -> dict[str, dict]:
@@ -922,7 +939,7 @@ def search_tables(spec: dict, res: SearchResult, method: str, balanced: bool, sp
                             "deals": [res.deals], "finite": [res.finite], "infinite": [res.infinite_count],
                             "longest_rounds": [res.longest_rounds],
                             "longest_p1": [res.longest_deal[0]], "longest_p2": [res.longest_deal[1]]},
-        "redblack_lengths": {**{c: [v] * len(rounds) for c, v in common.items()},
+        "redblack_hist": {**{c: [v] * len(rounds) for c, v in common.items()},
                              "rounds": rounds.astype(np.int32), "deals": res.lengths[rounds]},
         "redblack_found": {**{c: [v] * len(infinite) for c, v in common.items()},
                            **{c: [r[c] for r in infinite] for c in
@@ -943,12 +960,12 @@ def read_cycle_ids(inputs: Sequence[str]) -> list[str]:
 
 
 def basin_tables(spec: dict, inputs: Sequence[str], progress=None) -> dict[str, dict]:
-    cycles = {c: [] for c in TABLES["redblack_cycles"].names}
-    deals = {c: [] for c in TABLES["redblack_basin"].names}
+    cycles = {c: [] for c in TABLES["redblack_basins"].names}
+    deals = {c: [] for c in TABLES["redblack_basin_deals"].names}
     for cid in read_cycle_ids(inputs):
         bas = basin(cid, int(spec.get("max_states", 50_000_000)))
         row = {"experiment": spec["experiment"], "k": bas.cards // 2, "cards": bas.cards,
-               "cycle_id": bas.cycle_id, "period": bas.period, "symmetric": bas.symmetric,
+               "cycle_id": bas.cycle_id, "period": bas.period, "colour_symmetric": bas.symmetric,
                "basin_states": bas.states, "basin_complete": bas.complete, "basin_depth": bas.depth,
                "balanced_deals": len(bas.deals)}
         for c, v in row.items():
@@ -957,6 +974,6 @@ def basin_tables(spec: dict, inputs: Sequence[str], progress=None) -> dict[str, 
             for c, v in (("experiment", spec["experiment"]), ("k", bas.cards // 2), ("p1", p1), ("p2", p2),
                          ("cycle_id", bas.cycle_id), ("rounds_before_cycle", d)):
                 deals[c].append(v)
-        if progress is not None:
-            progress.update(0)
-    return {"redblack_cycles": cycles, "redblack_basin": deals}
+    if progress is not None:
+        progress.update(1)
+    return {"redblack_basins": cycles, "redblack_basin_deals": deals}

@@ -65,7 +65,7 @@ def test_seed_example_is_infinite_with_a_two_round_cycle():
         assert not outcome.finished
         assert outcome.rounds == 0          # the deal itself is on the cycle
         assert outcome.period == 2
-        assert outcome.cycle_id == "10|110"
+        assert outcome.cycle_id == "10/110"
 
 
 # --- one round ----------------------------------------------------------------------
@@ -221,11 +221,11 @@ def test_predecessors_are_exactly_the_states_leading_here(n):
 
 
 def test_basin_of_the_seed_cycle_contains_the_seed_deal_and_nothing_finite():
-    bas = rb.basin("10|110")
+    bas = rb.basin("10/110")
     assert bas.complete and bas.period == 2
     # every 5-card state with 3 black cards that never ends is in this basin (or another cycle's)
     infinite = [(l, o) for l, o in all_states(5) if not rb.play_reference(l, o).finished
-                and rb.play_reference(l, o).cycle_id == "10|110"]
+                and rb.play_reference(l, o).cycle_id == "10/110"]
     assert bas.states == len(infinite)
 
 
