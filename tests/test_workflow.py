@@ -1,0 +1,126 @@
+"""End to end: the Snakefile on a tiny config in a temporary directory, then the warehouse."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+from engines.cli import main as cardlab
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+TINY = """
+narcotic:
+  experiments:
+    - {name: seed, rules: seed, games: 3000, shards: 2, seed: 1}
+    - {name: combos, rules: all, games: 100, shards: 1, seed: 2}
+redblack:
+  exhaustive: {k_min: 1, k_max: 6, deals_per_shard: 1000}
+  basins: true
+  experiments:
+    - {name: sample26, k: 26, deals: 500, shards: 1, seed: 3, balanced: true}
+blackjack:
+  exact: {decks: [1, 2, inf], soft17: [stand], peek: ["no"]}
+  experiments:
+    - {name: fresh2, shoe: fresh, decks: 2, soft17: stand, peek: "no", hands_per_upcard: 20000, shards: 2, seed: 4}
+"""
+
+
+def copy_workflow(dest: Path, engines: bool = False) -> Path:
+    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
+    shutil.copytree(ROOT / "workflow", dest / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
+    if engines:  # a private copy of the package, found first through PYTHONPATH
+        shutil.copytree(ROOT / "engines", dest / "engines", ignore=shutil.ignore_patterns("__pycache__"))
+    return dest
+
+
+def snakemake(cwd: Path, *args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def planned_jobs(output: str) -> dict[str, int]:
+    """Job counts from the 'Job stats' table of a dry run."""
+    counts = {}
+    for m in re.finditer(r"^(\w+)\s+(\d+)$", output, re.M):
+        counts[m.group(1)] = int(m.group(2))
+    counts.pop("total", None)
+    return counts
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    wd = copy_workflow(tmp_path_factory.mktemp("tiny"))
+    (wd / "config.yaml").write_text(TINY)
+    snakemake(wd, "--cores", "2", "-q")
+    return wd
+
+
+def test_pipeline_builds_warehouse_and_reports(tiny_run):
+    wd = tiny_run
+    assert (wd / "results/warehouse.duckdb").exists()
+    for name in ("narcotic.md", "narcotic.csv", "narcotic_passes.png", "narcotic_rules.png"):
+        assert (wd / "reports" / name).stat().st_size > 0
+    con = duckdb.connect(str(wd / "results/warehouse.duckdb"), read_only=True)
+    games, wins = con.execute("SELECT sum(games), sum(wins) FROM narcotic_summary WHERE experiment='seed'").fetchone()
+    assert games == 3000 and 0 < wins < 3000
+    n_variants = con.execute("SELECT count(*) FROM narcotic_summary WHERE experiment='combos'").fetchone()[0]
+    assert n_variants == 16
+    prov = con.execute("SELECT count(*), count(DISTINCT engine_version) FROM provenance WHERE game='narcotic'").fetchone()
+    assert prov == (2 + 16, 1)
+    # the same question through polars over the Parquet files gives the same answer
+    df = pl.scan_parquet(str(wd / "results/narcotic/narcotic_games/seed/**/*.parquet")).collect()
+    assert (df.height, int(df["won"].sum())) == (games, wins)
+
+
+def test_nothing_to_do_on_second_run(tiny_run):
+    out = snakemake(tiny_run, "--cores", "2", "-n")
+    assert "Nothing to be done" in out.stdout + out.stderr
+
+
+def test_cardlab_sql_on_the_warehouse(tiny_run, capsys, monkeypatch):
+    monkeypatch.chdir(tiny_run)
+    assert cardlab(["sql", "SELECT experiment, games FROM narcotic_summary WHERE experiment='seed'", "--csv"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["experiment,games", "seed,3000"]
+    assert cardlab(["sql", "DELETE FROM narcotic_games"]) == 1
+    assert "read-only" in capsys.readouterr().err
+    assert cardlab(["sql", "SELEC 1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: SQL:") and "Traceback" not in err
+
+
+def test_editing_one_engine_reruns_only_its_jobs(tmp_path):
+    wd = copy_workflow(tmp_path, engines=True)
+    (wd / "config.yaml").write_text(TINY)
+    env = {"PYTHONPATH": str(wd)}
+    everything = planned_jobs(snakemake(wd, "-n", "--cores", "1", env=env).stdout)
+    assert everything["narcotic_shard"] == 2 + 16
+    # pretend every planned output is up to date, then edit the narcotic engine
+    snakemake(wd, "--touch", "--cores", "1", "-q", env=env)
+    assert "Nothing to be done" in snakemake(wd, "-n", "--cores", "1", env=env).stdout
+    with open(wd / "engines" / "narcotic.py", "a") as fh:
+        fh.write("\n# an edit\n")
+    after = planned_jobs(snakemake(wd, "-n", "--cores", "1", env=env).stdout)
+    assert after.get("narcotic_shard") == 2 + 16
+    assert after.get("warehouse") == 1 and after.get("narcotic_report") == 1
+    assert "redblack_shard" not in after and "blackjack_shard" not in after
+
+
+def test_bad_config_fails_before_any_job(tmp_path):
+    wd = copy_workflow(tmp_path)
+    (wd / "config.yaml").write_text(TINY.replace("games: 3000", "games: -5"))
+    out = snakemake(wd, "--cores", "1", check=False)
+    assert out.returncode != 0
+    assert "narcotic.experiments[0].games" in out.stdout + out.stderr
+    assert not (wd / "results").exists()
