@@ -1,0 +1,81 @@
+"""RedBlack benchmark: canonical balanced deals searched per second at k = 15.
+
+Prints deals/s on one core (numba, one thread), the speed-up on two cores
+(numba threads over the same range), and the ratio to the plain-Python
+reference measured in the same run on a small evenly spaced sample.
+
+By default it times a contiguous block of 16,000,000 ranks from the middle of
+the 77,558,760 canonical deals of k = 15 (about 20%; every rank costs the
+same work on either core count, so the ratio is unaffected).  ``--full`` times the
+whole enumeration (about a minute on a free 2-core machine).
+
+    .venv/bin/python bench/redblack.py [--k 15] [--ranks N | --full] [--reference-deals N]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numba
+
+from engines import redblack as rb
+
+TARGET_PER_CORE = 2_500_000
+TARGET_SPEEDUP = 1.8
+
+
+def timed_search(k: int, start: int, stop: int, threads: int) -> tuple[float, rb.SearchResult]:
+    numba.set_num_threads(threads)
+    t0 = time.perf_counter()
+    res = rb.search_range(k, start, stop)
+    return time.perf_counter() - t0, res
+
+
+def reference_rate(k: int, start: int, stop: int, deals: int) -> float:
+    """Plain-Python reference on `deals` ranks spread evenly over [start, stop)."""
+    step = max(1, (stop - start) // deals)
+    ranks = range(start, stop, step)[:deals]
+    t0 = time.perf_counter()
+    for r in ranks:
+        rb.play_reference(*rb.unrank_deal(k, r))
+    return len(ranks) / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--k", type=int, default=15)
+    ap.add_argument("--ranks", type=int, default=16_000_000, help="contiguous ranks timed (default: %(default)s)")
+    ap.add_argument("--full", action="store_true", help="time the whole enumeration of size k")
+    ap.add_argument("--reference-deals", type=int, default=3000)
+    args = ap.parse_args()
+
+    total = rb.canonical_deals(args.k)
+    if args.full or args.ranks >= total:
+        start, stop = 0, total
+    else:
+        start = (total - args.ranks) // 2
+        stop = start + args.ranks
+    rb.search_range(args.k, 0, min(total, 20_000))          # compile / load the cache first
+    cores = min(2, numba.config.NUMBA_NUM_THREADS)
+
+    t1, res1 = timed_search(args.k, start, stop, 1)
+    t2, res2 = timed_search(args.k, start, stop, cores)
+    assert res1.infinite == res2.infinite and res1.finite == res2.finite, "thread count changed results"
+    ref = reference_rate(args.k, start, stop, args.reference_deals)
+
+    n = stop - start
+    rate1, rate2 = n / t1, n / t2
+    rounds = int((res1.lengths * range(len(res1.lengths))).sum())
+    scope = "full enumeration" if n == total else f"ranks [{start:,}, {stop:,}) of {total:,}"
+    print(f"redblack k={args.k}: {scope}: {n:,} canonical deals, {res1.infinite_count} infinite, "
+          f"{rounds / max(res1.finite, 1):.1f} rounds per finite game")
+    print(f"  1 core : {rate1:>13,.0f} deals/s  ({t1:.2f} s; {t1 / max(rounds, 1) * 1e9:.2f} ns per round)"
+          f"  target {TARGET_PER_CORE:,}: {'met' if rate1 >= TARGET_PER_CORE else 'NOT met'}")
+    print(f"  {cores} cores: {rate2:>13,.0f} deals/s  ({t2:.2f} s)  speed-up {rate2 / rate1:.2f}x"
+          f"  target {TARGET_SPEEDUP}x: {'met' if rate2 / rate1 >= TARGET_SPEEDUP else 'NOT met'}")
+    print(f"  reference (plain Python, {args.reference_deals:,} deals): {ref:,.0f} deals/s; "
+          f"kernel on 1 core is {rate1 / ref:,.0f}x faster")
+
+
+if __name__ == "__main__":
+    main()
