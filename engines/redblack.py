@@ -878,6 +878,17 @@ def exhaustive_sizes(section: dict) -> list[int]:
     return ks
 
 
+def shard_threads(section: dict, spec: dict) -> int:
+    """numba threads for a shard job: exhaustive.threads for exhaustive shards, else 1.
+
+    Kept out of the spec on purpose: the thread count never changes results, so
+    changing it must not rerun finished shards.
+    """
+    if spec.get("kind") == "exhaustive":
+        return int(((section or {}).get("exhaustive") or {}).get("threads", 1))
+    return 1
+
+
 def exhaustive_experiment(k: int) -> str:
     return f"exhaustive_k{k:02d}"
 
@@ -893,7 +904,7 @@ def plan(section: dict) -> list[dict]:
         name = exhaustive_experiment(k)
         for shard, (r0, r1) in enumerate(split_range(total, max(1, math.ceil(total / per_shard)))):
             specs.append({"experiment": name, "variant": "canonical", "shard": shard, "kind": "exhaustive",
-                          "k": k, "ranks": [r0, r1], "threads": int(ex.get("threads", 1)), "work": r1 - r0})
+                          "k": k, "ranks": [r0, r1], "work": r1 - r0})
     for i, exp in enumerate(section.get("experiments") or []):
         name, k, balanced = exp["name"], int(exp["k"]), bool(exp.get("balanced", True))
         if name.startswith("exhaustive_") or name == BASIN_EXPERIMENT:
@@ -906,13 +917,13 @@ def plan(section: dict) -> list[dict]:
                           "k": k, "balanced": balanced, "root_seed": root,
                           "seed": shard_seed(root, GAME, name, variant, shard),
                           "seed_derivation": seed_derivation(root, GAME, name, variant, shard),
-                          "range": [0, d1 - d0], "threads": 1, "work": d1 - d0})
+                          "range": [0, d1 - d0], "work": d1 - d0})
     if section.get("basins", True) and specs:
         # One job for the cycles of every experiment: a cycle met by several shards or
         # experiments is enumerated once, and a job costs seconds of start-up on its own.
         specs.append({"experiment": BASIN_EXPERIMENT, "variant": BASIN_VARIANT, "shard": 0, "kind": "basin",
                       "max_states": int(section.get("basin_max_states", 50_000_000)),
-                      "threads": 1, "work": 1})
+                      "work": 1})
     return specs
 
 

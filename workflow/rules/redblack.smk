@@ -1,7 +1,7 @@
 # RedBlack: exhaustive rank-range shards and seeded sample shards (counts, length
 # histograms, infinite deals), then one basin job that reads the cycles every shard
 # found and enumerates their basins backwards; then the report.
-from engines.redblack import BASIN_EXPERIMENT, BASIN_TABLES, BASIN_VARIANT, SEARCH_TABLES, basin_sources
+from engines.redblack import BASIN_EXPERIMENT, BASIN_TABLES, BASIN_VARIANT, SEARCH_TABLES, basin_sources, shard_threads
 
 RB_PLAN = PLANS["redblack"]
 RB_SEARCH = [s for s in RB_PLAN if s["kind"] != "basin"]
@@ -9,7 +9,8 @@ RB_BASINS = [s for s in RB_PLAN if s["kind"] == "basin"]
 
 
 def redblack_threads(wildcards):
-    return int(find_spec(RB_PLAN, wildcards.experiment, wildcards.variant, wildcards.shard).get("threads", 1))
+    spec = find_spec(RB_PLAN, wildcards.experiment, wildcards.variant, wildcards.shard)
+    return shard_threads(CFG.get("redblack"), spec)
 
 
 rule redblack_shard:
@@ -72,10 +73,10 @@ rule redblack_report:
         WAREHOUSE,
     output:
         md="reports/infinite_games.md",
-        csv="reports/infinite_games.csv",
-        cycles="reports/redblack_cycles.csv",
-        share=report("reports/redblack_infinite_share.png", category="RedBlack"),
-        lengths=report("reports/redblack_lengths.png", category="RedBlack"),
+        csv=report("reports/infinite_games.csv", caption="../report/infinite_games.rst", category="RedBlack"),
+        cycles=report("reports/redblack_cycles.csv", caption="../report/redblack_cycles.rst", category="RedBlack"),
+        share=report("reports/redblack_infinite_share.png", caption="../report/redblack_infinite_share.rst", category="RedBlack"),
+        lengths=report("reports/redblack_lengths.png", caption="../report/redblack_lengths.rst", category="RedBlack"),
     params:
         game="redblack",
         version=files_version(["report_redblack.py", "report.py", "sql/redblack.sql"]),
