@@ -44,7 +44,7 @@ HEADLINE_SQL = """
 SELECT (SELECT count(*) FROM redblack_infinite) AS infinite_canonical,
        (SELECT 2 * count(*) FROM redblack_infinite) AS infinite_total,
        (SELECT count(DISTINCT k) FROM redblack_infinite) AS sizes_with_infinite,
-       (SELECT string_agg(DISTINCT k::VARCHAR, ', ' ORDER BY k::VARCHAR) FROM redblack_infinite) AS sizes_list,
+       (SELECT string_agg(k::VARCHAR, ', ' ORDER BY k) FROM (SELECT DISTINCT k FROM redblack_infinite)) AS sizes_list,
        (SELECT count(*) FROM redblack_cycles) AS cycles,
        (SELECT min(k) FROM redblack_summary WHERE method = 'exhaustive' AND complete = 'yes') AS complete_from,
        (SELECT max(k) FROM redblack_summary WHERE method = 'exhaustive' AND complete = 'yes') AS complete_to,

@@ -183,7 +183,7 @@ def test_exhaustive_list_equals_balanced_deals_in_the_basins(k):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("k", range(12, 15))
+@pytest.mark.parametrize("k", range(12, 16))
 def test_exhaustive_list_equals_basins_larger_k(k):
     found, in_basins = exhaustive_vs_basins(k)
     assert found == in_basins
