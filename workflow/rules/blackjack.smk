@@ -36,9 +36,9 @@ rule blackjack_report:
         WAREHOUSE,
     output:
         md="reports/blackjack.md",
-        csv="reports/blackjack.csv",
-        sim="reports/blackjack_sim.csv",
-        bust=report("reports/blackjack_bust.png", category="Blackjack"),
+        csv=report("reports/blackjack.csv", caption="../report/blackjack_table.rst", category="Blackjack"),
+        sim=report("reports/blackjack_sim.csv", caption="../report/blackjack_sim.rst", category="Blackjack"),
+        bust=report("reports/blackjack_bust.png", caption="../report/blackjack_bust.rst", category="Blackjack"),
     params:
         game="blackjack",
         version=files_version(["report_blackjack.py", "report.py", "sql/blackjack.sql"]),

@@ -26,7 +26,7 @@ rule narcotic_report:
         WAREHOUSE,
     output:
         md="reports/narcotic.md",
-        csv="reports/narcotic.csv",
+        csv=report("reports/narcotic.csv", caption="../report/narcotic_table.rst", category="Narcotic"),
         passes=report("reports/narcotic_passes.png", caption="../report/narcotic_passes.rst", category="Narcotic"),
         rules=report("reports/narcotic_rules.png", caption="../report/narcotic_rules.rst", category="Narcotic"),
     params:

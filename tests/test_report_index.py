@@ -1,0 +1,285 @@
+"""reports/index.html end to end: built by the workflow on a tiny config, read in headless
+Chromium, Snakemake's own report, what an engine edit reruns, and progress lines in shard logs."""
+from __future__ import annotations
+
+import functools
+import html
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from engines import GAMES, jobs
+from engines.progress import Progress
+from test_workflow import ROOT, copy_workflow, planned_jobs, snakemake  # sibling test module (rootdir on sys.path)
+
+# Small enough to run in about half a minute on 2 loaded cores, yet every game has data,
+# RedBlack has cycles (k = 6) and Narcotic has both presets.
+TINY = """
+narcotic:
+  experiments:
+    - {name: seed, rules: seed, games: 2000, shards: 1, seed: 11}
+    - {name: classic, rules: classic, games: 1000, shards: 1, seed: 12}
+redblack:
+  exhaustive: {k_min: 1, k_max: 6, deals_per_shard: 1000}
+  basins: true
+  experiments:
+    - {name: sample26, k: 26, deals: 300, shards: 1, seed: 13, balanced: true}
+blackjack:
+  exact: {decks: [2, inf], soft17: [stand], peek: ["no"]}
+  experiments:
+    - {name: fresh2, shoe: fresh, decks: 2, soft17: stand, peek: "no", hands_per_upcard: 5000, shards: 1, seed: 14}
+"""
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def index_run(tmp_path_factory) -> Path:
+    wd = copy_workflow(tmp_path_factory.mktemp("index"))
+    (wd / "config.yaml").write_text(TINY)
+    snakemake(wd, "--cores", "2", "-q")
+    return wd
+
+
+def page(wd: Path) -> str:
+    return (wd / "reports/index.html").read_text()
+
+
+def sql(wd: Path, q: str) -> list[tuple]:
+    con = duckdb.connect(str(wd / "results/warehouse.duckdb"), read_only=True)
+    try:
+        return con.execute(q).fetchall()
+    finally:
+        con.close()
+
+
+def section(text: str, element_id: str) -> str:
+    m = re.search(rf'<(\w+) [^>]*id="{element_id}".*?</\1>', text, re.S)
+    assert m, f"no element with id {element_id}"
+    return m.group(0)
+
+
+# ----------------------------------------------------------------------------- the page
+
+
+def test_answers_come_first_and_match_the_warehouse(index_run):
+    text = page(index_run)
+    assert text.index('id="answers"') < min(text.index(f'<section id="{g}"') for g in GAMES) \
+        < text.index('id="provenance"')
+
+    games, wins = sql(index_run, "SELECT count(*), count(*) FILTER (WHERE won) FROM narcotic_games "
+                                 "WHERE experiment = 'seed'")[0]
+    narcotic = section(text, "answer-narcotic")
+    assert f"Narcotic (seed rules) is won <b>{100 * wins / games:.1f} % ± " in narcotic
+    assert f"{games:,} games" in narcotic
+
+    (infinite,) = sql(index_run, "SELECT count(*) FROM redblack_infinite")[0]
+    assert infinite > 0 and f"<b>{infinite:,}</b> canonical deals" in section(text, "answer-redblack")
+
+    upcard, p = sql(index_run, "SELECT upcard, probability FROM blackjack_exact WHERE outcome = 'bust' "
+                               "AND decks = '2' AND soft17 = 'stand' AND peek = 'no' "
+                               "ORDER BY probability DESC LIMIT 1")[0]
+    assert f"showing <b>{upcard} ({100 * p:.3f} %)</b>" in section(text, "answer-blackjack")
+
+
+def test_provenance_names_engines_seeds_and_work(index_run):
+    prov = section(page(index_run), "provenance")
+    for game, version in sql(index_run, "SELECT DISTINCT game, engine_version FROM provenance"):
+        assert f"<td>{version}</td>" in prov, game
+    for (seed,) in sql(index_run, "SELECT DISTINCT root_seed FROM provenance WHERE root_seed IS NOT NULL"):
+        assert f"<td>{seed:,}</td>" in prov
+    assert re.search(r"Built \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", prov)
+    assert "hands_per_upcard: 5000" in prov  # the config as run
+    # every figure says what it was computed from
+    figures = re.findall(r"<figure .*?</figure>", page(index_run), re.S)
+    assert figures and all(re.search(r"<i>Computed from [\d,]+ ", f) for f in figures)
+
+
+def test_page_is_self_contained(index_run):
+    text = page(index_run)
+    srcs = re.findall(r'<img [^>]*src="([^"]*)"', text)
+    pngs = sorted((index_run / "reports").glob("*.png"))
+    assert len(srcs) == len(pngs) == 5
+    assert all(s.startswith("data:image/png;base64,") for s in srcs)
+    assert not re.search(r'(src|href)="(https?:)?//', text)
+    assert "Content-Security-Policy" in text and "default-src 'none'" in text
+
+
+# ----------------------------------------------------------------------------- in a browser
+
+# Injected into a copy of the page: collects what the browser made of every image and link
+# and every load the page's Content-Security-Policy refused, and writes it into the DOM.
+CHECKER = """<script nonce="cardlab-check">
+const violations = [];
+document.addEventListener('securitypolicyviolation', e => violations.push(e.violatedDirective + ' ' + e.blockedURI));
+window.addEventListener('load', () => {
+  const images = [...document.images].map(i => ({alt: i.alt.slice(0, 60), width: i.naturalWidth,
+                                                 ok: i.complete && i.naturalWidth > 0}));
+  const links = [...document.querySelectorAll('a[href]')].map(a => {
+    const href = a.getAttribute('href');
+    return {href, anchor_ok: href.startsWith('#') ? document.getElementById(href.slice(1)) !== null : null};
+  });
+  const out = document.createElement('pre');
+  out.id = 'cardlab-check';
+  out.textContent = JSON.stringify({images, links, violations});
+  document.body.appendChild(out);
+});
+</script>"""
+
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.fail("Chromium not found: the browser test needs it. Debian: `apt-get install -y chromium` "
+                "(`make test` installs it when run as root).")
+
+
+def browser_check(html_file: Path, tmp: Path) -> dict:
+    """Load a copy of the page (plus the checker) in headless Chromium; return what it saw."""
+    text = html_file.read_text()
+    # the page's own policy, plus permission for the checker's script only
+    text = text.replace("default-src 'none';", "default-src 'none'; script-src 'nonce-cardlab-check';", 1)
+    text = re.sub(r"(<meta http-equiv=\"Content-Security-Policy\"[^>]*>)", lambda m: m.group(1) + CHECKER, text,
+                  count=1)
+    assert CHECKER in text, "the page has no Content-Security-Policy meta tag"
+    probe = html_file.with_name(f".browser-check-{html_file.name}")  # beside it: relative links resolve
+    probe.write_text(text)
+    try:
+        proc = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'chromium-profile'}",
+                               "--virtual-time-budget=10000", "--dump-dom", probe.resolve().as_uri()],
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        probe.unlink()
+    m = re.search(r'<pre id="cardlab-check">(.*?)</pre>', proc.stdout, re.S)
+    assert m, f"Chromium did not run the page's load event (rc {proc.returncode}):\n{proc.stderr[-2000:]}"
+    seen = json.loads(html.unescape(m.group(1)))
+    for link in seen["links"]:  # files the page links to must exist beside it
+        href = link["href"]
+        if link["anchor_ok"] is None:
+            link["file_ok"] = not re.match(r"[a-z]+:", href) and (html_file.parent / href).is_file()
+    return seen
+
+
+def problems(seen: dict) -> list[str]:
+    out = [f"image not rendered: {i['alt']!r}" for i in seen["images"] if not i["ok"]]
+    out += [f"broken link: {link['href']}" for link in seen["links"]
+            if link["anchor_ok"] is False or link.get("file_ok") is False]
+    return out + [f"blocked load: {v}" for v in seen["violations"]]
+
+
+def test_page_renders_in_chromium(index_run, tmp_path):
+    seen = browser_check(index_run / "reports/index.html", tmp_path)
+    assert problems(seen) == []
+    assert len(seen["images"]) == 5 and all(i["width"] > 300 for i in seen["images"])
+    hrefs = {link["href"] for link in seen["links"]}
+    assert {"#narcotic", "#redblack", "#blackjack", "#provenance", "narcotic.csv", "blackjack.md"} <= hrefs
+
+
+def test_browser_check_catches_broken_images_and_links(tmp_path):
+    bad = tmp_path / "bad.html"
+    bad.write_text(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" "
+        "content=\"default-src 'none'; img-src data:\"></head><body>"
+        '<img alt="missing" src="missing.png"><img alt="external" src="https://example.invalid/x.png">'
+        '<a href="#nowhere">a</a><a href="gone.csv">b</a></body></html>')
+    found = problems(browser_check(bad, tmp_path))
+    assert "image not rendered: 'missing'" in found and "image not rendered: 'external'" in found
+    assert "broken link: #nowhere" in found and "broken link: gone.csv" in found
+    assert any(p.startswith("blocked load: img-src") for p in found)
+
+
+# ----------------------------------------------------------------------------- Snakemake's report
+
+
+def test_snakemake_report_builds(index_run):
+    snakemake(index_run, "--report", "reports/snakemake.html")
+    report = (index_run / "reports/snakemake.html").read_text()
+    for name in ("index.html", "narcotic_passes.png", "redblack_lengths.png", "blackjack_bust.png",
+                 "narcotic.csv", "infinite_games.csv", "blackjack_sim.csv"):
+        assert name in report, name
+    captions = Path(index_run / "workflow/report")
+    # every registered figure and table has its caption file
+    rules = "".join(p.read_text() for p in (index_run / "workflow/rules").glob("*.smk"))
+    registered = re.findall(r'report\(\s*"[^"]+",\s*caption="\.\./report/([^"]+)"', rules)
+    assert len(registered) >= 10 and all((captions / c).is_file() for c in registered)
+    assert not re.search(r'report\(\s*"[^"]+",\s*category=', rules), "a report() output without a caption"
+
+
+# ----------------------------------------------------------------------------- reruns
+
+
+@pytest.fixture(scope="module")
+def touched(index_run, tmp_path_factory) -> tuple[Path, dict, dict[str, int]]:
+    """A copy of the finished tiny run (mtimes kept) with a private engines copy found first."""
+    wd = tmp_path_factory.mktemp("rerun") / "wd"
+    shutil.copytree(index_run, wd, symlinks=True)
+    shutil.copytree(ROOT / "engines", wd / "engines", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {"PYTHONPATH": str(wd)}
+    everything = planned_jobs(snakemake(wd, "-n", "--forceall", "--cores", "1", env=env).stdout)
+    return wd, env, everything
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_editing_one_engine_reruns_its_game_and_the_index(touched, game):
+    wd, env, everything = touched
+    assert "Nothing to be done" in snakemake(wd, "-n", "--cores", "1", env=env).stdout
+    source = wd / "engines" / f"{game}.py"
+    original = source.read_text()
+    source.write_text(original + "\n# an edit\n")
+    try:
+        after = planned_jobs(snakemake(wd, "-n", "--cores", "1", env=env).stdout)
+    finally:
+        source.write_text(original)
+    shard_rules = {r for r in everything if r.endswith(("_shard", "_basin"))}
+    own = {r for r in shard_rules if r.startswith(game)}
+    assert own and {r: after.get(r) for r in own} == {r: everything[r] for r in own}
+    assert not (shard_rules - own) & set(after), f"other games' shards rerun: {after}"
+    assert after.get("warehouse") == 1 and after.get(f"{game}_report") == 1 and after.get("report_index") == 1
+
+
+# ----------------------------------------------------------------------------- progress
+
+PROGRESS_LINE = r"^{label}: ([\d,]+)/([\d,]+) {unit} \([\d.]+%\), [\d,]+ {unit}/s, elapsed [\d,]+ s, ETA .+$"
+
+
+def small_shard(game: str, monkeypatch) -> dict:
+    """One small shard per game, with the engine's chunk size shrunk so it spans several chunks."""
+    mod = jobs.engine(game)
+    if game == "narcotic":
+        monkeypatch.setattr(mod, "CHUNK", 100)
+        section = {"experiments": [{"name": "p", "rules": "seed", "games": 450, "shards": 1, "seed": 1}]}
+    elif game == "redblack":
+        monkeypatch.setattr(mod, "sample_range", functools.partial(mod.sample_range, batch=64))
+        section = {"exhaustive": {"k_min": 1, "k_max": 1, "deals_per_shard": 1000}, "basins": False,
+                   "experiments": [{"name": "p", "k": 26, "deals": 300, "shards": 1, "seed": 1, "balanced": True}]}
+    else:
+        section = {"exact": {"decks": [2], "soft17": ["stand"], "peek": ["no"]},
+                   "experiments": [{"name": "p", "shoe": "fresh", "decks": 2, "soft17": "stand", "peek": "no",
+                                    "hands_per_upcard": 200, "shards": 1, "seed": 1}]}
+    return [s for s in mod.plan(section) if s["experiment"] == "p"][0]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_long_shards_log_progress(game, tmp_path, monkeypatch):
+    """A shard's log gets a 'done/total unit, rate, ETA' line per chunk of work once the
+    reporting interval has passed (here 0 s instead of 10 s, so every chunk shows)."""
+    spec = small_shard(game, monkeypatch)
+    monkeypatch.setattr(jobs, "Progress", functools.partial(Progress, every_s=0.0))
+    mod = jobs.engine(game)
+    # the tables this kind of shard writes (a RedBlack search shard writes no basin tables)
+    outputs = {t: str(tmp_path / f"{t}.parquet") for t in getattr(mod, "SEARCH_TABLES", mod.TABLES)}
+    log = tmp_path / "shard.log"
+    jobs.run_shard(game, spec, outputs, log=str(log))
+    label = re.escape(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}")
+    pattern = re.compile(PROGRESS_LINE.format(label=label, unit=mod.WORK_UNIT), re.M)
+    done = [(int(a.replace(",", "")), int(b.replace(",", ""))) for a, b in pattern.findall(log.read_text())]
+    assert len(done) >= 3, log.read_text()
+    assert [d for d, _ in done] == sorted(d for d, _ in done) and done[-1][0] == done[-1][1] == spec["work"]
