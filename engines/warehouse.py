@@ -29,9 +29,22 @@ STORAGE_VERSION = "v1.5.0"
 DEFAULT_PATH = "results/warehouse.duckdb"
 
 
+def one_line(text: str) -> str:
+    """A message on one line (library errors often span several)."""
+    return " ".join(text.split())
+
+
 def check_file(path: str) -> dict:
     """Provenance of one shard file, after checking it is complete, current and of the right schema."""
-    meta = read_meta(path)
+    try:
+        meta = read_meta(path)
+    except CardlabError as exc:  # pyarrow's reasons can span lines: keep the message one line
+        raise CardlabError(one_line(str(exc))) from None
+    except ValueError:  # the cardlab key holds no valid JSON: not written by engines/store.py
+        raise CardlabError(f"{path}: damaged cardlab provenance (not JSON); delete the file and rerun "
+                           "`snakemake --cores all` to recompute that shard") from None
+    if not isinstance(meta, dict):
+        raise CardlabError(f"{path}: damaged cardlab provenance; delete the file and rerun the workflow")
     game, table = meta.get("game"), meta.get("table")
     try:
         mod = engine(game)
@@ -50,7 +63,7 @@ def check_file(path: str) -> dict:
         schema = pf.schema_arrow.remove_metadata()
         rows = pf.metadata.num_rows
     except Exception as exc:
-        raise CardlabError(f"{path}: damaged Parquet file ({exc}); delete it and rerun the workflow") from None
+        raise CardlabError(f"{path}: damaged Parquet file ({one_line(str(exc))}); delete it and rerun the workflow") from None
     expected = mod.TABLES[table].remove_metadata()
     if not schema.equals(expected):
         raise CardlabError(f"{path}: wrong schema for {table}; expected {expected.names}, "
@@ -107,8 +120,7 @@ def build(files: Iterable[str], out: str | os.PathLike = DEFAULT_PATH, log=sys.s
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    for stale in (tmp, Path(str(tmp) + ".wal")):
-        stale.unlink(missing_ok=True)
+    remove_leftover_temps(out)
     con = duckdb.connect()
     try:
         con.execute(f"ATTACH '{tmp}' AS wh (STORAGE_VERSION '{STORAGE_VERSION}')")
@@ -119,8 +131,7 @@ def build(files: Iterable[str], out: str | os.PathLike = DEFAULT_PATH, log=sys.s
                 paths = by_table.get(table, [])
                 if paths:
                     games_present.add(game)
-                    con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet($files)",
-                                {"files": paths})
+                    load_table(con, table, paths)
                 else:  # an empty table keeps every view valid when a game is not configured
                     con.register("empty_arrow", pa.table({n: pa.array([], type=t) for n, t in
                                                           zip(schema.names, schema.types)}))
@@ -153,6 +164,37 @@ def build(files: Iterable[str], out: str | os.PathLike = DEFAULT_PATH, log=sys.s
     os.replace(tmp, out)
     print(f"warehouse: wrote {out} from {len(files)} file(s)", file=log)
     return out
+
+
+def temp_files(out: str | os.PathLike) -> list[Path]:
+    """Temporary catalogs (and their WAL files) of builds of ``out``, e.g. left by a killed build."""
+    out = Path(out)
+    if not out.parent.is_dir():
+        return []
+    return sorted(p for p in out.parent.glob(f".{out.name}.*.tmp*")
+                  if p.name.endswith(".tmp") or p.name.endswith(".tmp.wal"))
+
+
+def remove_leftover_temps(out: str | os.PathLike) -> None:
+    """Delete the temporaries of earlier builds: Snakemake runs one warehouse job at a time."""
+    for p in temp_files(out):
+        p.unlink(missing_ok=True)
+
+
+def load_table(con: duckdb.DuckDBPyConnection, table: str, paths: list[str]) -> None:
+    """Materialise one table from its shard files; a file DuckDB cannot read is named."""
+    try:
+        con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet($files)", {"files": paths})
+    except duckdb.Error as exc:
+        # the footers passed check_file, so a data page is damaged: find the file
+        for path in paths:
+            try:
+                pq.read_table(path)
+            except Exception as inner:
+                raise CardlabError(f"{path}: damaged Parquet data ({inner.__class__.__name__}: {one_line(str(inner))}); "
+                                   "delete it and rerun `snakemake --cores all` to recompute that shard"
+                                   ) from None
+        raise CardlabError(f"cannot load table {table} from {len(paths)} file(s): {one_line(str(exc))}") from None
 
 
 def connect(path: str | os.PathLike = DEFAULT_PATH) -> duckdb.DuckDBPyConnection:

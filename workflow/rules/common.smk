@@ -5,18 +5,25 @@ from snakemake.exceptions import WorkflowError
 from engines import GAMES
 from engines.config import validate_config
 from engines.errors import CardlabError
-from engines.jobs import engine, find_spec, log_pattern, shard_path, shard_pattern
+from engines.jobs import engine, find_spec, log_pattern, resume_after_kill, shard_path, shard_pattern
 from engines.provenance import engine_version, files_version
+
 
 try:
     CFG = validate_config(config, "config")
+    # game -> list of shard specs (empty when the config has no section for it); a plan can
+    # still refuse a combination the schema cannot express (e.g. a continuous shoe of inf decks)
+    PLANS = {g: (engine(g).plan(CFG[g]) if CFG.get(g) else []) for g in GAMES}
 except CardlabError as exc:
     raise WorkflowError(str(exc)) from None
 
-WAREHOUSE = "results/warehouse.duckdb"
+# A plain `snakemake --cores all` resumes after a kill (SIGKILL, power loss): stale
+# Snakemake locks are cleared when no other snakemake holds this directory, and jobs
+# marked incomplete are rerun (as with --rerun-incomplete). Safe because every output
+# is written atomically and recomputing a shard gives the same bytes. docs/scaling.md.
+resume_after_kill(workflow)
 
-# game -> list of shard specs (empty when the config has no section for it)
-PLANS = {g: (engine(g).plan(CFG[g]) if CFG.get(g) else []) for g in GAMES}
+WAREHOUSE = "results/warehouse.duckdb"
 
 # Files each game adds to the warehouse, and the report files each game's
 # report rule writes: filled in by the game's rules file.

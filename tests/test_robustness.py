@@ -1,0 +1,312 @@
+"""Faults: a workflow killed at several points resumes to the same bytes; damaged,
+foreign or stale Parquet files are named at warehouse build; readers never see a
+half-built warehouse; `cardlab verify` reports what is wrong with a results tree."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from engines import jobs, narcotic
+from engines.errors import CardlabError
+from engines.store import META_KEY, read_meta, write_parquet
+from engines.warehouse import build, check_file, temp_files
+
+from wfhelp import (WAREHOUSE, cardlab, digests, kill_group, parquet_files, reference, reference_dir,
+                    snakemake, start, wait_for, workdir)
+
+
+def assert_no_false_results(wd: Path) -> None:
+    """Every *.parquet under results/ is complete with provenance; temporaries are dot-files
+    that no result glob (``*.parquet``) matches; a warehouse present is a complete catalog."""
+    for path in parquet_files(wd):
+        assert not path.name.startswith("."), path
+        check_file(str(path))
+    for tmp in (wd / "results").rglob(".*.tmp*"):
+        assert not tmp.name.endswith(".parquet"), tmp
+    wh = wd / WAREHOUSE
+    if wh.exists():
+        con = duckdb.connect(str(wh), read_only=True)
+        assert con.execute("SELECT count(*) FROM provenance").fetchone()[0] > 0
+        con.close()
+
+
+def test_kill_at_several_points_then_plain_rerun_gives_identical_bytes(tmp_path, tmp_path_factory):
+    ref = reference(tmp_path_factory.getbasetemp(), cores=2)
+    wd = workdir(tmp_path / "killed")
+    # 1: kill the whole run (snakemake and its jobs) once a few shards are written
+    run = start(wd, "--cores", "2", WAREHOUSE)
+    assert wait_for(lambda: len(parquet_files(wd)) >= 3, run), "run ended before the first kill"
+    kill_group(run)
+    assert_no_false_results(wd)
+    assert len(parquet_files(wd)) < len(ref), "killed too late to test anything"
+    # 2: a plain rerun, killed again while the warehouse is being built
+    run = start(wd, "--cores", "2", WAREHOUSE)
+    wh_tmp = lambda: bool(temp_files(wd / WAREHOUSE))  # noqa: E731
+    caught = wait_for(wh_tmp, run)
+    kill_group(run)
+    assert_no_false_results(wd)
+    # 3: the plain command a user types finishes the campaign (stale locks, incomplete jobs)
+    out = snakemake(wd, "--cores", "2")
+    if caught:
+        assert "resuming after a killed run" in out.stderr
+    assert digests(wd) == ref
+    assert not list((wd / "results").rglob(".*.tmp*")), "temporaries left after the rerun"
+    assert (wd / "reports").is_dir()
+    v = cardlab(wd, "verify")
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert "Nothing to be done" in snakemake(wd, "--cores", "2", "-n").stdout
+
+
+def test_kill_during_shard_write_leaves_only_a_temporary(tmp_path):
+    """A writer killed after it created its temporary leaves no file under the final name;
+    the job's rerun removes the temporary."""
+    out = tmp_path / "results" / "narcotic" / "narcotic_games" / "e" / "v" / "shard=0000.parquet"
+    code = textwrap.dedent(f"""
+        import os, pyarrow.parquet as pq
+        real = pq.write_table
+        def hang(table, fh, **kw):
+            real(table, fh, **kw)
+            print("written", flush=True)
+            os.kill(os.getpid(), 9)          # SIGKILL between write and rename
+        pq.write_table = hang
+        from engines.store import write_parquet
+        write_parquet({str(out)!r}, {{"x": [1, 2, 3]}}, {{"game": "narcotic"}})
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == -9 and "written" in proc.stdout
+    assert not out.exists()
+    leftovers = jobs.temp_files(out)
+    assert len(leftovers) == 1 and leftovers[0].name.startswith(".shard=0000.parquet.")
+    assert jobs.remove_leftover_temps(out) == leftovers and not jobs.temp_files(out)
+
+
+# ---------------------------------------------------------------- damaged and foreign files
+
+def narcotic_shards(root: Path, n: int, games: int = 400) -> list[str]:
+    """``n`` genuine narcotic shard files written by the current engine."""
+    plan = narcotic.plan({"experiments": [{"name": "t", "rules": "seed", "games": games, "shards": n, "seed": 9}]})
+    paths = []
+    for spec in plan:
+        path = jobs.shard_path("narcotic", "narcotic_games", spec, root=str(root))
+        jobs.run_shard("narcotic", spec, {"narcotic_games": path}, log=str(root / "log.txt"))
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory) -> list[str]:
+    return narcotic_shards(tmp_path_factory.mktemp("shards") / "results", 3)
+
+
+def damaged_copy(src: str, dest: Path, how: str) -> Path:
+    """A copy of a shard file damaged in one way."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if how == "truncated":
+        data = Path(src).read_bytes()
+        dest.write_bytes(data[: len(data) // 2])
+    elif how == "empty":
+        dest.write_bytes(b"")
+    elif how == "foreign":  # a Parquet file from elsewhere: no cardlab provenance
+        pq.write_table(pa.table({"a": [1, 2]}), dest)
+    elif how in ("stale", "wrong_schema", "row_count", "bad_json"):
+        table = pq.read_table(src)
+        meta = read_meta(src)
+        if how == "stale":
+            meta["engine_version"] = "0123456789abcdef"
+        if how == "row_count":
+            meta["rows"] += 1
+        if how == "wrong_schema":
+            table = table.drop_columns(["won"])
+        md = {META_KEY: b"{not json" if how == "bad_json" else json.dumps(meta).encode()}
+        pq.write_table(table.replace_schema_metadata(md), dest)
+    elif how == "corrupt_page":  # footer intact, data pages overwritten
+        data = bytearray(Path(src).read_bytes())
+        footer = int.from_bytes(data[-8:-4], "little") + 8
+        for i in range(4, len(data) - footer - 4):
+            data[i] = 0xFF
+        dest.write_bytes(bytes(data))
+    else:
+        raise ValueError(how)
+    return dest
+
+
+FIXES = {
+    "truncated": "not a readable Parquet file",
+    "empty": "not a readable Parquet file",
+    "foreign": "without cardlab provenance",
+    "stale": "stale shard",
+    "wrong_schema": "wrong schema",
+    "row_count": "rows but its provenance says",
+    "bad_json": "damaged cardlab provenance",
+    "corrupt_page": "damaged Parquet data",
+}
+
+
+@pytest.mark.parametrize("how", sorted(FIXES))
+def test_bad_file_named_at_warehouse_build(shards, tmp_path, how, capsys):
+    bad = damaged_copy(shards[0], tmp_path / "results" / "narcotic" / "narcotic_games" / "t" / "x" / "shard=0009.parquet", how)
+    out = tmp_path / "wh.duckdb"
+    with pytest.raises(CardlabError) as err:
+        build(shards[1:] + [str(bad)], out, log=open("/dev/null", "w"))
+    msg = str(err.value)
+    assert msg.startswith(str(bad)), msg
+    assert FIXES[how] in msg
+    assert any(fix in msg.lower() for fix in ("rerun", "delete", "move it out"))
+    assert not out.exists() and not temp_files(out), "a failed build left a catalog behind"
+    # the same through the command line: one line, non-zero exit
+    from engines.cli import main
+    assert main(["warehouse", *shards[1:], str(bad), "--out", str(out)]) == 1
+    err_lines = capsys.readouterr().err.strip().splitlines()
+    assert len(err_lines) == 1 and err_lines[0].startswith(f"error: {bad}")
+
+
+def test_failed_rebuild_keeps_the_previous_warehouse(shards, tmp_path):
+    out = tmp_path / "wh.duckdb"
+    build(shards, out, log=open("/dev/null", "w"))
+    before = out.read_bytes()
+    bad = damaged_copy(shards[0], tmp_path / "bad.parquet", "truncated")
+    with pytest.raises(CardlabError):
+        build(shards + [str(bad)], out, log=open("/dev/null", "w"))
+    assert out.read_bytes() == before
+
+
+# Readers in their own processes (DuckDB shares one database instance per file within a
+# process, so a connection held open would pin the old catalog for every later connect).
+READER = textwrap.dedent("""
+    import os, sys, duckdb
+    path, stop = sys.argv[1], sys.argv[2]
+    print("ready", flush=True)
+    while not os.path.exists(stop):
+        try:
+            con = duckdb.connect(path, read_only=True)
+            rows, files = con.execute("SELECT (SELECT count(*) FROM narcotic_games), "
+                                      "(SELECT count(*) FROM provenance)").fetchone()
+            con.close()
+            print("ok", rows, files, flush=True)
+        except duckdb.Error as exc:
+            print("err", " ".join(str(exc).split()), flush=True)
+""")
+
+HOLDER = textwrap.dedent("""
+    import os, sys, duckdb
+    path, stop = sys.argv[1], sys.argv[2]
+    held = duckdb.connect(path, read_only=True)
+    print("held", held.execute("SELECT count(*) FROM narcotic_games").fetchone()[0], flush=True)
+    while not os.path.exists(stop):
+        pass
+    print("held", held.execute("SELECT count(*) FROM narcotic_games").fetchone()[0], flush=True)
+""")
+
+
+def test_reader_during_rebuilds_sees_old_or_new_never_partial(shards, tmp_path):
+    out = tmp_path / "wh.duckdb"
+    small, full = shards[:1], shards
+    build(small, out, log=open("/dev/null", "w"))
+    n_small = sum(pq.ParquetFile(p).metadata.num_rows for p in small)
+    n_full = sum(pq.ParquetFile(p).metadata.num_rows for p in full)
+    assert n_small != n_full
+    stop = tmp_path / "stop"
+    procs = [subprocess.Popen([sys.executable, "-c", code, str(out), str(stop)], stdout=subprocess.PIPE, text=True)
+             for code in (READER, HOLDER)]
+    assert procs[0].stdout.readline().strip() == "ready"
+    assert procs[1].stdout.readline().split() == ["held", str(n_small)]
+    for rebuilds in range(1, 9):  # the reader queries in a loop meanwhile
+        build(full if rebuilds % 2 else small, out, log=open("/dev/null", "w"))
+    stop.touch()
+    lines, held = (p.communicate(timeout=120)[0].splitlines() for p in procs)
+    assert [p.returncode for p in procs] == [0, 0]
+    allowed = {f"ok {n_small} {len(small)}", f"ok {n_full} {len(full)}"}
+    bad = [ln for ln in lines if ln not in allowed and not ln.startswith("err ")]
+    assert not bad, bad[:5]
+    seen = {ln for ln in lines if ln in allowed}
+    assert seen == allowed, seen  # both catalogs were read
+    # a connection opened before the swaps keeps answering from the catalog it opened
+    assert held == [f"held {n_small}"]
+    print(f"reader: {sum(ln in allowed for ln in lines)} answers, "
+          f"{sum(ln.startswith('err ') for ln in lines)} clear failures during 8 rebuilds")
+
+
+# ---------------------------------------------------------------- cardlab verify
+
+@pytest.fixture
+def finished(tmp_path, tmp_path_factory) -> Path:
+    """A copy of a complete reference run (results and config)."""
+    src = reference_dir(tmp_path_factory.getbasetemp(), cores=2)
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    shutil.copytree(src / "results", wd / "results")
+    shutil.copy(src / "config.yaml", wd / "config.yaml")
+    return wd
+
+
+def verify(wd: Path, *args: str) -> tuple[int, list[str]]:
+    proc = cardlab(wd, "verify", *args)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, proc.stdout.splitlines() + proc.stderr.splitlines()
+
+
+def first_shard(wd: Path) -> Path:
+    return next(p for p in parquet_files(wd) if "narcotic_games" in str(p))
+
+
+def test_verify_passes_on_a_complete_tree(finished):
+    rc, lines = verify(finished)
+    assert rc == 0 and lines[-1].startswith("verify: "), lines
+
+
+def test_verify_reports_missing(finished):
+    victim = first_shard(finished)
+    victim.unlink()
+    rc, lines = verify(finished)
+    assert rc == 1
+    assert any(ln.startswith(f"missing: {victim.relative_to(finished)}: missing") for ln in lines), lines
+    assert lines[-1].startswith("error: verify found 1 problem(s): 1 missing")
+
+
+def test_verify_reports_unexpected_and_duplicate(finished):
+    src = first_shard(finished)
+    shutil.copy(src, src.with_name("shard=0099.parquet"))
+    rc, lines = verify(finished)
+    assert rc == 1
+    assert any(ln.startswith("unexpected:") and "shard=0099" in ln for ln in lines), lines
+    assert any(ln.startswith("duplicate:") for ln in lines), lines
+
+
+def test_verify_reports_stale_after_a_config_change(finished):
+    cfg = finished / "config.yaml"
+    cfg.write_text(cfg.read_text().replace("games: 4000", "games: 4400"))
+    rc, lines = verify(finished)
+    assert rc == 1
+    stale = [ln for ln in lines if ln.startswith("stale:")]
+    assert len(stale) == 4 and all("games" in ln for ln in stale), lines
+
+
+def test_verify_reports_stale_engine_damage_rows_and_leftovers(finished):
+    paths = [p for p in parquet_files(finished) if "narcotic_games" in str(p)]
+    damaged_copy(str(paths[0]), paths[0].with_name("x.parquet"), "stale").replace(paths[0])
+    damaged_copy(str(paths[1]), paths[1].with_name("x.parquet"), "truncated").replace(paths[1])
+    # a well-formed file whose rows are not the planned ones (provenance consistent)
+    table = pq.read_table(paths[2])
+    meta = read_meta(paths[2])
+    meta["rows"] = table.num_rows - 1
+    write_parquet(paths[2], table.slice(1), meta)
+    (paths[3].parent / f".{paths[3].name}.abc123.tmp").write_bytes(b"partial")
+    rc, lines = verify(finished)
+    assert rc == 1
+    kinds = sorted(ln.split(":")[0] for ln in lines[:-1])
+    assert kinds == ["damaged", "leftover", "rows", "stale"], lines
+
+
+def test_verify_reports_an_out_of_date_warehouse(finished, tmp_path):
+    (finished / WAREHOUSE).unlink()
+    rc, lines = verify(finished)
+    assert rc == 1 and lines[0].startswith("warehouse:"), lines

@@ -1,0 +1,140 @@
+"""Helpers for the end-to-end robustness, determinism and cluster tests.
+
+Every workflow run here uses a private snapshot of the engines (taken once per test
+session, numba caches included): other people edit engines/ while tests run, and a
+changed engine between two runs would change provenance and defeat byte comparisons.
+"""
+from __future__ import annotations
+
+import atexit
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+# Small enough for a loaded 2-core machine, big enough for several jobs per game;
+# redblack exhaustive shards ask for 2 threads so 1 vs 2 cores also varies numba threads.
+CONFIG = """
+narcotic:
+  experiments:
+    - {name: seed, rules: seed, games: 4000, shards: 4, seed: 11}
+redblack:
+  exhaustive: {k_min: 1, k_max: 6, deals_per_shard: 1000, threads: 2}
+  basins: true
+  experiments:
+    - {name: sample26, k: 26, deals: 300, shards: 2, seed: 3, balanced: true}
+blackjack:
+  exact: {decks: [1, inf], soft17: [stand], peek: ["no"]}
+  experiments:
+    - {name: fresh2, shoe: fresh, decks: 2, hands_per_upcard: 3000, shards: 2, seed: 4}
+    - {name: cont1, shoe: continuous, decks: 1, hands_per_upcard: 3000, shards: 2, seed: 5}
+"""
+
+WAREHOUSE = "results/warehouse.duckdb"
+_SNAPSHOT: Path | None = None
+_REFERENCE: dict[int, dict[str, str]] = {}
+
+
+def engines_snapshot() -> Path:
+    """A directory holding a copy of engines/ (and the schemas it reads), for PYTHONPATH."""
+    global _SNAPSHOT
+    if _SNAPSHOT is None:
+        base = Path(tempfile.mkdtemp(prefix="cardlab-engines-"))
+        atexit.register(shutil.rmtree, base, ignore_errors=True)
+        # copy2 keeps mtimes, so numba's on-disk caches (keyed by source stamp) stay valid
+        shutil.copytree(ROOT / "engines", base / "engines", copy_function=shutil.copy2)
+        shutil.copytree(ROOT / "workflow" / "schemas", base / "workflow" / "schemas")
+        _SNAPSHOT = base
+    return _SNAPSHOT
+
+
+def env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(engines_snapshot())}
+
+
+def workdir(dest: Path, config: str = CONFIG) -> Path:
+    """A fresh workflow directory: Snakefile, workflow/ and config.yaml."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
+    shutil.copytree(ROOT / "workflow", dest / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
+    (dest / "config.yaml").write_text(config)
+    return dest
+
+
+def snakemake(cwd: Path, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
+    proc = subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=env(),
+                          timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def cardlab(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """The cardlab command with the snapshot engines, in a subprocess."""
+    return subprocess.run([sys.executable, "-m", "engines.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, env=env(), timeout=300)
+
+
+def start(cwd: Path, *args: str) -> subprocess.Popen:
+    """snakemake in its own process group, so the whole run (jobs included) can be killed."""
+    return subprocess.Popen([SNAKEMAKE, *args], cwd=cwd, env=env(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait(timeout=60)
+
+
+def wait_for(predicate, proc: subprocess.Popen, timeout: float = 300, poll: float = 0.01) -> bool:
+    """Poll until ``predicate()`` is true; False if the run ended first."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        if proc.poll() is not None:
+            return bool(predicate())
+        time.sleep(poll)
+    raise AssertionError("timed out waiting for the workflow")
+
+
+def parquet_files(wd: Path) -> list[Path]:
+    return sorted((wd / "results").rglob("*.parquet"))
+
+
+def digests(wd: Path) -> dict[str, str]:
+    """sha256 of every Parquet file's bytes, by path under the work dir."""
+    return {str(p.relative_to(wd)): hashlib.sha256(p.read_bytes()).hexdigest() for p in parquet_files(wd)}
+
+
+def reference(tmp_root: Path, cores: int) -> dict[str, str]:
+    """Digests of an uninterrupted run of CONFIG with ``cores`` cores (once per session)."""
+    if cores not in _REFERENCE:
+        wd = workdir(tmp_root / f"reference-{cores}")
+        snakemake(wd, WAREHOUSE, "--cores", str(cores), "--quiet", "all")
+        _REFERENCE[cores] = digests(wd)
+        _REFERENCE_DIRS[cores] = wd
+    return _REFERENCE[cores]
+
+
+_REFERENCE_DIRS: dict[int, Path] = {}
+
+
+def reference_dir(tmp_root: Path, cores: int) -> Path:
+    reference(tmp_root, cores)
+    return _REFERENCE_DIRS[cores]
+
+
+def job_logs(wd: Path, game: str) -> list[str]:
+    return [p.read_text() for p in sorted((wd / "results" / "logs" / game).rglob("*.log"))]
