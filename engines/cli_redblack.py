@@ -1,7 +1,6 @@
 """``cardlab redblack ...``: replay a deal, search one size exhaustively, list a cycle's basin."""
 from __future__ import annotations
 
-import argparse
 import sys
 
 from .errors import CardlabError

@@ -52,7 +52,6 @@ every state of the basin exactly once, with no visited-set needed.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
@@ -314,12 +313,6 @@ def trace_reference(p1: str, p2: str, max_rounds: int) -> Iterator[tuple[str, st
 @njit(cache=True, inline="always")
 def _mask(n):
     return (np.int64(1) << n) - 1
-
-
-@njit(cache=True, inline="always")
-def _pile(c, m):
-    """The pile of a lost round, as bits: m-1 cards of colour c, then one of the other colour."""
-    return ((-c) & _mask(m - 1)) | ((1 - c) << (m - 1))
 
 
 @njit(cache=True, inline="always")
