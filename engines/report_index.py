@@ -222,12 +222,20 @@ def narcotic_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     return out
 
 
+FOLD_ROWS = 30  # tables longer than this are folded into a <details> element
+
+
 def redblack_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     cols, rows = query(con, STATUS_SQL)
     out = ["<h3>By size k</h3>", html_table(cols, rows)]
     ccols, crows = query(con, CYCLES_SQL)
-    out += ["<h3>Cycles</h3>", html_table(ccols, crows) if crows else "<p>No cycles found.</p>"]
-    return out
+    if not crows:
+        return out + ["<h3>Cycles</h3>", "<p>No cycles found.</p>"]
+    table = html_table(ccols, crows)
+    # a long list of cycles (large k) would bury the figures: fold it
+    if len(crows) > FOLD_ROWS:
+        table = f"<details><summary>All {len(crows):,} cycles</summary>{table}</details>"
+    return out + ["<h3>Cycles</h3>", table]
 
 
 def blackjack_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -292,7 +300,7 @@ def data_uri(png: Path) -> str:
 def caption(captions: Path | None, stem: str) -> str:
     """The figure's caption, shared with Snakemake's report (workflow/report/<stem>.rst)."""
     if captions is not None and (captions / f"{stem}.rst").exists():
-        return (captions / f"{stem}.rst").read_text().strip()
+        return (captions / f"{stem}.rst").read_text().strip().replace("``", "")  # rst literals as plain text
     return stem.replace("_", " ")
 
 
