@@ -131,13 +131,23 @@ def build_parser() -> ArgumentParser:
     return p
 
 
+def one_line(message: str) -> str:
+    """The one-line form of a message: a header line and its indented items joined with '; '."""
+    head, *items = [ln.strip() for ln in message.splitlines() if ln.strip()] or [""]
+    return head + (" " + "; ".join(items) if items else "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except CardlabError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {one_line(str(exc))}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # a file named on the command line that cannot be read or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:
         return 0

@@ -17,6 +17,10 @@ from .errors import CardlabError
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "workflow" / "schemas"
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+SAFE_HINT = "use letters, digits, '_', '-', '.' (max 64, not starting with '.', '-' or '_')"
+
+# The field of each game's experiments that shards split: a shard needs at least one unit.
+SHARDED_FIELD = {"narcotic": "games", "redblack": "deals", "blackjack": "hands_per_upcard"}
 
 
 def game_schema(game: str) -> dict:
@@ -57,10 +61,55 @@ def describe(error) -> str:
         return f"{where}: {error.message}"
     if v == "type":
         return f"{where}: {error.instance!r} has the wrong type; expected {error.validator_value}"
+    if v == "pattern" and where.endswith(".name"):
+        return f"{where}: {error.instance!r} is not safe as a path part; {SAFE_HINT}"
+    if v == "not":
+        return f"{where}: {describe_not(error.validator_value, error.instance)}"
     if v in ("oneOf", "anyOf"):
         hints = sorted({describe(e) for e in error.context}) if error.context else []
         return f"{where}: {error.message}" + ("; " + " | ".join(hints[:4]) if hints else "")
     return f"{where}: {error.message}"
+
+
+def describe_not(forbidden: dict, instance: Any) -> str:
+    """Words for a schema's ``not``: reserved names and keys that exclude each other."""
+    if "const" in forbidden:
+        return f"{instance!r} is reserved; choose another name"
+    if "pattern" in forbidden:
+        return f"{instance!r} is reserved (names matching {forbidden['pattern']}); choose another name"
+    groups = [forbidden] if "required" in forbidden else forbidden.get("anyOf", [])
+    pairs = [g["required"] for g in groups if "required" in g]
+    if pairs and isinstance(instance, dict):
+        given = [p for p in pairs if all(k in instance for k in p)]
+        shown = given[0] if given else pairs[0]
+        return f"give either {shown[0]!r} or {' / '.join(repr(p[1]) for p in pairs)}, not both"
+    return f"{instance!r} is not allowed here"
+
+
+def check_shards(config: dict) -> list[str]:
+    """Every shard of an experiment gets at least one game, deal or hand."""
+    problems = []
+    for game, field_name in SHARDED_FIELD.items():
+        for i, exp in enumerate((config.get(game) or {}).get("experiments") or []):
+            work, shards = exp.get(field_name), exp.get("shards", 1)
+            if isinstance(work, int) and isinstance(shards, int) and shards > work:
+                problems.append(f"{game}.experiments[{i}].shards: {shards} is more than {field_name} "
+                                f"({work}); each shard needs at least one")
+    return problems
+
+
+def check_plans(config: dict) -> list[str]:
+    """What only a game's planner can judge (e.g. a continuous shoe of infinitely many decks)."""
+    from .jobs import engine
+
+    problems = []
+    for game in GAMES:
+        if config.get(game):
+            try:
+                engine(game).plan(config[game])
+            except CardlabError as exc:
+                problems.append(str(exc))
+    return problems
 
 
 def check_names(config: dict) -> list[str]:
@@ -75,7 +124,7 @@ def check_names(config: dict) -> list[str]:
                 continue
             where = f"{game}.experiments[{i}].name"
             if not SAFE_NAME.match(name):
-                problems.append(f"{where}: {name!r} is not safe as a path part; use letters, digits, '_', '-', '.' (max 64, not starting with '.', '-' or '_')")
+                problems.append(f"{where}: {name!r} is not safe as a path part; {SAFE_HINT}")
             if name in seen:
                 problems.append(f"{where}: duplicate experiment name {name!r}")
             seen.add(name)
@@ -90,8 +139,10 @@ def validate_config(config: Any, source: str = "config") -> dict:
         raise CardlabError(f"{source}: the top level must be a mapping of game sections, got {type(config).__name__}")
     validator = Draft202012Validator(full_schema())
     problems = sorted({describe(e) for e in validator.iter_errors(config)})
-    if not problems:
-        problems = check_names(config)
+    # later checks assume a schema-valid config
+    for check in (check_names, check_shards, check_plans):
+        if not problems:
+            problems = check(config)
     if problems:
         lines = "\n  ".join(problems)
         raise CardlabError(f"{source} is invalid:\n  {lines}")

@@ -1,0 +1,163 @@
+"""Bad input: every row of docs/bad-input.md is tried here and must give what the table says."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import io
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engines.cli import main as cardlab_main
+from engines.config import validate_config
+from engines.errors import CardlabError
+
+from test_robustness import FIXES, narcotic_shards
+from wfhelp import ROOT, snakemake, workdir
+
+DOC = ROOT / "docs" / "bad-input.md"
+
+BASE = yaml.safe_load("""
+narcotic:
+  experiments:
+    - {name: seed, rules: seed, games: 3000, shards: 2, seed: 1}
+    - {name: classic, rules: classic, games: 100, shards: 1, seed: 2}
+redblack:
+  exhaustive: {k_min: 1, k_max: 4}
+  experiments:
+    - {name: sample, k: 10, deals: 10, seed: 1}
+blackjack:
+  exact: {decks: [2]}
+  experiments:
+    - {name: b, decks: 2, hands_per_upcard: 10, seed: 1}
+""")
+
+
+def table(section: str) -> list[list[str]]:
+    """Rows (cells without the outer backticks) of the first table under a '## section' heading."""
+    text = DOC.read_text().split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in text.splitlines():
+        if not line.startswith("| ") or line.startswith("| id") or line.startswith("| ---"):
+            continue
+        cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        rows.append([c[1:-1] if c.startswith("`") and c.endswith("`") else c for c in cells])
+    return rows
+
+
+def set_field(config: dict, path: str, value) -> dict:
+    """config with ``a.b[0].c`` set to value (``.`` replaces the whole config)."""
+    if path == ".":
+        return value
+    keys = [int(k) if k.isdigit() else k for k in re.findall(r"[^.\[\]]+", path)]
+    node = config
+    for k in keys[:-1]:
+        node = node[k]
+    node[keys[-1]] = value
+    return config
+
+
+def apply(change: str) -> dict:
+    config = copy.deepcopy(BASE)
+    for part in change.split("` + `"):
+        path, value = part.split(" = ", 1)
+        config = set_field(config, path.strip(), yaml.safe_load(value))
+    return config
+
+
+CONFIG_ROWS = table("config.yaml")
+CLI_ROWS = table("The `cardlab` command")
+FILE_ROWS = table("Files under results/")
+
+
+def test_the_tables_are_complete():
+    assert len(CONFIG_ROWS) >= 30 and len(CLI_ROWS) >= 30 and len(FILE_ROWS) == len(FIXES)
+    assert validate_config(copy.deepcopy(BASE)) == BASE  # the rows each break a valid config
+
+
+@pytest.mark.parametrize("row", CONFIG_ROWS, ids=[r[0] for r in CONFIG_ROWS])
+def test_config_row(row):
+    _, _, change, sees = row
+    with pytest.raises(CardlabError) as err:
+        validate_config(apply(change), "config")
+    assert sees in str(err.value), f"{change}: {err.value}"
+
+
+def test_bad_config_stops_snakemake_before_any_job(tmp_path):
+    """A problem only the planner finds (row C33) also stops the workflow before any job."""
+    row = next(r for r in CONFIG_ROWS if r[0] == "C33")
+    wd = workdir(tmp_path, yaml.safe_dump(apply(row[2])))
+    out = snakemake(wd, "--cores", "1", check=False)
+    assert out.returncode != 0
+    assert row[3] in out.stdout + out.stderr and "Traceback" not in out.stdout + out.stderr
+    assert not (wd / "results").exists()
+
+
+@pytest.fixture(scope="module")
+def cli_dir(tmp_path_factory) -> Path:
+    """A directory with a small valid warehouse and a few bad files for the rows to use."""
+    from engines.warehouse import build
+
+    d = tmp_path_factory.mktemp("cli")
+    files = narcotic_shards(d / "results", 2, games=200)
+    build(files, d / "results" / "warehouse.duckdb", log=io.StringIO())
+    (d / "broken.yaml").write_text("narcotic: [\n")
+    (d / "invalid.yaml").write_text("narcotic:\n  experiments:\n    - {name: a, games: -1, shards: 0, seed: 1}\n")
+    return d
+
+
+def run_cli(argv: list[str], stdin: str, capsys, monkeypatch) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    try:
+        code = cardlab_main(argv)
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+def split_command(command: str) -> tuple[list[str], str]:
+    stdin = ""
+    if "| cardlab" in command:
+        echo, command = command.split("| ", 1)
+        stdin = shlex.split(echo)[1] + "\n"
+    argv = shlex.split(command)
+    assert argv[0] == "cardlab"
+    return argv[1:], stdin
+
+
+@pytest.mark.parametrize("row", CLI_ROWS, ids=[r[0] for r in CLI_ROWS])
+def test_cli_row(row, cli_dir, capsys, monkeypatch):
+    _, _, command, exit_code, sees = row
+    monkeypatch.chdir(cli_dir)
+    argv, stdin = split_command(command)
+    code, err = run_cli(argv, stdin, capsys, monkeypatch)
+    lines = err.strip().splitlines()
+    assert code == int(exit_code), err
+    assert len(lines) == 1 and lines[0].startswith("error:"), err
+    assert sees in lines[0], lines[0]
+
+
+def test_sql_cannot_modify_the_warehouse(cli_dir, capsys, monkeypatch):
+    monkeypatch.chdir(cli_dir)
+    wh = cli_dir / "results" / "warehouse.duckdb"
+    before = hashlib.sha256(wh.read_bytes()).hexdigest()
+    for stmt in ("DELETE FROM narcotic_games", "SELECT 1; DROP TABLE narcotic_games", "CREATE TABLE t (x INT)",
+                 "INSERT INTO narcotic_games SELECT * FROM narcotic_games", "DROP VIEW IF EXISTS narcotic_summary",
+                 "UPDATE narcotic_games SET won = NOT won"):
+        code, err = run_cli(["sql", stmt], "", capsys, monkeypatch)
+        assert code == 1 and err.startswith("error: SQL:") and "Traceback" not in err, (stmt, err)
+    assert hashlib.sha256(wh.read_bytes()).hexdigest() == before
+    code, _ = run_cli(["sql", "SELECT count(*) FROM narcotic_games", "--csv"], "", capsys, monkeypatch)
+    assert code == 0
+
+
+@pytest.mark.parametrize("row", FILE_ROWS, ids=[r[0] for r in FILE_ROWS])
+def test_file_row_matches_the_robustness_case(row):
+    """Each results-file row is a case of tests/test_robustness.py with the message the row shows."""
+    case, _, sees = row
+    assert case in FIXES
+    assert FIXES[case] in sees
