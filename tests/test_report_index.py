@@ -39,11 +39,19 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
+def env_of(wd: Path) -> dict[str, str]:
+    """Jobs import the run's private engines snapshot, found first on PYTHONPATH."""
+    return {"PYTHONPATH": str(wd)}
+
+
 @pytest.fixture(scope="module")
 def index_run(tmp_path_factory) -> Path:
     wd = copy_workflow(tmp_path_factory.mktemp("index"))
+    # a private snapshot of the engines (numba caches included, mtimes kept so they stay valid):
+    # others may edit engines/ while the tests run, and the rerun tests compare against this run
+    shutil.copytree(ROOT / "engines", wd / "engines")
     (wd / "config.yaml").write_text(TINY)
-    snakemake(wd, "--cores", "2", "-q")
+    snakemake(wd, "--cores", "2", "-q", env=env_of(wd))
     return wd
 
 
@@ -200,7 +208,7 @@ def test_browser_check_catches_broken_images_and_links(tmp_path):
 
 
 def test_snakemake_report_builds(index_run):
-    snakemake(index_run, "--report", "reports/snakemake.html")
+    snakemake(index_run, "--report", "reports/snakemake.html", env=env_of(index_run))
     report = (index_run / "reports/snakemake.html").read_text()
     for name in ("index.html", "narcotic_passes.png", "redblack_lengths.png", "blackjack_bust.png",
                  "narcotic.csv", "infinite_games.csv", "blackjack_sim.csv"):
@@ -218,11 +226,10 @@ def test_snakemake_report_builds(index_run):
 
 @pytest.fixture(scope="module")
 def touched(index_run, tmp_path_factory) -> tuple[Path, dict, dict[str, int]]:
-    """A copy of the finished tiny run (mtimes kept) with a private engines copy found first."""
+    """A copy of the finished tiny run, engines snapshot included (mtimes kept: nothing to do)."""
     wd = tmp_path_factory.mktemp("rerun") / "wd"
     shutil.copytree(index_run, wd, symlinks=True)
-    shutil.copytree(ROOT / "engines", wd / "engines", ignore=shutil.ignore_patterns("__pycache__"))
-    env = {"PYTHONPATH": str(wd)}
+    env = env_of(wd)
     everything = planned_jobs(snakemake(wd, "-n", "--forceall", "--cores", "1", env=env).stdout)
     return wd, env, everything
 
