@@ -23,8 +23,9 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {message}\n")
 
 
-def print_table(cols: Sequence[str], rows: Sequence[Sequence], out=sys.stdout) -> None:
+def print_table(cols: Sequence[str], rows: Sequence[Sequence], out=None) -> None:
     """A readable, aligned text table (numbers right-aligned)."""
+    out = sys.stdout if out is None else out  # looked up per call, so capture and redirection work
     def cell(v) -> str:
         if v is None:
             return "NULL"
@@ -45,7 +46,8 @@ def print_table(cols: Sequence[str], rows: Sequence[Sequence], out=sys.stdout) -
     print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})", file=out)
 
 
-def print_csv(cols: Sequence[str], rows: Sequence[Sequence], out=sys.stdout) -> None:
+def print_csv(cols: Sequence[str], rows: Sequence[Sequence], out=None) -> None:
+    out = sys.stdout if out is None else out
     w = csv.writer(out, lineterminator="\n")
     w.writerow(cols)
     w.writerows(rows)
