@@ -100,21 +100,7 @@ def test_cardlab_sql_on_the_warehouse(tiny_run, capsys, monkeypatch):
     assert err.startswith("error: SQL:") and "Traceback" not in err
 
 
-def test_editing_one_engine_reruns_only_its_jobs(tmp_path):
-    wd = copy_workflow(tmp_path, engines=True)
-    (wd / "config.yaml").write_text(TINY)
-    env = {"PYTHONPATH": str(wd)}
-    everything = planned_jobs(snakemake(wd, "-n", "--cores", "1", env=env).stdout)
-    assert everything["narcotic_shard"] == 2 + 16
-    # pretend every planned output is up to date, then edit the narcotic engine
-    snakemake(wd, "--touch", "--cores", "1", "-q", env=env)
-    assert "Nothing to be done" in snakemake(wd, "-n", "--cores", "1", env=env).stdout
-    with open(wd / "engines" / "narcotic.py", "a") as fh:
-        fh.write("\n# an edit\n")
-    after = planned_jobs(snakemake(wd, "-n", "--cores", "1", env=env).stdout)
-    assert after.get("narcotic_shard") == 2 + 16
-    assert after.get("warehouse") == 1 and after.get("narcotic_report") == 1
-    assert "redblack_shard" not in after and "blackjack_shard" not in after
+# Which jobs an engine edit reruns: tests/test_report_index.py::test_editing_one_engine_reruns_its_game_and_the_index
 
 
 def test_bad_config_fails_before_any_job(tmp_path):
