@@ -51,13 +51,14 @@ def test_kill_at_several_points_then_plain_rerun_gives_identical_bytes(tmp_path,
     # 2: a plain rerun, killed again while the warehouse is being built
     run = start(wd, "--cores", "2", WAREHOUSE)
     wh_tmp = lambda: bool(temp_files(wd / WAREHOUSE))  # noqa: E731
-    caught = wait_for(wh_tmp, run)
+    assert wait_for(wh_tmp, run), "the warehouse build ended before it could be killed"
     kill_group(run)
     assert_no_false_results(wd)
+    assert not (wd / WAREHOUSE).exists(), "a half-built warehouse under the final name"
+    assert len(parquet_files(wd)) == len(ref)
     # 3: the plain command a user types finishes the campaign (stale locks, incomplete jobs)
     out = snakemake(wd, "--cores", "2")
-    if caught:
-        assert "resuming after a killed run" in out.stderr
+    assert "resuming after a killed run" in out.stderr
     assert digests(wd) == ref
     assert not list((wd / "results").rglob(".*.tmp*")), "temporaries left after the rerun"
     assert (wd / "reports").is_dir()
