@@ -111,15 +111,19 @@ def _passes_figure(con, path: Path) -> Path:
         FROM narcotic_passes p JOIN narcotic_summary s USING (experiment, variant)
         WHERE s.preset IS NOT NULL ORDER BY p.experiment, s.preset, p.passes""")
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    series: dict[str, tuple[list, list]] = {}
+    series: dict[str, tuple[list, list, int]] = {}
     for exp, preset, passes, games, total in rows:
-        xs, ys = series.setdefault(f"{exp} ({preset})", ([], []))
+        xs, ys, _ = series.setdefault(f"{exp} ({preset})", ([], [], total))
         xs.append(passes)
         ys.append(games / total)
-    for label, (xs, ys) in series.items():
-        ax.step(xs, ys, where="mid", label=label)
+    for label, (xs, ys, total) in series.items():
+        line, = ax.step(xs, ys, where="mid", label=f"{label}, {total:,} games")
+        # 95 % band of each bar's share (binomial standard error)
+        half = [1.96 * (y * (1 - y) / total) ** 0.5 for y in ys]
+        ax.fill_between(xs, [y - h for y, h in zip(ys, half)], [y + h for y, h in zip(ys, half)],
+                        step="mid", color=line.get_color(), alpha=0.25, linewidth=0)
     ax.set_xlabel("passes through the deck until the game is won")
-    ax.set_ylabel("share of all games")
+    ax.set_ylabel("share of all games (band: 95 % interval)")
     ax.set_title("Narcotic: passes to win")
     ax.legend()
     ax.grid(alpha=0.3)
