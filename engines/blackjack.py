@@ -604,6 +604,15 @@ def exact_variants(section: dict) -> list[tuple[str, str, str]]:
     return sorted(variants, key=lambda v: (DECKS.index(v[0]), SOFT17.index(v[1]), PEEK.index(v[2])))
 
 
+def expected_rows(spec: dict, table: str) -> int:
+    """Rows per table of a shard: one per upcard and outcome (and exact variant); the other table is empty."""
+    per_table = len(UPCARDS) * len(OUTCOMES)
+    exact = spec.get("method") == "exact"
+    if table == "blackjack_exact_probs":
+        return per_table * len(spec.get("variants", [])) if exact else 0
+    return 0 if exact else per_table
+
+
 def sim_variant(decks: str, soft17: str, peek: str) -> str:
     return f"decks={decks}+soft17={soft17}+peek={peek}"
 
@@ -616,7 +625,7 @@ def plan(section: dict) -> list[dict]:
     if variants:
         specs.append({"experiment": EXACT_EXPERIMENT, "variant": "all", "shard": 0,
                       "method": "exact", "variants": [list(v) for v in variants],
-                      "work": len(variants) * len(UPCARDS)})
+                      "work": len(variants) * len(UPCARDS), "work_unit": "upcard tables"})
     for exp in section.get("experiments", []) or []:
         name = exp["name"]
         decks = parse_decks(exp["decks"])

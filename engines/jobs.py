@@ -163,7 +163,7 @@ def run_shard(game: str, spec: dict, outputs: dict[str, str], threads: int = 1,
     try:
         print(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}: numba threads {n_threads}",
               file=stream)
-        progress = Progress(spec.get("work", 0) or 1, getattr(mod, "WORK_UNIT", "items"),
+        progress = Progress(spec.get("work", 0) or 1, spec.get("work_unit") or getattr(mod, "WORK_UNIT", "items"),
                             label=f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}",
                             stream=stream)
         tables = mod.run_shard(spec, progress, list(inputs))

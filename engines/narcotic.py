@@ -575,6 +575,12 @@ def plan(section: dict) -> list[dict]:
     return specs
 
 
+def expected_rows(spec: dict, table: str) -> int:
+    """One row per game of the shard (checked by ``cardlab verify``)."""
+    start, stop = spec["games"]
+    return int(stop) - int(start)
+
+
 CHUNK = 50_000  # games per kernel call: progress between calls, bounded memory
 
 

@@ -115,6 +115,16 @@ SEARCH_TABLES = ("redblack_counts", "redblack_hist", "redblack_found")
 BASIN_TABLES = ("redblack_basins", "redblack_basin_deals")
 
 
+def spec_tables(spec: dict) -> tuple[str, ...]:
+    """Search shards and the basin job write different tables."""
+    return BASIN_TABLES if spec.get("kind") == "basin" else SEARCH_TABLES
+
+
+def expected_rows(spec: dict, table: str) -> int | None:
+    """A search shard writes one counts row; other tables' sizes depend on what it finds."""
+    return 1 if table == "redblack_counts" else None
+
+
 # ---------------------------------------------------------------------------
 # Notation
 # ---------------------------------------------------------------------------
@@ -978,7 +988,10 @@ def read_cycle_ids(inputs: Sequence[str]) -> list[str]:
 def basin_tables(spec: dict, inputs: Sequence[str], progress=None) -> dict[str, dict]:
     cycles = {c: [] for c in TABLES["redblack_basins"].names}
     deals = {c: [] for c in TABLES["redblack_basin_deals"].names}
-    for cid in read_cycle_ids(inputs):
+    ids = read_cycle_ids(inputs)
+    if progress is not None:  # the cycles are only known now, from the search shards
+        progress.total, progress.unit = max(1, len(ids)), "cycles"
+    for cid in ids:
         bas = basin(cid, int(spec.get("max_states", 50_000_000)))
         row = {"experiment": spec["experiment"], "k": bas.cards // 2, "cards": bas.cards,
                "cycle_id": bas.cycle_id, "period": bas.period, "colour_symmetric": bas.symmetric,
@@ -990,6 +1003,6 @@ def basin_tables(spec: dict, inputs: Sequence[str], progress=None) -> dict[str, 
             for c, v in (("experiment", spec["experiment"]), ("k", bas.cards // 2), ("p1", p1), ("p2", p2),
                          ("cycle_id", bas.cycle_id), ("rounds_before_cycle", d)):
                 deals[c].append(v)
-    if progress is not None:
-        progress.update(1)
+        if progress is not None:
+            progress.update(1)
     return {"redblack_basins": cycles, "redblack_basin_deals": deals}

@@ -326,11 +326,12 @@ FROM provenance GROUP BY ALL ORDER BY game, engine_version
 EXPERIMENTS_SQL = """
 WITH s AS (
     SELECT DISTINCT game, experiment, variant, shard, root_seed, seed_derivation,
-           json_extract(spec, '$.work')::BIGINT AS work
+           json_extract(spec, '$.work')::BIGINT AS work,
+           json_extract_string(spec, '$.work_unit') AS unit
     FROM provenance)
 SELECT game, experiment, count(DISTINCT variant) AS variants, count(*) AS shards,
        any_value(root_seed) AS root_seed, sum(work) AS work,
-       min(seed_derivation) AS "seed derivation (first shard)"
+       min(seed_derivation) AS "seed derivation (first shard)", any_value(unit) AS unit
 FROM s GROUP BY game, experiment ORDER BY game, experiment
 """
 
@@ -350,8 +351,9 @@ def provenance_html(con: duckdb.DuckDBPyConnection, units: dict[str, str], confi
                     built_at: datetime, warehouse: str) -> str:
     ecols, erows = query(con, ENGINES_SQL)
     xcols, xrows = query(con, EXPERIMENTS_SQL)
-    xcols = [c if c != "work" else "work (games / deals / hands)" for c in xcols]
-    xrows = [r[:5] + (f"{r[5]:,} {units.get(r[0], '')}",) + r[6:] for r in xrows]
+    # a shard's spec may name its own unit of work (e.g. Blackjack's exact tables)
+    xcols = [c if c != "work" else "work (games / deals / hands)" for c in xcols[:-1]]
+    xrows = [r[:5] + (f"{r[5]:,} {r[7] or units.get(r[0], '')}",) + r[6:7] for r in xrows]
     scols, srows = query(con, SHARDS_SQL)
     packages = [json.loads(p) for (p,) in query(con, PACKAGES_SQL)[1]]
     out = ['<section id="provenance"><h2>Provenance</h2>',

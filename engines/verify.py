@@ -42,33 +42,15 @@ class Report:
 
 
 def spec_tables(mod: ModuleType, spec: dict) -> tuple[str, ...]:
-    """The tables one planned shard writes (an engine may say so with ``spec_tables``)."""
-    if hasattr(mod, "spec_tables"):
-        return tuple(mod.spec_tables(spec))
-    # RedBlack: search shards and the basin job write different tables
-    if hasattr(mod, "BASIN_TABLES") and hasattr(mod, "SEARCH_TABLES"):
-        return tuple(mod.BASIN_TABLES if spec.get("kind") == "basin" else mod.SEARCH_TABLES)
-    return tuple(mod.TABLES)
+    """The tables one planned shard writes: the engine's ``spec_tables`` hook, else all its TABLES."""
+    hook = getattr(mod, "spec_tables", None)
+    return tuple(hook(spec)) if hook else tuple(mod.TABLES)
 
 
 def expected_rows(game: str, table: str, spec: dict) -> int | None:
-    """Rows a shard's table must hold according to its spec; None where only the engine knows."""
-    mod = engine(game)
-    if hasattr(mod, "expected_rows"):
-        return mod.expected_rows(spec, table)
-    if table == "narcotic_games":
-        start, stop = spec["games"]
-        return int(stop) - int(start)
-    if table == "redblack_counts":
-        return 1
-    if game == "blackjack":
-        per_table = len(mod.UPCARDS) * len(mod.OUTCOMES)
-        exact = spec.get("method") == "exact"
-        if table == "blackjack_exact_probs":
-            return per_table * len(spec.get("variants", [])) if exact else 0
-        if table == "blackjack_sim_counts":
-            return 0 if exact else per_table
-    return None
+    """Rows a shard's table must hold by its spec (the engine's ``expected_rows`` hook); None if unknown."""
+    hook = getattr(engine(game), "expected_rows", None)
+    return hook(spec, table) if hook else None
 
 
 def planned(config: dict, results: str) -> dict[str, tuple[str, str, dict]]:

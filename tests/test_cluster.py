@@ -61,15 +61,10 @@ def smk_rules() -> dict[str, str]:
 
 
 RULES = smk_rules()
-# Rules whose files belong to other people and still lack resources (see the final report);
-# strict: the test fails as soon as they are fixed, so the list is kept honest.
-KNOWN_MISSING = {"narcotic_report"}
 
 
 @pytest.mark.parametrize("rule", sorted(r for r in RULES if r != "all"))
-def test_every_rule_declares_runtime_mem_and_threads(rule, request):
-    if rule in KNOWN_MISSING:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{rule}: no resources/threads in its .smk"))
+def test_every_rule_declares_runtime_mem_and_threads(rule):
     body = RULES[rule]
     assert re.search(r"^\s+resources:\s*\n(\s+\w+=.*\n)*?\s+runtime=", body + "\n", re.M), f"{rule}: no runtime"
     assert re.search(r"^\s+mem_mb=", body, re.M), f"{rule}: no mem_mb"

@@ -32,6 +32,10 @@ rule narcotic_report:
     params:
         game="narcotic",
         version=files_version(["report.py", "report_narcotic.py"]),
+    threads: 1
+    resources:
+        runtime=10,
+        mem_mb=2000,
     log:
         "results/logs/reports/narcotic.log",
     script:
