@@ -15,7 +15,7 @@ import pytest
 
 from engines import GAMES, jobs
 from engines.progress import Progress
-from test_workflow import ROOT, copy_workflow, planned_jobs, snakemake  # sibling test module (rootdir on sys.path)
+from wfhelp import ROOT, planned_jobs, snakemake, workdir
 
 # Small enough to run in about half a minute on 2 loaded cores, yet every game has data,
 # RedBlack has cycles (k = 6) and Narcotic has both presets.
@@ -46,12 +46,12 @@ def env_of(wd: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def index_run(tmp_path_factory) -> Path:
-    wd = copy_workflow(tmp_path_factory.mktemp("index"))
+    wd = workdir(tmp_path_factory.mktemp("index"), config=None)
     # a private snapshot of the engines (numba caches included, mtimes kept so they stay valid):
     # others may edit engines/ while the tests run, and the rerun tests compare against this run
     shutil.copytree(ROOT / "engines", wd / "engines")
     (wd / "config.yaml").write_text(TINY)
-    snakemake(wd, "--cores", "2", "-q", env=env_of(wd))
+    snakemake(wd, "--cores", "2", "-q", env_extra=env_of(wd))
     return wd
 
 
@@ -208,7 +208,7 @@ def test_browser_check_catches_broken_images_and_links(tmp_path):
 
 
 def test_snakemake_report_builds(index_run):
-    snakemake(index_run, "--report", "reports/snakemake.html", env=env_of(index_run))
+    snakemake(index_run, "--report", "reports/snakemake.html", env_extra=env_of(index_run))
     report = (index_run / "reports/snakemake.html").read_text()
     for name in ("index.html", "narcotic_passes.png", "redblack_lengths.png", "blackjack_bust.png",
                  "narcotic.csv", "infinite_games.csv", "blackjack_sim.csv"):
@@ -230,19 +230,19 @@ def touched(index_run, tmp_path_factory) -> tuple[Path, dict, dict[str, int]]:
     wd = tmp_path_factory.mktemp("rerun") / "wd"
     shutil.copytree(index_run, wd, symlinks=True)
     env = env_of(wd)
-    everything = planned_jobs(snakemake(wd, "-n", "--forceall", "--cores", "1", env=env).stdout)
+    everything = planned_jobs(snakemake(wd, "-n", "--forceall", "--cores", "1", env_extra=env).stdout)
     return wd, env, everything
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_editing_one_engine_reruns_its_game_and_the_index(touched, game):
     wd, env, everything = touched
-    assert "Nothing to be done" in snakemake(wd, "-n", "--cores", "1", env=env).stdout
+    assert "Nothing to be done" in snakemake(wd, "-n", "--cores", "1", env_extra=env).stdout
     source = wd / "engines" / f"{game}.py"
     original = source.read_text()
     source.write_text(original + "\n# an edit\n")
     try:
-        after = planned_jobs(snakemake(wd, "-n", "--cores", "1", env=env).stdout)
+        after = planned_jobs(snakemake(wd, "-n", "--cores", "1", env_extra=env).stdout)
     finally:
         source.write_text(original)
     shard_rules = {r for r in everything if r.endswith(("_shard", "_basin"))}

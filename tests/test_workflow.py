@@ -1,21 +1,12 @@
 """End to end: the Snakefile on a tiny config in a temporary directory, then the warehouse."""
 from __future__ import annotations
 
-import os
-import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import duckdb
 import polars as pl
 import pytest
 
 from engines.cli import main as cardlab
-
-ROOT = Path(__file__).resolve().parent.parent
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+from wfhelp import snakemake, workdir
 
 TINY = """
 narcotic:
@@ -34,35 +25,10 @@ blackjack:
 """
 
 
-def copy_workflow(dest: Path, engines: bool = False) -> Path:
-    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    shutil.copytree(ROOT / "workflow", dest / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
-    if engines:  # a private copy of the package, found first through PYTHONPATH
-        shutil.copytree(ROOT / "engines", dest / "engines", ignore=shutil.ignore_patterns("__pycache__"))
-    return dest
-
-
-def snakemake(cwd: Path, *args: str, env: dict | None = None, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    return proc
-
-
-def planned_jobs(output: str) -> dict[str, int]:
-    """Job counts from the 'Job stats' table of a dry run."""
-    counts = {}
-    for m in re.finditer(r"^(\w+)\s+(\d+)$", output, re.M):
-        counts[m.group(1)] = int(m.group(2))
-    counts.pop("total", None)
-    return counts
-
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
-    wd = copy_workflow(tmp_path_factory.mktemp("tiny"))
-    (wd / "config.yaml").write_text(TINY)
+    wd = workdir(tmp_path_factory.mktemp("tiny"), TINY)
     snakemake(wd, "--cores", "2", "-q")
     return wd
 
@@ -104,8 +70,7 @@ def test_cardlab_sql_on_the_warehouse(tiny_run, capsys, monkeypatch):
 
 
 def test_bad_config_fails_before_any_job(tmp_path):
-    wd = copy_workflow(tmp_path)
-    (wd / "config.yaml").write_text(TINY.replace("games: 3000", "games: -5"))
+    wd = workdir(tmp_path, TINY.replace("games: 3000", "games: -5"))
     out = snakemake(wd, "--cores", "1", check=False)
     assert out.returncode != 0
     assert "narcotic.experiments[0].games" in out.stdout + out.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -56,21 +57,24 @@ def engines_snapshot() -> Path:
     return _SNAPSHOT
 
 
-def env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(engines_snapshot())}
+def env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a workflow run: the engines snapshot first on PYTHONPATH, unless ``extra`` says otherwise."""
+    return {**os.environ, "PYTHONPATH": str(engines_snapshot()), **(extra or {})}
 
 
-def workdir(dest: Path, config: str = CONFIG) -> Path:
-    """A fresh workflow directory: Snakefile, workflow/ and config.yaml."""
+def workdir(dest: Path, config: str | None = CONFIG) -> Path:
+    """A fresh workflow directory: Snakefile, workflow/ and (unless None) config.yaml."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
     shutil.copytree(ROOT / "workflow", dest / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
-    (dest / "config.yaml").write_text(config)
+    if config is not None:
+        (dest / "config.yaml").write_text(config)
     return dest
 
 
-def snakemake(cwd: Path, *args: str, check: bool = True, timeout: float = 600) -> subprocess.CompletedProcess:
-    proc = subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=env(),
+def snakemake(cwd: Path, *args: str, check: bool = True, timeout: float = 600,
+              env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    proc = subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=env(env_extra),
                           timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
@@ -138,3 +142,10 @@ def reference_dir(tmp_root: Path, cores: int) -> Path:
 
 def job_logs(wd: Path, game: str) -> list[str]:
     return [p.read_text() for p in sorted((wd / "results" / "logs" / game).rglob("*.log"))]
+
+
+def planned_jobs(output: str) -> dict[str, int]:
+    """Job counts from the 'Job stats' table of a dry run."""
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", output, re.M)}
+    counts.pop("total", None)
+    return counts
