@@ -46,7 +46,8 @@ import pyarrow as pa
 from numba import njit, prange
 
 from .errors import CardlabError
-from .rng import seed_derivation, shard_seed, shuffle_inplace, shuffle_py, splitmix64, stream_start
+from .rng import (bounded, bounded_py, seed_derivation, shard_seed, shuffle_inplace, shuffle_py, stream_start,
+                  stream_start_py)
 from .shards import split_range
 
 GAME = "blackjack"
@@ -256,28 +257,6 @@ def clear_exact_cache() -> None:
 
 # --------------------------------------------------------------------------- numba simulator
 
-_MASK32 = np.uint64(0xFFFFFFFF)
-_TWO32 = np.uint64(1 << 32)
-
-
-@njit(cache=True, inline="always")
-def _below(state: np.uint64, n: np.int64) -> tuple:
-    """Uniform integer in [0, n): the same numbers as ``rng.bounded`` (Lemire with rejection),
-    but the modulo that sets the rejection threshold is only computed in the rare case it can
-    matter, which roughly halves the cost of a draw."""
-    nn = np.uint64(n)
-    state, z = splitmix64(state)
-    m = (z >> np.uint64(32)) * nn
-    low = m & _MASK32
-    if low < nn:
-        threshold = (_TWO32 - nn) % nn
-        while low < threshold:
-            state, z = splitmix64(state)
-            m = (z >> np.uint64(32)) * nn
-            low = m & _MASK32
-    return state, np.int64(m >> np.uint64(32))
-
-
 @njit(cache=True, inline="always")
 def _outcome_of(hard: np.int64, ace: bool, ncards: np.int64) -> np.int64:
     if hard > 21:
@@ -326,7 +305,7 @@ def deal_fresh(seed: np.uint64, stream_base: np.int64, first: np.int64, n_hands:
             ncards = 1
             left = size
             while _keeps_drawing(hard, ace, hit17):
-                state, j = _below(state, left)
+                state, j = bounded(state, left)
                 v = cards[j]
                 if not infinite:
                     left -= 1
@@ -441,32 +420,6 @@ def simulate(seed: int, upcard: int, decks: object, soft17: str, shoe_mode: str,
 
 # --------------------------------------------------------------------------- plain references
 
-_M64 = (1 << 64) - 1
-
-
-def _splitmix_py(state: int) -> tuple[int, int]:
-    state = (state + 0x9E3779B97F4A7C15) & _M64
-    z = state
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-    return state, z ^ (z >> 31)
-
-
-def _stream_start_py(seed: int, index: int) -> int:
-    _, z = _splitmix_py((seed ^ ((index * 0xD1B54A32D192ED03) & _M64)) & _M64)
-    _, z = _splitmix_py(z)
-    return z
-
-
-def _below_py(state: int, n: int) -> tuple[int, int]:
-    threshold = (1 << 32) % n
-    while True:
-        state, z = _splitmix_py(state)
-        m = (z >> 32) * n
-        if (m & 0xFFFFFFFF) >= threshold:
-            return state, m >> 32
-
-
 def simulate_py(seed: int, upcard: int, decks: object, soft17: str, shoe_mode: str, hands: int,
                 first: int = 0, penetration: float = 0.75, block: int | None = None) -> list[int]:
     """Plain-Python reference of :func:`simulate`: the same streams and draws, so the same counts.
@@ -481,12 +434,12 @@ def simulate_py(seed: int, upcard: int, decks: object, soft17: str, shoe_mode: s
     counts = [0] * 7
     if shoe_mode == "fresh":
         for h in range(first, first + hands):
-            state = _stream_start_py(seed, base + h)
+            state = stream_start_py(seed, base + h)
             cards = list(shoe)
 
             def draw() -> int:
                 nonlocal state
-                state, j = _below_py(state, len(cards))
+                state, j = bounded_py(state, len(cards))
                 if decks == "inf":
                     return cards[j]
                 cards[j], cards[-1] = cards[-1], cards[j]

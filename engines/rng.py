@@ -39,67 +39,90 @@ def seed_derivation(root: int, game: str, experiment: str, variant: str, shard: 
 
 @njit(cache=True, inline="always")
 def splitmix64(state: np.uint64) -> tuple:
-    """One step of splitmix64: returns (new_state, output)."""
-    state = state + np.uint64(0x9E3779B97F4A7C15)
-    z = state
+    """One step of splitmix64: returns (new_state, output).
+
+    The state is cast to uint64 first: a Python int below 2**63 arrives typed as
+    int64, and int64 + uint64 would silently become float64 in numba."""
+    s = np.uint64(state) + np.uint64(0x9E3779B97F4A7C15)
+    z = s
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return state, z ^ (z >> np.uint64(31))
+    return s, z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)
 def stream_start(seed: np.uint64, index: np.int64) -> np.uint64:
     """Initial splitmix64 state of the stream for item ``index`` of a shard."""
-    s, z = splitmix64(seed ^ (np.uint64(index) * np.uint64(0xD1B54A32D192ED03)))
+    s, z = splitmix64(np.uint64(seed) ^ (np.uint64(index) * np.uint64(0xD1B54A32D192ED03)))
     s, z = splitmix64(z)
     return z
+
+
+_MASK32 = np.uint64(0xFFFFFFFF)
+_TWO32 = np.uint64(1 << 32)
 
 
 @njit(cache=True, inline="always")
 def bounded(state: np.uint64, n: np.int64) -> tuple:
     """A uniform integer in [0, n), n < 2**32: Lemire's multiply-shift with exact rejection.
 
-    The rejection threshold ``2**32 % n`` is only computed when the low word
-    could fall below it (rarely), which halves the cost of a draw."""
-    while True:
-        state, z = splitmix64(state)
-        m = (z >> np.uint64(32)) * np.uint64(n)
-        low = m & np.uint64(0xFFFFFFFF)
-        if low >= np.uint64(n) or low >= np.uint64((1 << 32) % n):
-            return state, np.int64(m >> np.uint64(32))
+    The modulo that sets the rejection threshold is only computed in the rare
+    case it can matter (low word below n), which halves the cost of a draw."""
+    nn = np.uint64(n)
+    s, z = splitmix64(state)  # a new name: its type stays uint64 whatever ``state`` arrived as
+    m = (z >> np.uint64(32)) * nn
+    low = m & _MASK32
+    if low < nn:
+        threshold = (_TWO32 - nn) % nn
+        while low < threshold:
+            s, z = splitmix64(s)
+            m = (z >> np.uint64(32)) * nn
+            low = m & _MASK32
+    return s, np.int64(m >> np.uint64(32))
 
 
 @njit(cache=True)
 def shuffle_inplace(state: np.uint64, a: np.ndarray) -> np.uint64:
     """Fisher-Yates shuffle of ``a`` in place; returns the advanced state."""
+    s = np.uint64(state)  # a new name: its type stays uint64 whatever ``state`` arrived as
     for i in range(a.shape[0] - 1, 0, -1):
-        state, j = bounded(state, i + 1)
+        s, j = bounded(s, i + 1)
         t = a[i]
         a[i] = a[j]
         a[j] = t
-    return state
+    return s
+
+
+# Plain-Python twins of the generator, for the references and tests: same numbers.
+
+def splitmix64_py(state: int) -> tuple[int, int]:
+    state = (state + 0x9E3779B97F4A7C15) & _MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return state, z ^ (z >> 31)
+
+
+def stream_start_py(seed: int, index: int) -> int:
+    _, z = splitmix64_py((seed ^ ((index * 0xD1B54A32D192ED03) & _MASK64)) & _MASK64)
+    _, z = splitmix64_py(z)
+    return z
+
+
+def bounded_py(state: int, n: int) -> tuple[int, int]:
+    threshold = (1 << 32) % n
+    while True:
+        state, z = splitmix64_py(state)
+        m = (z >> 32) * n
+        if (m & 0xFFFFFFFF) >= threshold:
+            return state, m >> 32
 
 
 def shuffle_py(seed: int, index: int, a: list) -> list:
-    """Plain-Python twin of ``stream_start`` + ``shuffle_inplace`` (for references and tests)."""
-    def step(state: int) -> tuple[int, int]:
-        state = (state + 0x9E3779B97F4A7C15) & _MASK64
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-        return state, z ^ (z >> 31)
-
-    s, z = step((seed ^ ((index * 0xD1B54A32D192ED03) & _MASK64)) & _MASK64)
-    s, state = step(z)
+    """Plain-Python twin of ``stream_start`` + ``shuffle_inplace``."""
+    state = stream_start_py(seed, index)
     a = list(a)
     for i in range(len(a) - 1, 0, -1):
-        n = i + 1
-        threshold = (1 << 32) % n
-        while True:
-            state, z = step(state)
-            m = (z >> 32) * n
-            if (m & 0xFFFFFFFF) >= threshold:
-                j = m >> 32
-                break
+        state, j = bounded_py(state, i + 1)
         a[i], a[j] = a[j], a[i]
     return a
