@@ -14,6 +14,14 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+
+
+wildcard_constraints:
+    experiment=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
+    variant=r"[A-Za-z0-9][A-Za-z0-9_.=+-]*",
+    shard=r"\d{4}",
+
+
 include: "workflow/rules/narcotic.smk"
 include: "workflow/rules/redblack.smk"
 include: "workflow/rules/blackjack.smk"

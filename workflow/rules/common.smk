@@ -26,15 +26,9 @@ resume_after_kill(workflow)
 WAREHOUSE = "results/warehouse.duckdb"
 
 # Files each game adds to the warehouse, and the report files each game's
-# report rule writes: filled in by the game's rules file.
+# report job writes (filled in by the game's rules file).
 WAREHOUSE_INPUTS = {g: [] for g in GAMES}
 REPORT_FILES = []
-
-
-wildcard_constraints:
-    experiment=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
-    variant=r"[A-Za-z0-9][A-Za-z0-9_.=+-]*",
-    shard=r"\d{4}",
 
 
 def shard_outputs(game):
@@ -45,6 +39,16 @@ def shard_outputs(game):
 def planned_files(game):
     mod = engine(game)
     return [shard_path(game, t, s) for s in PLANS[game] for t in mod.TABLES]
+
+
+def threads_of(game):
+    """Input function: a shard's threads from the engine's ``shard_threads(section, spec)`` hook, else 1.
+
+    Threads stay out of the spec: they never change results, so changing them reruns nothing."""
+    hook = getattr(engine(game), "shard_threads", None)
+    if hook is None:
+        return 1
+    return lambda w: hook(CFG.get(game), find_spec(PLANS[game], w.experiment, w.variant, w.shard))
 
 
 def spec_of(game):

@@ -1,16 +1,11 @@
 # RedBlack: exhaustive rank-range shards and seeded sample shards (counts, length
 # histograms, infinite deals), then one basin job that reads the cycles every shard
 # found and enumerates their basins backwards; then the report.
-from engines.redblack import BASIN_EXPERIMENT, BASIN_TABLES, BASIN_VARIANT, SEARCH_TABLES, basin_sources, shard_threads
+from engines.redblack import BASIN_EXPERIMENT, BASIN_TABLES, BASIN_VARIANT, SEARCH_TABLES, basin_sources
 
 RB_PLAN = PLANS["redblack"]
 RB_SEARCH = [s for s in RB_PLAN if s["kind"] != "basin"]
 RB_BASINS = [s for s in RB_PLAN if s["kind"] == "basin"]
-
-
-def redblack_threads(wildcards):
-    spec = find_spec(RB_PLAN, wildcards.experiment, wildcards.variant, wildcards.shard)
-    return shard_threads(CFG.get("redblack"), spec)
 
 
 rule redblack_shard:
@@ -23,7 +18,7 @@ rule redblack_shard:
     wildcard_constraints:
         variant="canonical|balanced|any_split",
     # numba follows `threads` (engines.jobs.set_threads); redblack.exhaustive.threads sets it
-    threads: redblack_threads
+    threads: threads_of("redblack")
     resources:
         runtime=120,
         mem_mb=1000,
