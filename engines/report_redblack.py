@@ -192,25 +192,44 @@ def describe_list(s: dict) -> str:
     return "partial: " + ", ".join(parts)
 
 
+def wilson_upper(hits: int, n: int, z: float = 1.959963984540054) -> float:
+    """Upper end of the 95 % Wilson interval of a share (hits of n)."""
+    p = hits / n
+    return (p + z * z / (2 * n) + z * ((p * (1 - p) + z * z / (4 * n)) / n) ** 0.5) / (1 + z * z / n)
+
+
 def share_figure(con, path: Path) -> Path:
+    """Infinite share by k on a log scale: exact points for exhaustive sizes (sizes with
+    none marked at the bottom), and for sampled sizes the share with its 95 % upper bound."""
     plt = pyplot()
     _, rows = query(con, SHARE_SQL)
     fig, ax = plt.subplots(figsize=(8, 4))
-    for method, marker in (("exhaustive", "o"), ("sample", "s")):
-        pts = [(k, share, inf) for k, m, _, inf, share in rows if m == method]
-        if not pts:
+    positive = [100 * share for _, _, _, _, share in rows if share]
+    uppers = [100 * wilson_upper(int(inf), int(n)) for _, m, n, inf, _ in rows if m == "sample" and n]
+    floor = min(positive + uppers + [1e-4]) / 10
+    exact = [(k, share, inf) for k, m, _, inf, share in rows if m == "exhaustive"]
+    if exact:
+        found = [(k, 100 * sh, inf) for k, sh, inf in exact if inf]
+        none = [k for k, _, inf in exact if not inf]
+        ax.plot([p[0] for p in found], [p[1] for p in found], "o", color="tab:blue",
+                label="exhaustive: share of infinite deals (exact)")
+        for k, y, inf in found:
+            ax.annotate(f"{inf:,}", (k, y), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
+        ax.plot(none, [floor] * len(none), "x", color="tab:blue", label="exhaustive: none exist (exact)")
+    for k, _, n, inf, share in rows:
+        if _ != "sample" or not n:
             continue
-        ax.plot([p[0] for p in pts], [100 * p[1] for p in pts], marker=marker, linestyle="-" if method ==
-                "exhaustive" else "none", label=method)
-        for k, share, inf in pts:
-            if inf:
-                ax.annotate(f"{inf:,}", (k, 100 * share), textcoords="offset points", xytext=(0, 6),
-                            ha="center", fontsize=8)
+        up = 100 * wilson_upper(int(inf), int(n))
+        y = 100 * share if inf else floor
+        ax.errorbar([k], [y], yerr=[[0], [up - y]], fmt="s", color="tab:orange", capsize=4,
+                    label=f"sample: {int(inf):,} of {int(n):,} deals, 95 % upper bound" if inf == 0 else
+                    f"sample: {int(inf):,} of {int(n):,} deals, 95 % interval")
+    ax.set_yscale("log")
     ax.set_xlabel("k (cards per player)")
-    ax.set_ylabel("infinite deals (% of deals searched)")
+    ax.set_ylabel("infinite deals (% of deals, log scale)")
     ax.set_title("RedBlack: share of infinite balanced deals")
-    ax.grid(alpha=0.3)
-    ax.legend()
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
     return save_figure(fig, path)
 
 
