@@ -579,16 +579,16 @@ def plan(section: dict) -> list[dict]:
         specs.append({"experiment": EXACT_EXPERIMENT, "variant": "all", "shard": 0,
                       "method": "exact", "variants": [list(v) for v in variants],
                       "work": len(variants) * len(UPCARDS), "work_unit": "upcard tables"})
-    for exp in section.get("experiments", []) or []:
-        name = exp["name"]
+    for i, exp in enumerate(section.get("experiments", []) or []):
+        name, where = exp["name"], f"blackjack.experiments[{i}]"  # paths as the config checks write them
         decks = parse_decks(exp["decks"])
-        soft17 = parse_choice(f"blackjack.experiments.{name}.soft17", exp.get("soft17", "stand"), SOFT17)
-        peek = parse_choice(f"blackjack.experiments.{name}.peek", exp.get("peek", "no"), PEEK)
-        shoe = parse_choice(f"blackjack.experiments.{name}.shoe", exp.get("shoe", "fresh"), SHOES)
+        soft17 = parse_choice(f"{where}.soft17", exp.get("soft17", "stand"), SOFT17)
+        peek = parse_choice(f"{where}.peek", exp.get("peek", "no"), PEEK)
+        shoe = parse_choice(f"{where}.shoe", exp.get("shoe", "fresh"), SHOES)
         if shoe == "continuous" and decks == "inf":
-            raise CardlabError(f"blackjack.experiments.{name}: shoe 'continuous' needs decks 1..8, not inf")
+            raise CardlabError(f"{where}: shoe 'continuous' needs decks 1..8, not inf")
         if name == EXACT_EXPERIMENT:
-            raise CardlabError(f"blackjack.experiments: the name {name!r} is reserved for the exact tables")
+            raise CardlabError(f"{where}.name: the name {name!r} is reserved for the exact tables")
         hands, shards = int(exp["hands_per_upcard"]), int(exp.get("shards", 1))
         variant = sim_variant(decks, soft17, peek)
         root = int(exp["seed"])
