@@ -74,7 +74,14 @@ def read_meta(path: str | os.PathLike) -> dict:
             f"{path}: Parquet file without cardlab provenance (foreign file?). "
             "Move it out of results/ or delete it and rerun the workflow."
         )
-    return json.loads(md[META_KEY])
+    try:
+        meta = json.loads(md[META_KEY])
+    except (ValueError, UnicodeDecodeError):
+        meta = None
+    if not isinstance(meta, dict):
+        raise CardlabError(f"{path}: its cardlab provenance is not readable JSON (damaged or foreign file); "
+                           "delete it and rerun `snakemake --cores all` to recompute that shard.")
+    return meta
 
 
 def read_table(path: str | os.PathLike) -> pa.Table:

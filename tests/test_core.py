@@ -65,3 +65,18 @@ def test_split_range_rejects_nonsense():
 def test_shard_names_sort_in_shard_order():
     names = [shard_name(i) for i in (0, 9, 10, 123)]
     assert names == sorted(names) and names[0] == "shard=0000"
+
+
+def test_malformed_provenance_is_a_clear_error(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from engines.errors import CardlabError
+    from engines.store import META_KEY, read_meta, write_parquet
+
+    good = write_parquet(tmp_path / "good.parquet", {"x": [1, 2]}, {"game": "narcotic"})
+    assert read_meta(good) == {"game": "narcotic"}
+    table = pa.table({"x": [1]}).replace_schema_metadata({META_KEY: b"{not json"})
+    pq.write_table(table, tmp_path / "bad.parquet")
+    with pytest.raises(CardlabError, match="bad.parquet: its cardlab provenance is not readable JSON"):
+        read_meta(tmp_path / "bad.parquet")
