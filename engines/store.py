@@ -79,8 +79,8 @@ def read_meta(path: str | os.PathLike) -> dict:
     except (ValueError, UnicodeDecodeError):
         meta = None
     if not isinstance(meta, dict):
-        raise CardlabError(f"{path}: its cardlab provenance is not readable JSON (damaged or foreign file); "
-                           "delete it and rerun `snakemake --cores all` to recompute that shard.")
+        raise CardlabError(f"{path}: damaged cardlab provenance (not JSON); delete the file and rerun "
+                           "`snakemake --cores all` to recompute that shard")
     return meta
 
 

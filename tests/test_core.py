@@ -78,5 +78,5 @@ def test_malformed_provenance_is_a_clear_error(tmp_path):
     assert read_meta(good) == {"game": "narcotic"}
     table = pa.table({"x": [1]}).replace_schema_metadata({META_KEY: b"{not json"})
     pq.write_table(table, tmp_path / "bad.parquet")
-    with pytest.raises(CardlabError, match="bad.parquet: its cardlab provenance is not readable JSON"):
+    with pytest.raises(CardlabError, match=r"bad.parquet: damaged cardlab provenance \(not JSON\)"):
         read_meta(tmp_path / "bad.parquet")
