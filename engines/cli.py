@@ -101,8 +101,19 @@ def _has(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def version_text() -> str:
+    import importlib.metadata
+
+    from .provenance import engine_version
+
+    engines = ", ".join(f"{g} {engine_version(g)}" for g in GAMES)
+    return f"cardlab {importlib.metadata.version('cardlab')} (engines: {engines})"
+
+
 def build_parser() -> ArgumentParser:
     p = ArgumentParser(prog="cardlab", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=version_text(),
+                   help="package version and each engine's version hash (as recorded in provenance)")
     sub = p.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
 
     s = sub.add_parser("sql", help="run one SQL query on the warehouse (read-only)")

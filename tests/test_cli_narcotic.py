@@ -69,3 +69,14 @@ def test_unknown_rule_value_is_rejected(monkeypatch, capsys):
         cardlab(["narcotic", "play", "--gather", "sideways"])
     assert exc.value.code == 2
     assert "invalid choice: 'sideways'" in capsys.readouterr().err
+
+
+def test_version_names_every_engine_hash(capsys):
+    from engines.provenance import engine_version
+
+    with pytest.raises(SystemExit) as exc:
+        cardlab(["--version"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cardlab ") and all(f"{g} {engine_version(g)}" in out
+                                              for g in ("narcotic", "redblack", "blackjack"))
