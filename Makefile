@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 CORES  ?= all
 
-.PHONY: run test chromium bench report clean-results
+.PHONY: run test chromium bench clean-results
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
