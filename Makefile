@@ -1,12 +1,13 @@
 # Two commands do all set-up on a fresh machine with only python3:
 #   make run    # create .venv, install cardlab, run the default pipeline
-#   make test   # create .venv, install cardlab + test extras, run the tests
+#   make test   # create .venv, install cardlab + test tools, lint, run the tests
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 CORES  ?= all
+LINTED  = engines tests bench workflow/scripts
 
-.PHONY: run test chromium bench clean-results
+.PHONY: run test lint chromium bench clean-results
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,15 +18,30 @@ $(BIN)/.installed: pyproject.toml
 run: $(BIN)/.installed
 	$(BIN)/snakemake --cores $(CORES)
 
-test: $(BIN)/.installed chromium
+test: lint chromium
 	$(BIN)/python -m pytest
+
+# ruff (lint + format), snakefmt, and snakemake --lint.  Snakemake's one remaining lint asks
+# every rule for a conda environment or container: cardlab ships a pip environment instead.
+lint: $(BIN)/.installed
+	$(BIN)/ruff check $(LINTED)
+	$(BIN)/ruff format --check $(LINTED)
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+	@out=$$($(BIN)/snakemake --lint 2>&1); \
+	if ! echo "$$out" | grep -qE '^Lints for rule|Congratulations'; then echo "$$out"; exit 1; fi; \
+	other=$$(echo "$$out" | grep -E '^\s+\* ' | grep -v 'Specify a conda environment or container'); \
+	if [ -n "$$other" ]; then echo "$$out"; exit 1; fi; \
+	echo "snakemake --lint: clean (apart from conda/container directives: a pip environment is used)"
 
 # The report test opens reports/index.html in headless Chromium (Debian package `chromium`):
 # installed here only when missing and apt-get exists (CI: a clean Debian clone, as root).
 chromium:
 	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
-		else echo "note: /usr/bin/chromium is missing; the browser test needs it: sudo apt-get install chromium"; fi; fi
+		if [ "$$(id -u)" = 0 ]; then \
+			echo "installing Debian's chromium (for the report page's browser test; log: /tmp/cardlab-chromium.log)"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+				>/tmp/cardlab-chromium.log 2>&1 || { tail -20 /tmp/cardlab-chromium.log; exit 1; }; \
+		else echo "note: /usr/bin/chromium is missing, so the browser test is skipped: sudo apt-get install chromium"; fi; fi
 
 bench: $(BIN)/.installed
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done

@@ -1,7 +1,7 @@
 # cardlab: batch pipeline with a result warehouse.
 #   snakemake --cores all          run what is missing or stale
-# Reads config.yaml (validated before any job starts), fans out seeded shards
-# per game, builds results/warehouse.duckdb, writes reports/.
+# Reads config.yaml (validated before any job starts), fans out seeded shards for every
+# game in the engine registry, builds results/warehouse.duckdb, writes reports/.
 from snakemake.utils import min_version
 
 min_version("9.0")
@@ -13,24 +13,20 @@ configfile: "config.yaml"
 report: "workflow/report/workflow.rst"
 
 
-include: "workflow/rules/common.smk"
-
-
 wildcard_constraints:
     experiment=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
     variant=r"[A-Za-z0-9][A-Za-z0-9_.=+-]*",
     shard=r"\d{4}",
 
 
-include: "workflow/rules/narcotic.smk"
-include: "workflow/rules/redblack.smk"
-include: "workflow/rules/blackjack.smk"
+include: "workflow/rules/common.smk"
+include: "workflow/rules/shards.smk"
 include: "workflow/rules/warehouse.smk"
 include: "workflow/rules/reports.smk"
 
 
 rule all:
+    default_target: True
     input:
         WAREHOUSE,
         REPORT_FILES,
-    default_target: True

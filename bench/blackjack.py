@@ -7,6 +7,7 @@ under one second in total; at least 20 million dealer hands per second per core.
 The simulator is compared with the vectorised numpy version and the plain-Python
 reference in the same run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,10 @@ def bench_exact() -> None:
                 n += 1
     total = time.perf_counter() - t0
     print(f"exact: all upcards, 8 decks, stand soft 17: {t8 * 1e3:8.1f} ms")
-    print(f"exact: all {n} variants (decks 1..8, inf x soft17 x peek): {total * 1e3:8.1f} ms "
-          f"(target < 1000 ms: {'met' if total < 1 else 'MISSED'})")
+    print(
+        f"exact: all {n} variants (decks 1..8, inf x soft17 x peek): {total * 1e3:8.1f} ms "
+        f"(target < 1000 ms: {'met' if total < 1 else 'MISSED'})"
+    )
 
 
 def bench_sim(hands: int) -> None:
@@ -48,8 +51,10 @@ def bench_sim(hands: int) -> None:
         bj.simulate(1, upcard, decks, "stand", mode, 1000)  # compile / load the cache
         dt, _ = timed(bj.simulate, 2, upcard, decks, "stand", mode, hands)
         rate = hands / dt
-        print(f"numba {mode:10s}: {hands:,} hands in {dt:6.2f} s = {rate / 1e6:6.1f} M hands/s on 1 core "
-              f"(target >= 20: {'met' if rate >= 20e6 else 'MISSED'})")
+        print(
+            f"numba {mode:10s}: {hands:,} hands in {dt:6.2f} s = {rate / 1e6:6.1f} M hands/s on 1 core "
+            f"(target >= 20: {'met' if rate >= 20e6 else 'MISSED'})"
+        )
         if mode == "fresh":
             fresh_rate = rate
     n_np = max(hands // 20, 10_000)

@@ -6,6 +6,7 @@ reference measured in this same run, and the 2-core speed-up.
 Targets (issue 2): >= 75,000 seed-rule games/s per core; >= 1.8x on 2 cores.
 Timings on a shared machine are noisy: each figure is the best of --repeat runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,10 @@ def main() -> None:
 
     decks = shuffled_decks(np.uint64(2026), 0, args.games)
     cores = min(2, numba.config.NUMBA_NUM_THREADS)
-    print(f"Narcotic benchmark: {args.games:,} games per kernel run, best of {args.repeat}; "
-          f"reference on {args.ref_games} games")
+    print(
+        f"Narcotic benchmark: {args.games:,} games per kernel run, best of {args.repeat}; "
+        f"reference on {args.ref_games} games"
+    )
     print(f"{'rules':8} {'1 core games/s':>15} {'vs reference':>13} {f'{cores} cores games/s':>16} {'speed-up':>9}")
     ok = True
     for name in ("seed", "classic"):
@@ -56,8 +59,10 @@ def main() -> None:
         print(f"{name:8} {one:15,.0f} {one / ref:12,.0f}x {many:16,.0f} {many / one:8.2f}x")
         if name == "seed":
             ok &= one >= TARGET_PER_CORE and (cores < 2 or many / one >= TARGET_SPEEDUP)
-    print(f"targets: seed >= {TARGET_PER_CORE:,} games/s per core and >= {TARGET_SPEEDUP}x on 2 cores: "
-          f"{'met' if ok else 'NOT met (a loaded machine lowers both)'}")
+    print(
+        f"targets: seed >= {TARGET_PER_CORE:,} games/s per core and >= {TARGET_SPEEDUP}x on 2 cores: "
+        f"{'met' if ok else 'NOT met (a loaded machine lowers both)'}"
+    )
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ measurement.  ``--full`` times the whole enumeration once per thread count
 
     .venv/bin/python bench/redblack.py [--k 15] [--ranks N | --full] [--repeats 3] [--reference-deals N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,7 +49,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--k", type=int, default=15)
     ap.add_argument("--ranks", type=int, default=8_000_000, help="contiguous ranks timed (default: %(default)s)")
-    ap.add_argument("--repeats", type=int, default=3, help="alternate 1/2-thread runs, keep the best (default: %(default)s)")
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="alternate 1/2-thread runs, keep the best (default: %(default)s)"
+    )
     ap.add_argument("--full", action="store_true", help="time the whole enumeration of size k")
     ap.add_argument("--reference-deals", type=int, default=3000)
     args = ap.parse_args()
@@ -59,7 +62,7 @@ def main() -> None:
     else:
         start = (total - args.ranks) // 2
         stop = start + args.ranks
-    rb.search_range(args.k, 0, min(total, 20_000))          # compile / load the cache first
+    rb.search_range(args.k, 0, min(total, 20_000))  # compile / load the cache first
     cores = min(2, numba.config.NUMBA_NUM_THREADS)
 
     repeats = 1 if args.full else max(1, args.repeats)
@@ -78,15 +81,23 @@ def main() -> None:
     rate1, rate2 = n / t1, n / t2
     rounds = int((res1.lengths * range(len(res1.lengths))).sum())
     scope = "full enumeration" if n == total else f"ranks [{start:,}, {stop:,}) of {total:,}, best of {repeats}"
-    print(f"redblack k={args.k}: {scope}: {n:,} canonical deals, {res1.infinite_count} infinite, "
-          f"{rounds / max(res1.finite, 1):.1f} rounds per finite game")
-    print(f"  1 core : {rate1:>13,.0f} deals/s  ({t1:.2f} s; {t1 / max(rounds, 1) * 1e9:.2f} ns per round)"
-          f"  target {TARGET_PER_CORE:,}: {'met' if rate1 >= TARGET_PER_CORE else 'NOT met'}")
-    print(f"  {cores} cores: {rate2:>13,.0f} deals/s  ({t2:.2f} s)  speed-up {rate2 / rate1:.2f}x"
-          f"  target {TARGET_SPEEDUP}x: {'met' if rate2 / rate1 >= TARGET_SPEEDUP else 'NOT met'}"
-          f"  (CPU obtained: {cpu2 / t2:.2f} cores; below {cores} means other work shared the machine)")
-    print(f"  reference (plain Python, {args.reference_deals:,} deals): {ref:,.0f} deals/s; "
-          f"kernel on 1 core is {rate1 / ref:,.0f}x faster")
+    print(
+        f"redblack k={args.k}: {scope}: {n:,} canonical deals, {res1.infinite_count} infinite, "
+        f"{rounds / max(res1.finite, 1):.1f} rounds per finite game"
+    )
+    print(
+        f"  1 core : {rate1:>13,.0f} deals/s  ({t1:.2f} s; {t1 / max(rounds, 1) * 1e9:.2f} ns per round)"
+        f"  target {TARGET_PER_CORE:,}: {'met' if rate1 >= TARGET_PER_CORE else 'NOT met'}"
+    )
+    print(
+        f"  {cores} cores: {rate2:>13,.0f} deals/s  ({t2:.2f} s)  speed-up {rate2 / rate1:.2f}x"
+        f"  target {TARGET_SPEEDUP}x: {'met' if rate2 / rate1 >= TARGET_SPEEDUP else 'NOT met'}"
+        f"  (CPU obtained: {cpu2 / t2:.2f} cores; below {cores} means other work shared the machine)"
+    )
+    print(
+        f"  reference (plain Python, {args.reference_deals:,} deals): {ref:,.0f} deals/s; "
+        f"kernel on 1 core is {rate1 / ref:,.0f}x faster"
+    )
 
 
 if __name__ == "__main__":

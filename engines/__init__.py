@@ -1,11 +1,12 @@
 """cardlab: exact, reproducible questions about card games at scale.
 
-One module per game (``narcotic``, ``redblack``, ``blackjack``) holds that
-game's rules, its numba kernel and a plain-Python reference; the shared core
-(``rng``, ``shards``, ``store``, ``provenance``) plans shards, derives seeds
-and writes Parquet with provenance.
+Layout: one package per game (``narcotic``, ``redblack``, ``blackjack``),
+each implementing :class:`engines.interface.Engine` and listed in
+:mod:`engines.registry`; ``core`` (seeds, shards, atomic Parquet writes,
+provenance, progress, errors), ``pipeline`` (Snakemake glue, config,
+warehouse, verify) and ``report`` (generic report and index code).
 """
 
-__all__ = ["GAMES"]
+from .registry import GAMES
 
-GAMES = ("narcotic", "redblack", "blackjack")
+__all__ = ["GAMES"]

@@ -1,19 +1,21 @@
 """The ``cardlab`` command: query the warehouse, play and search games, build and check results.
 
-Each game adds its own subcommands from ``engines/cli_<game>.py``
+Each game adds its own subcommands from ``engines/<game>/cli.py``
 (``register(subparsers)``).  Every failure the user can cause ends with one
 line ``error: <reason>`` on stderr and a non-zero exit code, never a traceback.
 """
+
 from __future__ import annotations
 
 import argparse
 import csv
 import importlib
+import importlib.util
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
-from . import GAMES
-from .errors import CardlabError
+from .core.errors import CardlabError, one_line
+from .registry import GAMES
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -26,6 +28,7 @@ class ArgumentParser(argparse.ArgumentParser):
 def print_table(cols: Sequence[str], rows: Sequence[Sequence], out=None) -> None:
     """A readable, aligned text table (numbers right-aligned)."""
     out = sys.stdout if out is None else out  # looked up per call, so capture and redirection work
+
     def cell(v) -> str:
         if v is None:
             return "NULL"
@@ -35,10 +38,11 @@ def print_table(cols: Sequence[str], rows: Sequence[Sequence], out=None) -> None
 
     cells = [[cell(v) for v in row] for row in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-    numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) and rows
-               for i in range(len(cols))]
+    numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) and rows for i in range(len(cols))]
+
     def line(values):
         return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+
     print(line(list(cols)), file=out)
     print("  ".join("-" * w for w in widths), file=out)
     for r in cells:
@@ -56,7 +60,7 @@ def print_csv(cols: Sequence[str], rows: Sequence[Sequence], out=None) -> None:
 def cmd_sql(args) -> int:
     import duckdb
 
-    from .warehouse import connect
+    from .pipeline.warehouse import connect
 
     con = connect(args.db)
     try:
@@ -77,7 +81,7 @@ def cmd_sql(args) -> int:
 
 
 def cmd_warehouse(args) -> int:
-    from .warehouse import build
+    from .pipeline.warehouse import build
 
     files = list(args.files)
     if args.from_file:
@@ -88,32 +92,41 @@ def cmd_warehouse(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .report import build_game
+    from .report.common import build_game
 
-    games = [args.game] if args.game else [g for g in GAMES if _has(f"engines.report_{g}")]
-    for game in games:
+    for game in [args.game] if args.game else GAMES:
         for path in build_game(game, args.db, args.outdir):
             print(path)
     return 0
 
 
-def _has(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
-
-
 def version_text() -> str:
     import importlib.metadata
 
-    from .provenance import engine_version
+    from .registry import engine
 
-    engines = ", ".join(f"{g} {engine_version(g)}" for g in GAMES)
+    engines = ", ".join(f"{g} {engine(g).source_version()}" for g in GAMES)
     return f"cardlab {importlib.metadata.version('cardlab')} (engines: {engines})"
+
+
+class VersionAction(argparse.Action):
+    """``--version``, computed only when asked (it hashes every engine's source)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text())
+        parser.exit(0)
 
 
 def build_parser() -> ArgumentParser:
     p = ArgumentParser(prog="cardlab", description=__doc__.splitlines()[0])
-    p.add_argument("--version", action="version", version=version_text(),
-                   help="package version and each engine's version hash (as recorded in provenance)")
+    p.add_argument(
+        "--version",
+        action=VersionAction,
+        help="package version and each engine's version hash (as recorded in provenance)",
+    )
     sub = p.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
 
     s = sub.add_parser("sql", help="run one SQL query on the warehouse (read-only)")
@@ -135,19 +148,10 @@ def build_parser() -> ArgumentParser:
     r.set_defaults(func=cmd_report)
 
     for game in GAMES:
-        name = f"engines.cli_{game}"
-        if _has(name):
-            importlib.import_module(name).register(sub)
-    for name in ("engines.verify",):
-        if _has(name):
-            importlib.import_module(name).register(sub)
+        if importlib.util.find_spec(f"engines.{game}.cli") is not None:
+            importlib.import_module(f"engines.{game}.cli").register(sub)
+    importlib.import_module("engines.pipeline.verify").register(sub)
     return p
-
-
-def one_line(message: str) -> str:
-    """The one-line form of a message: a header line and its indented items joined with '; '."""
-    head, *items = [ln.strip() for ln in message.splitlines() if ln.strip()] or [""]
-    return head + (" " + "; ".join(items) if items else "")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,5 @@
 """Bad input: every row of docs/bad-input.md is tried here and must give what the table says."""
+
 from __future__ import annotations
 
 import copy
@@ -11,13 +12,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from engines.cli import main as cardlab_main
-from engines.config import validate_config
-from engines.errors import CardlabError
-
 from test_robustness import FIXES, narcotic_shards
 from wfhelp import ROOT, snakemake, workdir
+
+from engines.cli import main as cardlab_main
+from engines.core.errors import CardlabError
+from engines.pipeline.config import validate_config
 
 DOC = ROOT / "docs" / "bad-input.md"
 
@@ -100,7 +100,7 @@ def test_bad_config_stops_snakemake_before_any_job(tmp_path):
 @pytest.fixture(scope="module")
 def cli_dir(tmp_path_factory) -> Path:
     """A directory with a small valid warehouse and a few bad files for the rows to use."""
-    from engines.warehouse import build
+    from engines.pipeline.warehouse import build
 
     d = tmp_path_factory.mktemp("cli")
     files = narcotic_shards(d / "results", 2, games=200)
@@ -145,9 +145,14 @@ def test_sql_cannot_modify_the_warehouse(cli_dir, capsys, monkeypatch):
     monkeypatch.chdir(cli_dir)
     wh = cli_dir / "results" / "warehouse.duckdb"
     before = hashlib.sha256(wh.read_bytes()).hexdigest()
-    for stmt in ("DELETE FROM narcotic_games", "SELECT 1; DROP TABLE narcotic_games", "CREATE TABLE t (x INT)",
-                 "INSERT INTO narcotic_games SELECT * FROM narcotic_games", "DROP VIEW IF EXISTS narcotic_summary",
-                 "UPDATE narcotic_games SET won = NOT won"):
+    for stmt in (
+        "DELETE FROM narcotic_games",
+        "SELECT 1; DROP TABLE narcotic_games",
+        "CREATE TABLE t (x INT)",
+        "INSERT INTO narcotic_games SELECT * FROM narcotic_games",
+        "DROP VIEW IF EXISTS narcotic_summary",
+        "UPDATE narcotic_games SET won = NOT won",
+    ):
         code, err = run_cli(["sql", stmt], "", capsys, monkeypatch)
         assert code == 1 and err.startswith("error: SQL:") and "Traceback" not in err, (stmt, err)
     assert hashlib.sha256(wh.read_bytes()).hexdigest() == before

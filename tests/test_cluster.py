@@ -1,16 +1,16 @@
 """Cluster: the same workflow through Snakemake's cluster-generic executor plugin, each
 job a separate process started by a stand-in scheduler (sharing only files), gives the
 bytes of a local run; every rule declares its resources; numba follows `threads`."""
+
 from __future__ import annotations
 
 import re
 
 import numba
 import pytest
-
-from engines.jobs import set_threads
-
 from wfhelp import CONFIG, ROOT, WAREHOUSE, cardlab, digests, job_logs, reference, snakemake, workdir
+
+from engines.pipeline.jobs import set_threads
 
 # A part of the reference campaign (same specs, so the same bytes are expected):
 # every narcotic shard, redblack k = 1..3 with 2 threads per job, blackjack exact + one simulation.
@@ -51,12 +51,16 @@ def test_cluster_generic_run_equals_local_run(tmp_path, tmp_path_factory):
 
 
 def smk_rules() -> dict[str, str]:
-    """rule name -> its text, for every rule in the Snakefile and workflow/rules/*.smk."""
+    """rule name -> its text, for every rule in the Snakefile and workflow/rules/*.smk.
+
+    Rules made in a loop from the registry (``rule:`` with a ``name:`` directive) are
+    keyed by their name expression, e.g. ``f"{_game}_{_stage}"``."""
     rules = {}
     for path in [ROOT / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]:
         text = path.read_text()
-        for m in re.finditer(r"^([ \t]*)rule (\w+):\n((?:\1[ \t]+.*\n|[ \t]*\n)*)", text, re.M):
-            rules[m.group(2)] = m.group(3)
+        for m in re.finditer(r"^([ \t]*)rule ?(\w*):\n((?:\1[ \t]+.*\n|[ \t]*\n)*)", text, re.M):
+            name = m.group(2) or re.search(r"name:\s*\n\s*(\S+)", m.group(3)).group(1)
+            rules[name] = m.group(3)
     return rules
 
 
@@ -72,8 +76,20 @@ def test_every_rule_declares_runtime_mem_and_threads(rule):
     assert re.search(r"^\s+log:", body, re.M), f"{rule}: no log"
 
 
-def test_rules_found():
-    assert {"narcotic_shard", "redblack_shard", "blackjack_shard", "warehouse"} <= set(RULES)
+def test_rules_found(tmp_path):
+    assert {'f"{_game}_{_stage}"', 'f"{_game}_report"', "warehouse", "report_index"} <= set(RULES)
+    listed = snakemake(workdir(tmp_path / "wd", CONFIG), "--list-rules").stdout.split()
+    assert {
+        "narcotic_shard",
+        "redblack_shard",
+        "redblack_basin",
+        "blackjack_shard",
+        "warehouse",
+        "narcotic_report",
+        "redblack_report",
+        "blackjack_report",
+        "report_index",
+    } <= set(listed)
 
 
 def test_no_absolute_paths_in_the_workflow():

@@ -1,4 +1,5 @@
 """The shared core: seed derivation, the counter-based generator and its Python twin, shard planning."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engines import rng
-from engines.shards import shard_name, split_range
+from engines.core import rng
+from engines.core.shards import shard_name, split_range
 
 
 @given(st.integers(0, 2**64 - 1), st.integers(0, 2**40), st.integers(1, 60))
@@ -39,9 +40,11 @@ def test_shard_seed_is_explicit_and_distinct():
     a = rng.shard_seed(7, "narcotic", "seed", "deal.top-right.keep", 3)
     assert a == rng.shard_seed(7, "narcotic", "seed", "deal.top-right.keep", 3)
     others = {rng.shard_seed(7, "narcotic", "seed", "deal.top-right.keep", s) for s in range(100)}
-    others |= {rng.shard_seed(8, "narcotic", "seed", "deal.top-right.keep", 3),
-               rng.shard_seed(7, "redblack", "seed", "deal.top-right.keep", 3),
-               rng.shard_seed(7, "narcotic", "other", "deal.top-right.keep", 3)}
+    others |= {
+        rng.shard_seed(8, "narcotic", "seed", "deal.top-right.keep", 3),
+        rng.shard_seed(7, "redblack", "seed", "deal.top-right.keep", 3),
+        rng.shard_seed(7, "narcotic", "other", "deal.top-right.keep", 3),
+    }
     assert len(others) == 103
     assert "spawn_key" in rng.seed_derivation(7, "narcotic", "seed", "v", 3)
 
@@ -71,8 +74,8 @@ def test_malformed_provenance_is_a_clear_error(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from engines.errors import CardlabError
-    from engines.store import META_KEY, read_meta, write_parquet
+    from engines.core.errors import CardlabError
+    from engines.core.store import META_KEY, read_meta, write_parquet
 
     good = write_parquet(tmp_path / "good.parquet", {"x": [1, 2]}, {"game": "narcotic"})
     assert read_meta(good) == {"game": "narcotic"}

@@ -1,6 +1,7 @@
 """Determinism: the same config and seeds give the same Parquet bytes with 1 or 2 cores
 (and 1 or 2 numba threads); files carry no timestamps; the number of shards never
 changes exact results."""
+
 from __future__ import annotations
 
 import json
@@ -8,12 +9,12 @@ import time
 from collections import Counter
 
 import pyarrow.parquet as pq
-
-from engines import blackjack, redblack
-from engines.progress import Progress
-from engines.store import META_KEY, write_parquet
-
 from wfhelp import job_logs, reference, reference_dir
+
+from engines.core.progress import Progress
+from engines.core.store import META_KEY, write_parquet
+from engines.redblack import canonical_deals
+from engines.registry import engine
 
 
 def test_one_core_and_two_cores_give_identical_bytes(tmp_path_factory):
@@ -50,13 +51,17 @@ def shards_of(plan: list[dict], kind: str) -> list[dict]:
 
 def redblack_exact(deals_per_shard: int) -> tuple[int, Counter, Counter, list]:
     """Totals, length histogram and infinite deals of an exhaustive search of k = 7, 8."""
-    plan = redblack.plan({"exhaustive": {"k": [7, 8], "deals_per_shard": deals_per_shard}, "basins": False})
+    plan = engine("redblack").plan({"exhaustive": {"k": [7, 8], "deals_per_shard": deals_per_shard}, "basins": False})
     deals, hist, found = 0, Counter(), []
     for spec in shards_of(plan, "exhaustive"):
-        t = redblack.run_shard(spec, Progress(1, "deals", enabled=False), [])
+        t = engine("redblack").run_shard(spec, Progress(1, "deals", enabled=False), [])
         deals += sum(t["redblack_counts"]["deals"])
-        hist.update({(k, r): int(n) for k, r, n in zip(t["redblack_hist"]["k"], t["redblack_hist"]["rounds"],
-                                                        t["redblack_hist"]["deals"])})
+        hist.update(
+            {
+                (k, r): int(n)
+                for k, r, n in zip(t["redblack_hist"]["k"], t["redblack_hist"]["rounds"], t["redblack_hist"]["deals"])
+            }
+        )
         found += list(zip(t["redblack_found"]["p1"], t["redblack_found"]["p2"], t["redblack_found"]["cycle_id"]))
     return len(shards_of(plan, "exhaustive")), deals, hist, sorted(found)
 
@@ -65,14 +70,16 @@ def test_shard_count_never_changes_exact_results():
     few, many = redblack_exact(100_000), redblack_exact(1_000)
     assert few[0] == 2 and many[0] > few[0]
     assert few[1:] == many[1:]
-    assert few[1] == redblack.canonical_deals(7) + redblack.canonical_deals(8)
+    assert few[1] == canonical_deals(7) + canonical_deals(8)
 
 
 def test_blackjack_exact_table_independent_of_simulation_shards():
     def exact(shards: int) -> dict:
-        section = {"exact": {"decks": [1, 2]},
-                   "experiments": [{"name": "s", "decks": 2, "hands_per_upcard": 100, "shards": shards, "seed": 1}]}
-        spec = next(s for s in blackjack.plan(section) if s["method"] == "exact")
-        return blackjack.run_shard(spec, Progress(1, "hands", enabled=False), [])
+        section = {
+            "exact": {"decks": [1, 2]},
+            "experiments": [{"name": "s", "decks": 2, "hands_per_upcard": 100, "shards": shards, "seed": 1}],
+        }
+        spec = next(s for s in engine("blackjack").plan(section) if s["kind"] == "exact")
+        return engine("blackjack").run_shard(spec, Progress(1, "hands", enabled=False), [])
 
     assert exact(1) == exact(4)

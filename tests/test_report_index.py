@@ -1,5 +1,6 @@
 """reports/index.html end to end: built by the workflow on a tiny config, read in headless
 Chromium, Snakemake's own report, what an engine edit reruns, and progress lines in shard logs."""
+
 from __future__ import annotations
 
 import functools
@@ -12,47 +13,28 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import env_of
+from wfhelp import planned_jobs, snakemake
 
-from engines import GAMES, jobs
-from engines.progress import Progress
-from wfhelp import ROOT, planned_jobs, snakemake, workdir
+from engines.core.progress import Progress
+from engines.pipeline import jobs
+from engines.registry import GAMES, engine
 
-# Small enough to run in about half a minute on 2 loaded cores, yet every game has data,
-# RedBlack has cycles (k = 6) and Narcotic has both presets.
-TINY = """
-narcotic:
-  experiments:
-    - {name: seed, rules: seed, games: 2000, shards: 1, seed: 11}
-    - {name: classic, rules: classic, games: 1000, shards: 1, seed: 12}
-redblack:
-  exhaustive: {k_min: 1, k_max: 6, deals_per_shard: 1000}
-  basins: true
-  experiments:
-    - {name: sample26, k: 26, deals: 300, shards: 1, seed: 13, balanced: true}
-blackjack:
-  exact: {decks: [2, inf], soft17: [stand], peek: ["no"]}
-  experiments:
-    - {name: fresh2, shoe: fresh, decks: 2, soft17: stand, peek: "no", hands_per_upcard: 5000, shards: 1, seed: 14}
-"""
-
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
-
-def env_of(wd: Path) -> dict[str, str]:
-    """Jobs import the run's private engines snapshot, found first on PYTHONPATH."""
-    return {"PYTHONPATH": str(wd)}
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
-def index_run(tmp_path_factory) -> Path:
-    wd = workdir(tmp_path_factory.mktemp("index"), config=None)
-    # a private snapshot of the engines (numba caches included, mtimes kept so they stay valid):
-    # others may edit engines/ while the tests run, and the rerun tests compare against this run
-    shutil.copytree(ROOT / "engines", wd / "engines")
-    (wd / "config.yaml").write_text(TINY)
-    snakemake(wd, "--cores", "2", "-q", env_extra=env_of(wd))
-    return wd
+def index_run(tiny_pipeline) -> Path:
+    return tiny_pipeline
 
 
 def page(wd: Path) -> str:
@@ -78,11 +60,15 @@ def section(text: str, element_id: str) -> str:
 
 def test_answers_come_first_and_match_the_warehouse(index_run):
     text = page(index_run)
-    assert text.index('id="answers"') < min(text.index(f'<section id="{g}"') for g in GAMES) \
+    assert (
+        text.index('id="answers"')
+        < min(text.index(f'<section id="{g}"') for g in GAMES)
         < text.index('id="provenance"')
+    )
 
-    games, wins = sql(index_run, "SELECT count(*), count(*) FILTER (WHERE won) FROM narcotic_games "
-                                 "WHERE experiment = 'seed'")[0]
+    games, wins = sql(
+        index_run, "SELECT count(*), count(*) FILTER (WHERE won) FROM narcotic_games WHERE experiment = 'seed'"
+    )[0]
     narcotic = section(text, "answer-narcotic")
     assert f"Narcotic (seed rules) is won <b>{100 * wins / games:.1f} % ± " in narcotic
     assert f"{games:,} games" in narcotic
@@ -90,9 +76,12 @@ def test_answers_come_first_and_match_the_warehouse(index_run):
     (infinite,) = sql(index_run, "SELECT count(*) FROM redblack_infinite")[0]
     assert infinite > 0 and f"<b>{infinite:,}</b> canonical deals" in section(text, "answer-redblack")
 
-    upcard, p = sql(index_run, "SELECT upcard, probability FROM blackjack_exact WHERE outcome = 'bust' "
-                               "AND decks = '2' AND soft17 = 'stand' AND peek = 'no' "
-                               "ORDER BY probability DESC LIMIT 1")[0]
+    upcard, p = sql(
+        index_run,
+        "SELECT upcard, probability FROM blackjack_exact WHERE outcome = 'bust' "
+        "AND decks = '2' AND soft17 = 'stand' AND peek = 'no' "
+        "ORDER BY probability DESC LIMIT 1",
+    )[0]
     assert f"showing <b>{upcard} ({100 * p:.3f} %)</b>" in section(text, "answer-blackjack")
 
 
@@ -146,8 +135,10 @@ def chromium() -> str:
         path = shutil.which(name)
         if path:
             return path
-    pytest.fail("Chromium not found: the browser test needs it. Debian: `apt-get install -y chromium` "
-                "(`make test` installs it when run as root).")
+    pytest.fail(
+        "Chromium not found: the browser test needs it. Debian: `apt-get install -y chromium` "
+        "(`make test` installs it when run as root)."
+    )
 
 
 def browser_check(html_file: Path, tmp: Path) -> dict:
@@ -155,15 +146,26 @@ def browser_check(html_file: Path, tmp: Path) -> dict:
     text = html_file.read_text()
     # the page's own policy, plus permission for the checker's script only
     text = text.replace("default-src 'none';", "default-src 'none'; script-src 'nonce-cardlab-check';", 1)
-    text = re.sub(r"(<meta http-equiv=\"Content-Security-Policy\"[^>]*>)", lambda m: m.group(1) + CHECKER, text,
-                  count=1)
+    text = re.sub(
+        r"(<meta http-equiv=\"Content-Security-Policy\"[^>]*>)", lambda m: m.group(1) + CHECKER, text, count=1
+    )
     assert CHECKER in text, "the page has no Content-Security-Policy meta tag"
     probe = html_file.with_name(f".browser-check-{html_file.name}")  # beside it: relative links resolve
     probe.write_text(text)
     try:
-        proc = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={tmp / 'chromium-profile'}",
-                               "--virtual-time-budget=10000", "--dump-dom", probe.resolve().as_uri()],
-                              capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [
+                chromium(),
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={tmp / 'chromium-profile'}",
+                "--virtual-time-budget=10000",
+                "--dump-dom",
+                probe.resolve().as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         probe.unlink()
     m = re.search(r'<pre id="cardlab-check">(.*?)</pre>', proc.stdout, re.S)
@@ -178,8 +180,11 @@ def browser_check(html_file: Path, tmp: Path) -> dict:
 
 def problems(seen: dict) -> list[str]:
     out = [f"image not rendered: {i['alt']!r}" for i in seen["images"] if not i["ok"]]
-    out += [f"broken link: {link['href']}" for link in seen["links"]
-            if link["anchor_ok"] is False or link.get("file_ok") is False]
+    out += [
+        f"broken link: {link['href']}"
+        for link in seen["links"]
+        if link["anchor_ok"] is False or link.get("file_ok") is False
+    ]
     return out + [f"blocked load: {v}" for v in seen["violations"]]
 
 
@@ -194,10 +199,11 @@ def test_page_renders_in_chromium(index_run, tmp_path):
 def test_browser_check_catches_broken_images_and_links(tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><meta http-equiv=\"Content-Security-Policy\" "
+        '<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" '
         "content=\"default-src 'none'; img-src data:\"></head><body>"
         '<img alt="missing" src="missing.png"><img alt="external" src="https://example.invalid/x.png">'
-        '<a href="#nowhere">a</a><a href="gone.csv">b</a></body></html>')
+        '<a href="#nowhere">a</a><a href="gone.csv">b</a></body></html>'
+    )
     found = problems(browser_check(bad, tmp_path))
     assert "image not rendered: 'missing'" in found and "image not rendered: 'external'" in found
     assert "broken link: #nowhere" in found and "broken link: gone.csv" in found
@@ -210,14 +216,21 @@ def test_browser_check_catches_broken_images_and_links(tmp_path):
 def test_snakemake_report_builds(index_run):
     snakemake(index_run, "--report", "reports/snakemake.html", env_extra=env_of(index_run))
     report = (index_run / "reports/snakemake.html").read_text()
-    for name in ("index.html", "narcotic_passes.png", "redblack_lengths.png", "blackjack_bust.png",
-                 "narcotic.csv", "infinite_games.csv", "blackjack_sim.csv"):
+    for name in (
+        "index.html",
+        "narcotic_passes.png",
+        "redblack_lengths.png",
+        "blackjack_bust.png",
+        "narcotic.csv",
+        "infinite_games.csv",
+        "blackjack_sim.csv",
+    ):
         assert name in report, name
     captions = Path(index_run / "workflow/report")
     # every registered figure and table has its caption file
     rules = "".join(p.read_text() for p in (index_run / "workflow/rules").glob("*.smk"))
-    registered = re.findall(r'report\(\s*"[^"]+",\s*caption="\.\./report/([^"]+)"', rules)
-    assert len(registered) >= 10 and all((captions / c).is_file() for c in registered)
+    registered = [f"{f.caption}.rst" for g in GAMES for f in engine(g).report_files if f.caption]
+    assert len(registered) >= 8 and all((captions / c).is_file() for c in registered)
     assert not re.search(r'report\(\s*"[^"]+",\s*category=', rules), "a report() output without a caption"
 
 
@@ -238,7 +251,7 @@ def touched(index_run, tmp_path_factory) -> tuple[Path, dict, dict[str, int]]:
 def test_editing_one_engine_reruns_its_game_and_the_index(touched, game):
     wd, env, everything = touched
     assert "Nothing to be done" in snakemake(wd, "-n", "--cores", "1", env_extra=env).stdout
-    source = wd / "engines" / f"{game}.py"
+    source = wd / "engines" / game / "engine.py"
     original = source.read_text()
     source.write_text(original + "\n# an edit\n")
     try:
@@ -259,18 +272,37 @@ PROGRESS_LINE = r"^{label}: ([\d,]+)/([\d,]+) {unit} \([\d.]+%\), [\d,]+ {unit}/
 
 def small_shard(game: str, monkeypatch) -> dict:
     """One small shard per game, with the engine's chunk size shrunk so it spans several chunks."""
-    mod = jobs.engine(game)
+    mod = engine(game)
     if game == "narcotic":
-        monkeypatch.setattr(mod, "CHUNK", 100)
+        import engines.narcotic.engine as narcotic_engine
+
+        monkeypatch.setattr(narcotic_engine, "CHUNK", 100)
         section = {"experiments": [{"name": "p", "rules": "seed", "games": 450, "shards": 1, "seed": 1}]}
     elif game == "redblack":
-        monkeypatch.setattr(mod, "sample_range", functools.partial(mod.sample_range, batch=64))
-        section = {"exhaustive": {"k_min": 1, "k_max": 1, "deals_per_shard": 1000}, "basins": False,
-                   "experiments": [{"name": "p", "k": 26, "deals": 300, "shards": 1, "seed": 1, "balanced": True}]}
+        import engines.redblack.engine as redblack_engine
+
+        monkeypatch.setattr(redblack_engine, "sample_range", functools.partial(redblack_engine.sample_range, batch=64))
+        section = {
+            "exhaustive": {"k_min": 1, "k_max": 1, "deals_per_shard": 1000},
+            "basins": False,
+            "experiments": [{"name": "p", "k": 26, "deals": 300, "shards": 1, "seed": 1, "balanced": True}],
+        }
     else:
-        section = {"exact": {"decks": [2], "soft17": ["stand"], "peek": ["no"]},
-                   "experiments": [{"name": "p", "shoe": "fresh", "decks": 2, "soft17": "stand", "peek": "no",
-                                    "hands_per_upcard": 200, "shards": 1, "seed": 1}]}
+        section = {
+            "exact": {"decks": [2], "soft17": ["stand"], "peek": ["no"]},
+            "experiments": [
+                {
+                    "name": "p",
+                    "shoe": "fresh",
+                    "decks": 2,
+                    "soft17": "stand",
+                    "peek": "no",
+                    "hands_per_upcard": 200,
+                    "shards": 1,
+                    "seed": 1,
+                }
+            ],
+        }
     return [s for s in mod.plan(section) if s["experiment"] == "p"][0]
 
 
@@ -280,13 +312,13 @@ def test_long_shards_log_progress(game, tmp_path, monkeypatch):
     reporting interval has passed (here 0 s instead of 10 s, so every chunk shows)."""
     spec = small_shard(game, monkeypatch)
     monkeypatch.setattr(jobs, "Progress", functools.partial(Progress, every_s=0.0))
-    mod = jobs.engine(game)
+    mod = engine(game)
     # the tables this kind of shard writes (a RedBlack search shard writes no basin tables)
-    outputs = {t: str(tmp_path / f"{t}.parquet") for t in getattr(mod, "SEARCH_TABLES", mod.TABLES)}
+    outputs = {t: str(tmp_path / f"{t}.parquet") for t in mod.spec_tables(spec)}
     log = tmp_path / "shard.log"
     jobs.run_shard(game, spec, outputs, log=str(log))
     label = re.escape(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}")
-    pattern = re.compile(PROGRESS_LINE.format(label=label, unit=mod.WORK_UNIT), re.M)
+    pattern = re.compile(PROGRESS_LINE.format(label=label, unit=mod.work_unit), re.M)
     done = [(int(a.replace(",", "")), int(b.replace(",", ""))) for a, b in pattern.findall(log.read_text())]
     assert len(done) >= 3, log.read_text()
     assert [d for d, _ in done] == sorted(d for d, _ in done) and done[-1][0] == done[-1][1] == spec["work"]

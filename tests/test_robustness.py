@@ -1,6 +1,7 @@
 """Faults: a workflow killed at several points resumes to the same bytes; damaged,
 foreign or stale Parquet files are named at warehouse build; readers never see a
 half-built warehouse; `cardlab verify` reports what is wrong with a results tree."""
+
 from __future__ import annotations
 
 import json
@@ -14,14 +15,25 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from wfhelp import (
+    WAREHOUSE,
+    cardlab,
+    digests,
+    kill_group,
+    parquet_files,
+    reference,
+    reference_dir,
+    snakemake,
+    start,
+    wait_for,
+    workdir,
+)
 
-from engines import jobs, narcotic
-from engines.errors import CardlabError
-from engines.store import META_KEY, read_meta, write_parquet
-from engines.warehouse import build, check_file, temp_files
-
-from wfhelp import (WAREHOUSE, cardlab, digests, kill_group, parquet_files, reference, reference_dir,
-                    snakemake, start, wait_for, workdir)
+from engines.core.errors import CardlabError
+from engines.core.store import META_KEY, read_meta, write_parquet
+from engines.pipeline import jobs
+from engines.pipeline.warehouse import build, check_file, temp_files
+from engines.registry import engine
 
 
 def assert_no_false_results(wd: Path) -> None:
@@ -79,7 +91,7 @@ def test_kill_during_shard_write_leaves_only_a_temporary(tmp_path):
             print("written", flush=True)
             os.kill(os.getpid(), 9)          # SIGKILL between write and rename
         pq.write_table = hang
-        from engines.store import write_parquet
+        from engines.core.store import write_parquet
         write_parquet({str(out)!r}, {{"x": [1, 2, 3]}}, {{"game": "narcotic"}})
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -92,9 +104,12 @@ def test_kill_during_shard_write_leaves_only_a_temporary(tmp_path):
 
 # ---------------------------------------------------------------- damaged and foreign files
 
+
 def narcotic_shards(root: Path, n: int, games: int = 400) -> list[str]:
     """``n`` genuine narcotic shard files written by the current engine."""
-    plan = narcotic.plan({"experiments": [{"name": "t", "rules": "seed", "games": games, "shards": n, "seed": 9}]})
+    plan = engine("narcotic").plan(
+        {"experiments": [{"name": "t", "rules": "seed", "games": games, "shards": n, "seed": 9}]}
+    )
     paths = []
     for spec in plan:
         path = jobs.shard_path("narcotic", "narcotic_games", spec, root=str(root))
@@ -154,7 +169,9 @@ FIXES = {
 
 @pytest.mark.parametrize("how", sorted(FIXES))
 def test_bad_file_named_at_warehouse_build(shards, tmp_path, how, capsys):
-    bad = damaged_copy(shards[0], tmp_path / "results" / "narcotic" / "narcotic_games" / "t" / "x" / "shard=0009.parquet", how)
+    bad = damaged_copy(
+        shards[0], tmp_path / "results" / "narcotic" / "narcotic_games" / "t" / "x" / "shard=0009.parquet", how
+    )
     out = tmp_path / "wh.duckdb"
     with pytest.raises(CardlabError) as err:
         build(shards[1:] + [str(bad)], out, log=open("/dev/null", "w"))
@@ -165,6 +182,7 @@ def test_bad_file_named_at_warehouse_build(shards, tmp_path, how, capsys):
     assert not out.exists() and not temp_files(out), "a failed build left a catalog behind"
     # the same through the command line: one line, non-zero exit
     from engines.cli import main
+
     assert main(["warehouse", *shards[1:], str(bad), "--out", str(out)]) == 1
     err_lines = capsys.readouterr().err.strip().splitlines()
     assert len(err_lines) == 1 and err_lines[0].startswith(f"error: {bad}")
@@ -216,8 +234,10 @@ def test_reader_during_rebuilds_sees_old_or_new_never_partial(shards, tmp_path):
     n_full = sum(pq.ParquetFile(p).metadata.num_rows for p in full)
     assert n_small != n_full
     stop = tmp_path / "stop"
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(out), str(stop)], stdout=subprocess.PIPE, text=True)
-             for code in (READER, HOLDER)]
+    procs = [
+        subprocess.Popen([sys.executable, "-c", code, str(out), str(stop)], stdout=subprocess.PIPE, text=True)
+        for code in (READER, HOLDER)
+    ]
     assert procs[0].stdout.readline().strip() == "ready"
     assert procs[1].stdout.readline().split() == ["held", str(n_small)]
     for rebuilds in range(1, 9):  # the reader queries in a loop meanwhile
@@ -232,11 +252,14 @@ def test_reader_during_rebuilds_sees_old_or_new_never_partial(shards, tmp_path):
     assert seen == allowed, seen  # both catalogs were read
     # a connection opened before the swaps keeps answering from the catalog it opened
     assert held == [f"held {n_small}"]
-    print(f"reader: {sum(ln in allowed for ln in lines)} answers, "
-          f"{sum(ln.startswith('err ') for ln in lines)} clear failures during 8 rebuilds")
+    print(
+        f"reader: {sum(ln in allowed for ln in lines)} answers, "
+        f"{sum(ln.startswith('err ') for ln in lines)} clear failures during 8 rebuilds"
+    )
 
 
 # ---------------------------------------------------------------- cardlab verify
+
 
 @pytest.fixture
 def finished(tmp_path, tmp_path_factory) -> Path:

@@ -1,36 +1,19 @@
 """End to end: the Snakefile on a tiny config in a temporary directory, then the warehouse."""
+
 from __future__ import annotations
 
 import duckdb
 import polars as pl
 import pytest
-
-from engines.cli import main as cardlab
+from conftest import TINY, env_of
 from wfhelp import snakemake, workdir
 
-TINY = """
-narcotic:
-  experiments:
-    - {name: seed, rules: seed, games: 3000, shards: 2, seed: 1}
-    - {name: combos, rules: all, games: 100, shards: 1, seed: 2}
-redblack:
-  exhaustive: {k_min: 1, k_max: 6, deals_per_shard: 1000}
-  basins: true
-  experiments:
-    - {name: sample26, k: 26, deals: 500, shards: 1, seed: 3, balanced: true}
-blackjack:
-  exact: {decks: [1, 2, inf], soft17: [stand], peek: ["no"]}
-  experiments:
-    - {name: fresh2, shoe: fresh, decks: 2, soft17: stand, peek: "no", hands_per_upcard: 20000, shards: 2, seed: 4}
-"""
-
+from engines.cli import main as cardlab
 
 
 @pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    wd = workdir(tmp_path_factory.mktemp("tiny"), TINY)
-    snakemake(wd, "--cores", "2", "-q")
-    return wd
+def tiny_run(tiny_pipeline):
+    return tiny_pipeline
 
 
 def test_pipeline_builds_warehouse_and_reports(tiny_run):
@@ -43,15 +26,17 @@ def test_pipeline_builds_warehouse_and_reports(tiny_run):
     assert games == 3000 and 0 < wins < 3000
     n_variants = con.execute("SELECT count(*) FROM narcotic_summary WHERE experiment='combos'").fetchone()[0]
     assert n_variants == 16
-    prov = con.execute("SELECT count(*), count(DISTINCT engine_version) FROM provenance WHERE game='narcotic'").fetchone()
-    assert prov == (2 + 16, 1)
+    prov = con.execute(
+        "SELECT count(*), count(DISTINCT engine_version) FROM provenance WHERE game='narcotic'"
+    ).fetchone()
+    assert prov == (2 + 1 + 16, 1)
     # the same question through polars over the Parquet files gives the same answer
     df = pl.scan_parquet(str(wd / "results/narcotic/narcotic_games/seed/**/*.parquet")).collect()
     assert (df.height, int(df["won"].sum())) == (games, wins)
 
 
 def test_nothing_to_do_on_second_run(tiny_run):
-    out = snakemake(tiny_run, "--cores", "2", "-n")
+    out = snakemake(tiny_run, "--cores", "2", "-n", env_extra=env_of(tiny_run))
     assert "Nothing to be done" in out.stdout + out.stderr
 
 

@@ -4,6 +4,7 @@ Every workflow run here uses a private snapshot of the engines (taken once per t
 session, numba caches included): other people edit engines/ while tests run, and a
 changed engine between two runs would change provenance and defeat byte comparisons.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -45,14 +46,13 @@ _REFERENCE: dict[int, dict[str, str]] = {}
 
 
 def engines_snapshot() -> Path:
-    """A directory holding a copy of engines/ (and the schemas it reads), for PYTHONPATH."""
+    """A directory holding a copy of engines/ (schemas, SQL views and numba caches included), for PYTHONPATH."""
     global _SNAPSHOT
     if _SNAPSHOT is None:
         base = Path(tempfile.mkdtemp(prefix="cardlab-engines-"))
         atexit.register(shutil.rmtree, base, ignore_errors=True)
         # copy2 keeps mtimes, so numba's on-disk caches (keyed by source stamp) stay valid
         shutil.copytree(ROOT / "engines", base / "engines", copy_function=shutil.copy2)
-        shutil.copytree(ROOT / "workflow" / "schemas", base / "workflow" / "schemas")
         _SNAPSHOT = base
     return _SNAPSHOT
 
@@ -72,10 +72,12 @@ def workdir(dest: Path, config: str | None = CONFIG) -> Path:
     return dest
 
 
-def snakemake(cwd: Path, *args: str, check: bool = True, timeout: float = 600,
-              env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    proc = subprocess.run([SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=env(env_extra),
-                          timeout=timeout)
+def snakemake(
+    cwd: Path, *args: str, check: bool = True, timeout: float = 600, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        [SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, env=env(env_extra), timeout=timeout
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return proc
@@ -83,14 +85,21 @@ def snakemake(cwd: Path, *args: str, check: bool = True, timeout: float = 600,
 
 def cardlab(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     """The cardlab command with the snapshot engines, in a subprocess."""
-    return subprocess.run([sys.executable, "-m", "engines.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, env=env(), timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "engines.cli", *args], cwd=cwd, capture_output=True, text=True, env=env(), timeout=300
+    )
 
 
 def start(cwd: Path, *args: str) -> subprocess.Popen:
     """snakemake in its own process group, so the whole run (jobs included) can be killed."""
-    return subprocess.Popen([SNAKEMAKE, *args], cwd=cwd, env=env(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    return subprocess.Popen(
+        [SNAKEMAKE, *args],
+        cwd=cwd,
+        env=env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
 
 
 def kill_group(proc: subprocess.Popen) -> None:

@@ -1,18 +1,16 @@
-# Shared helpers for every game's rules: the validated config, the shard plan
-# of each game, and the paths and params every shard rule uses.
+# Shared helpers for the rules: the validated config, every game's shard plan (from the
+# engine registry), and the paths, params and threads each shard rule uses.
 from snakemake.exceptions import WorkflowError
 
-from engines import GAMES
-from engines.config import validate_config
-from engines.errors import CardlabError
-from engines.jobs import engine, find_spec, log_pattern, resume_after_kill, shard_path, shard_pattern
-from engines.provenance import engine_version, files_version
-
+from engines.core.errors import CardlabError
+from engines.core.provenance import files_version
+from engines.pipeline.config import validate_config
+from engines.pipeline.jobs import find_spec, log_pattern, resume_after_kill, shard_path, shard_pattern
+from engines.registry import GAMES, engine
 
 try:
     CFG = validate_config(config, "config")
-    # game -> list of shard specs (empty when the config has no section for it); a plan can
-    # still refuse a combination the schema cannot express (e.g. a continuous shoe of inf decks)
+    # game -> its shard specs (empty when the config has no section for it)
     PLANS = {g: (engine(g).plan(CFG[g]) if CFG.get(g) else []) for g in GAMES}
 except CardlabError as exc:
     raise WorkflowError(str(exc)) from None
@@ -24,33 +22,53 @@ except CardlabError as exc:
 resume_after_kill(workflow)
 
 WAREHOUSE = "results/warehouse.duckdb"
-
-# Files each game adds to the warehouse, and the report files each game's
-# report job writes (filled in by the game's rules file).
-WAREHOUSE_INPUTS = {g: [] for g in GAMES}
-REPORT_FILES = []
-
-
-def shard_outputs(game):
-    """Named outputs of a game's shard rule: one Parquet file per table."""
-    return {t: shard_pattern(game, t) for t in engine(game).TABLES}
+# The games the config runs: each gets shard rules, a report and a section of the index.
+RUN_GAMES = [g for g in GAMES if PLANS[g]]
 
 
 def planned_files(game):
-    mod = engine(game)
-    return [shard_path(game, t, s) for s in PLANS[game] for t in mod.TABLES]
-
-
-def threads_of(game):
-    """Input function: a shard's threads from the engine's ``shard_threads(section, spec)`` hook, else 1.
-
-    Threads stay out of the spec: they never change results, so changing them reruns nothing."""
-    hook = getattr(engine(game), "shard_threads", None)
-    if hook is None:
-        return 1
-    return lambda w: hook(CFG.get(game), find_spec(PLANS[game], w.experiment, w.variant, w.shard))
+    """Every shard file the config plans for a game (what the warehouse loads)."""
+    eng = engine(game)
+    return [shard_path(game, t, s) for s in PLANS[game] for t in eng.spec_tables(s)]
 
 
 def spec_of(game):
     """Input function: the planned spec of the shard named by the wildcards."""
     return lambda w: find_spec(PLANS[game], w.experiment, w.variant, w.shard)
+
+
+def version_of(game):
+    """Input function: the result version a shard must carry (an edit that changes it reruns the shard)."""
+    return lambda w: engine(game).result_version(find_spec(PLANS[game], w.experiment, w.variant, w.shard))
+
+
+def threads_of(game):
+    """Input function: a shard's numba threads (kept out of the spec: they never change results)."""
+    return lambda w: engine(game).shard_threads(CFG.get(game), find_spec(PLANS[game], w.experiment, w.variant, w.shard))
+
+
+def inputs_of(game):
+    """Input function: the shard files a second-stage shard reads (RedBlack's basins)."""
+
+    def inputs(w):
+        spec = find_spec(PLANS[game], w.experiment, w.variant, w.shard)
+        return [shard_path(game, t, s) for t, s in engine(game).shard_inputs(spec, PLANS[game])]
+
+    return inputs
+
+
+def report_outputs(game):
+    """Named outputs of a game's report rule; tables and figures carry a caption for snakemake --report."""
+    eng = engine(game)
+    out = {}
+    for f in eng.report_files:
+        key = f.name.replace(".", "_")
+        out[key] = (
+            f.path if f.caption is None else report(f.path, caption=f"../report/{f.caption}.rst", category=eng.title)
+        )
+    return out
+
+
+def warehouse_version():
+    views = [f"{g}/views.sql" for g in GAMES if (engine(g).directory / "views.sql").exists()]
+    return files_version(["pipeline/warehouse.py", "core/store.py"] + views)

@@ -1,33 +1,50 @@
-# Cross-game report outputs (each game's own report rule lives in its rules file):
-# reports/index.html, one self-contained page with every game's answer, tables,
-# figures and provenance, read from the warehouse and the game reports.
+# Reports from the warehouse: one rule per game the config runs (its Markdown, CSV and
+# figures), then reports/index.html, one self-contained page with every answer.
+for _game in RUN_GAMES:
 
-# The games shown: those the config runs (their report rules are in REPORT_FILES).
-INDEX_GAMES = [g for g in GAMES if PLANS[g]]
+    rule:
+        name:
+            f"{_game}_report"
+        input:
+            WAREHOUSE,
+        output:
+            **report_outputs(_game),
+        log:
+            f"results/logs/reports/{_game}.log",
+        threads: 1
+        resources:
+            runtime=10,
+            mem_mb=2000,
+        params:
+            step="game_report",
+            game=_game,
+            version=engine(_game).report_version(),
+        script:
+            "../scripts/step.py"
 
 
+# The index reads each game's report files by name: figures are embedded, tables linked.
 rule report_index:
     input:
+        **{g: getattr(rules, f"{g}_report").output for g in RUN_GAMES},
         warehouse=WAREHOUSE,
-        # each game's report files by name: figures are embedded, tables linked
-        **{g: getattr(rules, f"{g}_report").output for g in INDEX_GAMES},
     output:
         report("reports/index.html", caption="../report/index.rst", category="Overview"),
-    params:
-        games=INDEX_GAMES,
-        # figure captions, shared with Snakemake's own report (snakemake --report)
-        captions="workflow/report",
-        version=files_version(
-            ["report_index.py", "report.py", "report_narcotic.py", "report_redblack.py", "report_blackjack.py"]
-        ),
+    log:
+        "results/logs/reports/index.log",
     threads: 1
     resources:
         runtime=10,
         mem_mb=2000,
-    log:
-        "results/logs/reports/index.log",
+    params:
+        step="index",
+        games=RUN_GAMES,
+        # figure captions, shared with Snakemake's own report (snakemake --report)
+        captions="workflow/report",
+        version=files_version(["report/index.py", "report/html.py", "report/common.py"])
+        + "".join(engine(g).report_version() for g in RUN_GAMES),
     script:
-        "../scripts/report_index.py"
+        "../scripts/step.py"
 
 
-REPORT_FILES += ["reports/index.html"]
+REPORT_FILES = [f.path for g in RUN_GAMES for f in engine(g).report_files] + ["reports/index.html"]

@@ -4,16 +4,17 @@
 
 rule warehouse:
     input:
-        [f for g in GAMES for f in WAREHOUSE_INPUTS[g]],
+        [f for g in GAMES for f in planned_files(g)],
     output:
         WAREHOUSE,
-    params:
-        version=files_version(["warehouse.py", "store.py", "sql/narcotic.sql", "sql/redblack.sql", "sql/blackjack.sql"]),
+    log:
+        "results/logs/warehouse.log",
     threads: 1
     resources:
         runtime=30,
         mem_mb=4000,
-    log:
-        "results/logs/warehouse.log",
+    params:
+        step="warehouse",
+        version=warehouse_version(),
     script:
-        "../scripts/build_warehouse.py"
+        "../scripts/step.py"

@@ -1,0 +1,252 @@
+"""The Blackjack engine: one shard of exact tables, seeded simulation shards of counts per upcard and outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import product
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.errors import CardlabError
+from ..core.rng import seed_derivation, shard_seed
+from ..core.shards import split_range
+from ..interface import Engine, ReportFile
+from .exact import exact_table
+from .rules import DECKS, OUTCOMES, PEEK, SHOES, SOFT17, UPCARD_VALUE, UPCARDS, parse_choice, parse_decks
+from .simulate import BLOCK_CONTINUOUS, simulate
+
+TABLES = {
+    "blackjack_exact_probs": pa.schema(
+        [
+            ("decks", pa.string()),
+            ("soft17", pa.string()),
+            ("peek", pa.string()),
+            ("upcard", pa.string()),
+            ("upcard_order", pa.int32()),
+            ("outcome", pa.string()),
+            ("outcome_order", pa.int32()),
+            ("probability", pa.float64()),
+            ("exact", pa.string()),
+        ]
+    ),
+    "blackjack_sim_counts": pa.schema(
+        [
+            ("experiment", pa.string()),
+            ("shard", pa.int32()),
+            ("shoe", pa.string()),
+            ("decks", pa.string()),
+            ("soft17", pa.string()),
+            ("peek", pa.string()),
+            ("penetration", pa.float64()),
+            ("upcard", pa.string()),
+            ("upcard_order", pa.int32()),
+            ("outcome", pa.string()),
+            ("outcome_order", pa.int32()),
+            ("hands", pa.int64()),
+            ("count", pa.int64()),
+        ]
+    ),
+}
+
+EXACT_EXPERIMENT = "exact"
+
+
+def exact_variants(section: dict) -> list[tuple[str, str, str]]:
+    """(decks, soft17, peek) of every exact variant to compute: all combinations of the
+    configured values (absent: all 36), plus each simulation's own variant, so that
+    every simulated table has an exact one to be compared with."""
+    spec = section.get("exact") or {}
+    decks = [parse_decks(d) for d in spec.get("decks", DECKS)]
+    soft17 = [parse_choice("soft17", s, SOFT17) for s in spec.get("soft17", SOFT17)]
+    peek = [parse_choice("peek", p, PEEK) for p in spec.get("peek", PEEK)]
+    variants = set(product(decks, soft17, peek))
+    for exp in section.get("experiments", []) or []:
+        variants.add(
+            (
+                parse_decks(exp["decks"]),
+                parse_choice("soft17", exp.get("soft17", "stand"), SOFT17),
+                parse_choice("peek", exp.get("peek", "no"), PEEK),
+            )
+        )
+    return sorted(variants, key=lambda v: (DECKS.index(v[0]), SOFT17.index(v[1]), PEEK.index(v[2])))
+
+
+def sim_variant(decks: str, soft17: str, peek: str) -> str:
+    return f"decks={decks}+soft17={soft17}+peek={peek}"
+
+
+def _exact_columns(variants: Iterable[Sequence[str]], progress) -> dict[str, list]:
+    cols: dict[str, list] = {name: [] for name in TABLES["blackjack_exact_probs"].names}
+    for decks, soft17, peek in variants:
+        table = exact_table(decks, soft17, peek)
+        for ui, upcard in enumerate(UPCARDS):
+            for oi, (outcome, p) in enumerate(zip(OUTCOMES, table[upcard])):
+                for k, v in (
+                    ("decks", decks),
+                    ("soft17", soft17),
+                    ("peek", peek),
+                    ("upcard", upcard),
+                    ("upcard_order", ui),
+                    ("outcome", outcome),
+                    ("outcome_order", oi),
+                    ("probability", float(p)),
+                    ("exact", f"{p.numerator}/{p.denominator}"),
+                ):
+                    cols[k].append(v)
+            progress.update(1)
+    return cols
+
+
+def _sim_columns(spec: dict, progress) -> dict[str, list]:
+    cols: dict[str, list] = {name: [] for name in TABLES["blackjack_sim_counts"].names}
+    start, stop = spec["range"]
+    for ui, upcard in enumerate(UPCARDS):
+        counts = simulate(
+            int(spec["seed"]),
+            UPCARD_VALUE[upcard],
+            spec["decks"],
+            spec["soft17"],
+            spec["shoe"],
+            stop - start,
+            first=start,
+            penetration=spec["penetration"],
+        )
+        for oi, outcome in enumerate(OUTCOMES):
+            for k, v in (
+                ("experiment", spec["experiment"]),
+                ("shard", int(spec["shard"])),
+                ("shoe", spec["shoe"]),
+                ("decks", spec["decks"]),
+                ("soft17", spec["soft17"]),
+                ("peek", spec["peek"]),
+                ("penetration", float(spec["penetration"])),
+                ("upcard", upcard),
+                ("upcard_order", ui),
+                ("outcome", outcome),
+                ("outcome_order", oi),
+                ("hands", stop - start),
+                ("count", int(counts[oi])),
+            ):
+                cols[k].append(v)
+        progress.update(stop - start)
+    return cols
+
+
+class BlackjackEngine(Engine):
+    name = "blackjack"
+    title = "Blackjack dealer"
+    question = "How likely is the dealer to bust, reach 17–21 or have a natural, by upcard?"
+    work_unit = "hands"
+    tables = TABLES
+    sharded_field = "hands_per_upcard"
+    report_files = (
+        ReportFile("blackjack.md"),
+        ReportFile("blackjack.csv", "blackjack_table"),
+        ReportFile("blackjack_sim.csv", "blackjack_sim"),
+        ReportFile("blackjack_bust.png", "blackjack_bust"),
+    )
+    figure_basis = {
+        "blackjack_bust": (
+            "SELECT count(DISTINCT decks) FROM blackjack_exact WHERE soft17 = 'stand' AND peek = 'no'",
+            "{0} exact tables, one per shoe size (no sampling error)",
+        ),
+    }
+
+    def plan(self, section: Mapping[str, Any]) -> list[dict]:
+        """One shard for every exact variant together (well under a second), then each
+        simulation experiment cut into ``shards`` ranges of hands per upcard."""
+        specs: list[dict] = []
+        variants = exact_variants(section)
+        if variants:
+            specs.append(
+                {
+                    "experiment": EXACT_EXPERIMENT,
+                    "variant": "all",
+                    "shard": 0,
+                    "kind": "exact",
+                    "variants": [list(v) for v in variants],
+                    "range": [0, len(variants)],
+                    "work": len(variants) * len(UPCARDS),
+                    "work_unit": "upcard tables",
+                }
+            )
+        for i, exp in enumerate(section.get("experiments", []) or []):
+            name, where = exp["name"], f"blackjack.experiments[{i}]"  # paths as the config checks write them
+            decks = parse_decks(exp["decks"])
+            soft17 = parse_choice(f"{where}.soft17", exp.get("soft17", "stand"), SOFT17)
+            peek = parse_choice(f"{where}.peek", exp.get("peek", "no"), PEEK)
+            shoe = parse_choice(f"{where}.shoe", exp.get("shoe", "fresh"), SHOES)
+            if shoe == "continuous" and decks == "inf":
+                raise CardlabError(f"{where}: shoe 'continuous' needs decks 1..8, not inf")
+            if name == EXACT_EXPERIMENT:
+                raise CardlabError(f"{where}.name: the name {name!r} is reserved for the exact tables")
+            hands, shards = int(exp["hands_per_upcard"]), int(exp.get("shards", 1))
+            variant = sim_variant(decks, soft17, peek)
+            root = int(exp["seed"])
+            # Continuous shards start on block boundaries: a block is a run of shoes dealt in
+            # sequence, so it must not be cut in two by a shard boundary.
+            unit = BLOCK_CONTINUOUS if shoe == "continuous" else 1
+            blocks = split_range(-(-hands // unit), shards)
+            for shard, (b0, b1) in enumerate(blocks):
+                start, stop = b0 * unit, min(b1 * unit, hands)
+                specs.append(
+                    {
+                        "experiment": name,
+                        "variant": variant,
+                        "shard": shard,
+                        "kind": "sim",
+                        "shoe": shoe,
+                        "decks": decks,
+                        "soft17": soft17,
+                        "peek": peek,
+                        "penetration": float(exp.get("penetration", 0.75)),
+                        "range": [start, max(start, stop)],
+                        "work": max(0, stop - start) * len(UPCARDS),
+                        "root_seed": root,
+                        "seed": shard_seed(root, self.name, name, variant, shard),
+                        "seed_derivation": seed_derivation(root, self.name, name, variant, shard),
+                    }
+                )
+        return specs
+
+    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
+        """Rows per table of a shard: one per upcard and outcome (and exact variant); the other table is empty."""
+        per_table = len(UPCARDS) * len(OUTCOMES)
+        exact = spec["kind"] == "exact"
+        if table == "blackjack_exact_probs":
+            return per_table * len(spec.get("variants", [])) if exact else 0
+        return 0 if exact else per_table
+
+    def run_shard(self, spec: Mapping[str, Any], progress, inputs: Sequence[str]) -> dict[str, dict]:
+        """Exact shard: every configured variant's table; sim shard: counts per upcard and outcome.
+
+        Both tables are written by every shard (the interface gives each shard the
+        same outputs); the one that does not apply is empty.
+        """
+        empty = {table: {name: [] for name in schema.names} for table, schema in TABLES.items()}
+        if spec["kind"] == "exact":
+            return {**empty, "blackjack_exact_probs": _exact_columns(spec["variants"], progress)}
+        return {**empty, "blackjack_sim_counts": _sim_columns(spec, progress)}
+
+    def reference_checks(self, n: int):
+        """Kernel counts against the plain-Python simulator (same seeds, same algorithm) for every upcard."""
+        from .simulate import simulate_py
+
+        for shoe in SHOES:
+            for upcard in UPCARDS:
+                args = (99, UPCARD_VALUE[upcard], "2", "hit", shoe, n)
+                yield (
+                    f"{shoe} upcard {upcard}",
+                    [int(c) for c in simulate(*args)],
+                    [int(c) for c in simulate_py(*args)],
+                )
+
+    def tiny_config(self) -> dict:
+        return {
+            "exact": {"decks": [1, "inf"], "soft17": ["stand"], "peek": ["no"]},
+            "experiments": [
+                {"name": "fresh2", "shoe": "fresh", "decks": 2, "hands_per_upcard": 300, "shards": 2, "seed": 4},
+                {"name": "cont1", "shoe": "continuous", "decks": 1, "hands_per_upcard": 300, "shards": 1, "seed": 5},
+            ],
+        }

@@ -1,0 +1,1 @@
+"""Shared core: errors, seeds (rng), shard planning, atomic Parquet writes (store), provenance, progress."""

@@ -1,0 +1,193 @@
+"""The one interface every game engine implements, enforced by an abstract base class.
+
+A game is a package ``engines/<game>/`` whose ``engine.py`` defines a subclass
+of :class:`Engine`, plus one line in :mod:`engines.registry`.  Everything else
+(config checks, Snakemake rules, the warehouse, ``cardlab verify``, the report
+index, provenance hashes, the CLI, the conformance tests) asks the engine
+through this class and nothing else, so a new game needs no edit elsewhere.
+
+Files the package may hold beside ``engine.py`` (found by name, all optional):
+
+``config.schema.yaml``  JSON schema of the game's config section
+``views.sql``           views created in the warehouse over the game's tables
+``report.py``           ``build(con, outdir) -> list[Path]``, ``answer(con)``,
+                        ``tables(con)`` (HTML for the one-page index)
+``cli.py``              ``register(subparsers)``: ``cardlab <game> ...``
+
+A shard *spec* has the same shape for every game: ``experiment`` (str),
+``variant`` (str, safe as a path part), ``shard`` (int), ``kind`` (the shard's
+type, e.g. ``"sim"``, ``"exhaustive"``), ``range`` (``[start, stop)`` of the
+work items it covers, counted across the experiment), ``work`` (items, for
+progress), optionally ``work_unit``, ``root_seed``, ``seed`` and
+``seed_derivation``, plus the game's own parameters.  Specs are
+JSON-serialisable and deterministic: they are recorded as provenance.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, ClassVar
+
+import pyarrow as pa
+
+SPEC_KEYS = ("experiment", "variant", "shard", "kind", "range", "work")
+"""Keys every spec carries (checked by the conformance test and by jobs.run_shard)."""
+
+
+@dataclass(frozen=True)
+class ReportFile:
+    """One file a game's report job writes: ``reports/<name>``; CSV and PNG files get a caption."""
+
+    name: str
+    caption: str | None = None  # stem of workflow/report/<caption>.rst, for snakemake --report
+
+    @property
+    def path(self) -> str:
+        return f"reports/{self.name}"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A group of shards written by one Snakemake rule: the tables they write and the resources they need."""
+
+    tables: tuple[str, ...]
+    runtime_min: int = 60
+    mem_mb: int = 1000
+
+
+class Engine(ABC):
+    """A game: how its config is planned into shards, how a shard is computed, what it writes.
+
+    Subclasses set the class attributes and implement :meth:`plan` and
+    :meth:`run_shard`; every other method has a declared default.
+    """
+
+    name: ClassVar[str]
+    """Package name under engines/, prefix of its table names, its config section."""
+    title: ClassVar[str]
+    question: ClassVar[str]
+    """The question the game answers, shown on the report index."""
+    work_unit: ClassVar[str] = "items"
+    """What ``progress.update`` counts (games, deals, hands) unless a spec names its own ``work_unit``."""
+    tables: ClassVar[Mapping[str, pa.Schema]]
+    sharded_field: ClassVar[str | None] = None
+    """The field of each configured experiment that shards split (each shard needs at least one unit)."""
+    report_files: ClassVar[tuple[ReportFile, ...]] = ()
+    figure_basis: ClassVar[Mapping[str, tuple[str, str]]] = {}
+    """For a figure stem: (SQL giving one row, format string) saying what the figure is computed from."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        missing = [a for a in ("name", "title", "question", "tables") if not hasattr(cls, a)]
+        if missing and not getattr(cls, "__abstractmethods__", None):
+            raise TypeError(f"engine {cls.__name__} does not set {', '.join(missing)}")
+
+    # ------------------------------------------------------------------ required
+
+    @abstractmethod
+    def plan(self, section: Mapping[str, Any]) -> list[dict]:
+        """The shard specs of the game's (schema-valid) config section, in a fixed order."""
+
+    @abstractmethod
+    def run_shard(self, spec: Mapping[str, Any], progress, inputs: Sequence[str]) -> dict[str, dict]:
+        """Compute one shard: table name -> columns (numpy arrays or lists), calling ``progress.update(n)``."""
+
+    # ------------------------------------------------------------------ defaults
+
+    def stages(self) -> dict[str, Stage]:
+        """Shard groups, each one Snakemake rule; one stage writing every table by default."""
+        return {"shard": Stage(tuple(self.tables))}
+
+    def stage_of(self, spec: Mapping[str, Any]) -> str:
+        return "shard"
+
+    def spec_tables(self, spec: Mapping[str, Any]) -> tuple[str, ...]:
+        """The tables one shard writes."""
+        return self.stages()[self.stage_of(spec)].tables
+
+    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
+        """Rows a shard's table must hold by its spec; None when only the computation knows."""
+        return None
+
+    def shard_threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
+        """numba threads of a shard job; kept out of the spec because threads never change results."""
+        return 1
+
+    def shard_inputs(self, spec: Mapping[str, Any], plan: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict]]:
+        """(table, spec) of the shard files a second-stage shard reads (e.g. RedBlack's basins)."""
+        return []
+
+    def result_version(self, spec: Mapping[str, Any]) -> str:
+        """The version a shard's results carry: a hash of the game's result-defining source and the core.
+
+        A shard whose recorded version differs is stale and recomputed.  An engine may
+        return an explicit, test-guarded version for shards whose results must survive
+        edits that do not change them (e.g. a long search campaign)."""
+        return self.source_version()
+
+    def warehouse_tables(self) -> dict[str, pa.Table]:
+        """Small tables made from the engine's own constants, loaded before ``views.sql`` (e.g. rule presets),
+        so that SQL never repeats what the Python rules define."""
+        return {}
+
+    def reference_checks(self, n: int) -> Iterable[tuple[str, Any, Any]]:
+        """(case label, kernel result, reference result) for ``n`` of the engine's own cases."""
+        return ()
+
+    def tiny_config(self) -> dict:
+        """A config section small enough for the conformance test (seconds)."""
+        return {}
+
+    # ------------------------------------------------------------------ derived, not overridden
+
+    @property
+    def package(self) -> str:
+        return type(self).__module__.rsplit(".", 1)[0]
+
+    @property
+    def directory(self) -> Path:
+        return Path(importlib.import_module(self.package).__file__).resolve().parent
+
+    def result_files(self) -> list[str]:
+        """The package's result-defining sources: every module but the report and the CLI."""
+        skip = {"report.py", "cli.py", "__init__.py"}
+        return sorted(p.name for p in self.directory.glob("*.py") if p.name not in skip)
+
+    def source_version(self) -> str:
+        from .core.provenance import CORE_FILES, files_version
+
+        return files_version([f"{self.name}/{f}" for f in self.result_files()] + list(CORE_FILES))
+
+    def report_version(self) -> str:
+        from .core.provenance import files_version
+
+        files = [f"{self.name}/{f}" for f in ("report.py", "views.sql") if (self.directory / f).exists()]
+        return files_version(files + ["report/common.py"])
+
+    def module(self, name: str) -> ModuleType | None:
+        """A sibling module of the engine (``report``, ``cli``), or None when the game has none."""
+        if importlib.util.find_spec(f"{self.package}.{name}") is None:
+            return None
+        return importlib.import_module(f"{self.package}.{name}")
+
+    def config_schema(self) -> dict:
+        import yaml
+
+        path = self.directory / "config.schema.yaml"
+        return yaml.safe_load(path.read_text()) if path.exists() else {"type": "object"}
+
+    def views_sql(self) -> list[str]:
+        """The statements of ``views.sql`` (split on ';', comment-only pieces dropped)."""
+        path = self.directory / "views.sql"
+        if not path.exists():
+            return []
+        stmts = [s.strip() for s in path.read_text().split(";")]
+        return [s for s in stmts if s and not all(ln.strip().startswith("--") for ln in s.splitlines() if ln.strip())]
+
+    def unit_of(self, spec: Mapping[str, Any]) -> str:
+        return spec.get("work_unit") or self.work_unit

@@ -1,0 +1,1 @@
+"""Pipeline glue: config validation, running shards for Snakemake, the warehouse, verify."""

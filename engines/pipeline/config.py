@@ -1,0 +1,155 @@
+"""Validating config.yaml: every field checked before any job starts.
+
+The schema is one JSON-schema file per game, ``engines/<game>/config.schema.yaml``
+(plus the top-level keys here); errors name the field's path and the allowed values.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+
+from ..core.errors import CardlabError
+from ..registry import GAMES, engine
+
+SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+SAFE_HINT = "use letters, digits, '_', '-', '.' (max 64, not starting with '.', '-' or '_')"
+
+
+def full_schema() -> dict:
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "results": {"type": "string", "description": "ignored; results always go to results/"},
+            **{g: engine(g).config_schema() for g in GAMES},
+        },
+    }
+
+
+def field_path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+def describe(error) -> str:
+    """One line per schema violation: the field's path, the value, what is allowed."""
+    where = field_path(error.absolute_path)
+    v = error.validator
+    if v == "enum":
+        allowed = ", ".join(map(repr, error.validator_value))
+        return f"{where}: {error.instance!r} is not allowed; allowed values: {allowed}"
+    if v == "additionalProperties":
+        known = ", ".join(sorted(error.schema.get("properties", {})))
+        return f"{where}: {error.message}; allowed keys: {known}"
+    if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return f"{where}: {error.message}"
+    if v == "type":
+        return f"{where}: {error.instance!r} has the wrong type; expected {error.validator_value}"
+    if v == "pattern" and where.endswith(".name"):
+        return f"{where}: {error.instance!r} is not safe as a path part; {SAFE_HINT}"
+    if v == "not":
+        return f"{where}: {describe_not(error.validator_value, error.instance)}"
+    if v in ("oneOf", "anyOf"):
+        hints = sorted({describe(e) for e in error.context}) if error.context else []
+        return f"{where}: {error.message}" + ("; " + " | ".join(hints[:4]) if hints else "")
+    return f"{where}: {error.message}"
+
+
+def describe_not(forbidden: dict, instance: Any) -> str:
+    """Words for a schema's ``not``: reserved names and keys that exclude each other."""
+    if "const" in forbidden:
+        return f"{instance!r} is reserved; choose another name"
+    if "pattern" in forbidden:
+        return f"{instance!r} is reserved (names matching {forbidden['pattern']}); choose another name"
+    groups = [forbidden] if "required" in forbidden else forbidden.get("anyOf", [])
+    pairs = [g["required"] for g in groups if "required" in g]
+    if pairs and isinstance(instance, dict):
+        given = [p for p in pairs if all(k in instance for k in p)]
+        shown = given[0] if given else pairs[0]
+        return f"give either {shown[0]!r} or {' / '.join(repr(p[1]) for p in pairs)}, not both"
+    return f"{instance!r} is not allowed here"
+
+
+def check_shards(config: dict) -> list[str]:
+    """Every shard of an experiment gets at least one game, deal or hand."""
+    problems = []
+    for game in GAMES:
+        field_name = engine(game).sharded_field
+        if field_name is None:
+            continue
+        for i, exp in enumerate((config.get(game) or {}).get("experiments") or []):
+            work, shards = exp.get(field_name), exp.get("shards", 1)
+            if isinstance(work, int) and isinstance(shards, int) and shards > work:
+                problems.append(
+                    f"{game}.experiments[{i}].shards: {shards} is more than {field_name} "
+                    f"({work}); each shard needs at least one"
+                )
+    return problems
+
+
+def check_plans(config: dict) -> list[str]:
+    """What only a game's planner can judge (e.g. a continuous shoe of infinitely many decks)."""
+    problems = []
+    for game in GAMES:
+        if config.get(game):
+            try:
+                engine(game).plan(config[game])
+            except CardlabError as exc:
+                problems.append(str(exc))
+    return problems
+
+
+def check_names(config: dict) -> list[str]:
+    """Experiment names: unique per game and safe as a path part."""
+    problems = []
+    for game in GAMES:
+        section = config.get(game) or {}
+        seen = set()
+        for i, exp in enumerate(section.get("experiments", []) or []):
+            name = exp.get("name") if isinstance(exp, dict) else None
+            if not isinstance(name, str):
+                continue
+            where = f"{game}.experiments[{i}].name"
+            if not SAFE_NAME.match(name):
+                problems.append(f"{where}: {name!r} is not safe as a path part; {SAFE_HINT}")
+            if name in seen:
+                problems.append(f"{where}: duplicate experiment name {name!r}")
+            seen.add(name)
+    return problems
+
+
+def validate_config(config: Any, source: str = "config") -> dict:
+    """Return the config if it is valid; otherwise raise CardlabError listing every problem."""
+    if config is None:
+        config = {}
+    if not isinstance(config, dict):
+        raise CardlabError(f"{source}: the top level must be a mapping of game sections, got {type(config).__name__}")
+    validator = Draft202012Validator(full_schema())
+    problems = sorted({describe(e) for e in validator.iter_errors(config)})
+    # later checks assume a schema-valid config
+    for check in (check_names, check_shards, check_plans):
+        if not problems:
+            problems = check(config)
+    if problems:
+        lines = "\n  ".join(problems)
+        raise CardlabError(f"{source} is invalid:\n  {lines}")
+    return config
+
+
+def load_config(path: str | Path) -> dict:
+    path = Path(path)
+    if not path.exists():
+        raise CardlabError(f"{path}: config file not found")
+    try:
+        data = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as exc:
+        raise CardlabError(f"{path}: not valid YAML ({exc})") from None
+    return validate_config(data, str(path))

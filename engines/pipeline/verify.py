@@ -1,0 +1,215 @@
+"""``cardlab verify``: check a results tree against the current config and engines.
+
+Every planned shard file must be present once, readable, with cardlab provenance
+from the current engine version and the planned spec, and hold the planned number
+of rows.  Files nobody planned (a removed experiment, a changed shard count, a
+stray copy), temporaries left by killed jobs and a warehouse that is older than
+its shards are reported too.  Any problem gives a non-zero exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.errors import CardlabError
+from ..registry import GAMES, engine
+from .config import load_config
+from .jobs import shard_path
+
+FIX = "rerun `snakemake --cores all`"
+
+
+@dataclass
+class Report:
+    """What verify found: planned files checked and every problem, one line each."""
+
+    checked: int = 0
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
+
+    def add(self, kind: str, message: str) -> None:
+        self.problems.append((kind, message))
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def counts(self) -> Counter:
+        return Counter(kind for kind, _ in self.problems)
+
+
+def planned(config: dict, results: str) -> dict[str, tuple[str, str, dict]]:
+    """path -> (game, table, spec) for every file the config plans."""
+    out = {}
+    for game in GAMES:
+        if not config.get(game):
+            continue
+        eng = engine(game)
+        for spec in eng.plan(config[game]):
+            for table in eng.spec_tables(spec):
+                out[shard_path(game, table, spec, root=results)] = (game, table, spec)
+    return out
+
+
+def same_spec(a: dict, b: dict) -> list[str]:
+    """Keys whose values differ between a file's recorded spec and the planned one."""
+
+    def norm(v):
+        return json.loads(json.dumps(v, sort_keys=True))
+
+    return sorted(k for k in set(a) | set(b) if norm(a.get(k)) != norm(b.get(k)))
+
+
+def check_planned(path: str, game: str, table: str, spec: dict, report: Report) -> dict | None:
+    """One planned file: present, sound (warehouse.check_file), the planned spec and row count."""
+    from .warehouse import check_file
+
+    if not os.path.exists(path):
+        report.add("missing", f"{path}: missing; {FIX} to compute it")
+        return None
+    try:
+        meta = check_file(path)
+    except CardlabError as exc:
+        kind = "stale" if "stale shard" in str(exc) else "damaged"
+        report.add(kind, str(exc))
+        return None
+    where = (meta.get("game"), meta.get("table"), meta.get("experiment"), meta.get("variant"), meta.get("shard"))
+    if where != (game, table, spec["experiment"], spec["variant"], int(spec["shard"])):
+        report.add("misplaced", f"{path}: provenance says {'/'.join(map(str, where))}; delete it and {FIX}")
+        return None
+    differ = same_spec(meta.get("spec", {}), spec)
+    if differ:
+        report.add("stale", f"{path}: computed for another config ({', '.join(differ)} differ); delete it and {FIX}")
+        return None
+    want = engine(game).expected_rows(spec, table)
+    if want is not None and meta.get("rows") != want:
+        report.add("rows", f"{path}: {meta.get('rows')} rows, planned {want}; delete it and {FIX}")
+        return None
+    report.checked += 1
+    return meta
+
+
+def scan_tree(results: str) -> list[Path]:
+    """Every Parquet file and temporary under results/<game>/."""
+    found = []
+    for game in GAMES:
+        base = Path(results) / game
+        if base.is_dir():
+            found += [p for p in base.rglob("*") if p.is_file()]
+    return sorted(found)
+
+
+def check_unexpected(results: str, plan: dict, report: Report) -> None:
+    planned_paths = {os.path.normpath(p) for p in plan}
+    for p in scan_tree(results):
+        if p.name.endswith(".tmp"):
+            report.add(
+                "leftover",
+                f"{p}: temporary file of an interrupted write (never read as a result); "
+                "delete it, or rerun the workflow, which removes it",
+            )
+        elif os.path.normpath(p) not in planned_paths:
+            report.add(
+                "unexpected",
+                f"{p}: not a planned shard of this config (removed experiment, changed "
+                "shard count, or a stray file); move it out of results/",
+            )
+
+
+def check_duplicates(metas: dict[str, dict], results: str, report: Report) -> None:
+    """The same shard recorded in two files (e.g. a copy under another experiment directory)."""
+    from ..core.store import read_meta
+
+    keys: dict[tuple, list[str]] = {}
+    for p in scan_tree(results):
+        if p.suffix != ".parquet":
+            continue
+        meta = metas.get(str(p))
+        if meta is None:
+            try:
+                meta = read_meta(p)
+            except (CardlabError, ValueError):
+                continue  # reported elsewhere when planned; unplanned files are reported as unexpected
+        key = tuple(str(meta.get(k)) for k in ("game", "table", "experiment", "variant", "shard"))
+        keys.setdefault(key, []).append(str(p))
+    for key, paths in sorted(keys.items()):
+        if len(paths) > 1:
+            report.add(
+                "duplicate",
+                f"shard {'/'.join(key)} is present {len(paths)} times: {', '.join(paths)}; "
+                "keep the planned path, move the others out of results/",
+            )
+
+
+def check_warehouse(db: Path, metas: dict[str, dict], report: Report) -> None:
+    """The warehouse must hold exactly the current shards (same engine versions and rows)."""
+    from .warehouse import connect
+
+    if not db.exists():
+        report.add("warehouse", f"{db}: no warehouse yet; {FIX}")
+        return
+    try:
+        con = connect(db)
+        rows = con.execute(
+            "SELECT game, table_name, experiment, variant, shard, engine_version, rows FROM provenance"
+        ).fetchall()
+        con.close()
+    except Exception as exc:  # a damaged or foreign catalog
+        report.add(
+            "warehouse", f"{db}: cannot read its provenance table ({str(exc).splitlines()[0]}); delete it and {FIX}"
+        )
+        return
+    have = Counter(tuple(map(str, r)) for r in rows)
+    want = Counter(
+        tuple(str(m.get(k)) for k in ("game", "table", "experiment", "variant", "shard", "engine_version", "rows"))
+        for m in metas.values()
+    )
+    if have != want:
+        report.add(
+            "warehouse",
+            f"{db}: out of date ({sum((want - have).values())} shard(s) not in it, "
+            f"{sum((have - want).values())} it should not hold); {FIX}",
+        )
+
+
+def verify(results: str = "results", config: str = "config.yaml") -> Report:
+    """Check ``results`` against the plan of ``config`` and the current engines."""
+    cfg = load_config(config)
+    plan = planned(cfg, results)
+    report = Report()
+    metas = {}
+    for path, (game, table, spec) in sorted(plan.items()):
+        meta = check_planned(path, game, table, spec, report)
+        if meta is not None:
+            metas[path] = meta
+    check_unexpected(results, plan, report)
+    check_duplicates(metas, results, report)
+    if report.ok:  # the warehouse can only be current when every shard is
+        check_warehouse(Path(results) / "warehouse.duckdb", metas, report)
+    return report
+
+
+def cmd_verify(args) -> int:
+    import sys
+
+    report = verify(args.results, args.config)
+    for kind, message in report.problems:
+        print(f"{kind}: {message}")
+    if report.ok:
+        print(f"verify: {report.checked} planned file(s) present, sound and current; warehouse current")
+        return 0
+    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(report.counts().items()))
+    print(f"error: verify found {len(report.problems)} problem(s): {summary}", file=sys.stderr)
+    return 1
+
+
+def register(subparsers) -> None:
+    v = subparsers.add_parser(
+        "verify", help="check results/ against the config and the current engines", description=__doc__.splitlines()[0]
+    )
+    v.add_argument("--results", default="results", help="results tree (default: %(default)s)")
+    v.add_argument("--config", default="config.yaml", help="config file (default: %(default)s)")
+    v.set_defaults(func=cmd_verify)

@@ -1,0 +1,1 @@
+"""Generic report code: Markdown/CSV/figure helpers, HTML pieces, the one-page index."""

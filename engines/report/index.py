@@ -1,0 +1,253 @@
+"""reports/index.html: one self-contained page with every answer, its figures and its provenance.
+
+The page opens with a short answer per game, then each game's tables and figures,
+then provenance (engine versions, config, seeds, work behind every figure, build
+time).  Every number is read by SQL from the warehouse; figures are the PNGs the
+game report rules wrote, embedded as base64 ``data:`` URIs so the page needs no
+network and no sibling files to be read (a Content-Security-Policy forbids any
+other load, so a stray external reference shows up as a broken image).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+
+from ..core.errors import CardlabError
+from ..core.store import write_text
+from ..registry import engine
+from .common import query
+from .html import esc, html_table
+
+# Only data: URIs may load; styles are inline.  Keeps the page honest about being self-contained.
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
+       line-height: 1.45; color: #222; }
+table { border-collapse: collapse; margin: 0.6em 0 1.2em; font-size: 0.88em;
+        display: block; max-width: 100%; overflow-x: auto; }
+th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; white-space: nowrap; }
+th { background: #f2f2f2; }
+td:first-child, th:first-child { text-align: left; }
+figure { margin: 1em 0 2em; }
+figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption { font-size: 0.9em; color: #444; }
+.answer { font-size: 1.08em; background: #f6f9ff; border-left: 4px solid #3b73c4; padding: 0.5em 1em; }
+nav a { margin-right: 1em; }
+pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
+"""
+
+
+# ----------------------------------------------------------------------------- figures
+
+# A figure without its own entry above is described by its game's total work.
+GAME_WORK_SQL = """
+SELECT coalesce(sum(work), 0) FROM (
+    SELECT DISTINCT experiment, variant, shard, json_extract(spec, '$.work')::BIGINT AS work
+    FROM provenance WHERE game = ?)
+"""
+
+
+def figure_basis(con: duckdb.DuckDBPyConnection, game: str, stem: str, unit: str) -> str:
+    sql, text = engine(game).figure_basis.get(stem, (None, None))
+    if sql is None:
+        return f"from {one_value(con, GAME_WORK_SQL, [game]):,} {unit} in all"
+    _, rows = query(con, sql)
+    return "from " + text.format(*rows[0])
+
+
+def one_value(con: duckdb.DuckDBPyConnection, sql: str, params=None):
+    return query(con, sql, params)[1][0][0]
+
+
+def data_uri(png: Path) -> str:
+    return "data:image/png;base64," + base64.b64encode(Path(png).read_bytes()).decode("ascii")
+
+
+def caption(captions: Path | None, stem: str) -> str:
+    """The figure's caption, shared with Snakemake's report (workflow/report/<stem>.rst)."""
+    if captions is not None and (captions / f"{stem}.rst").exists():
+        return (captions / f"{stem}.rst").read_text().strip().replace("``", "")  # rst literals as plain text
+    return stem.replace("_", " ")
+
+
+def figure_html(con, game: str, png: Path, captions: Path | None, unit: str) -> str:
+    stem = Path(png).stem
+    text = caption(captions, stem)
+    return (
+        f'<figure id="fig-{esc(stem)}"><img src="{data_uri(png)}" alt="{esc(text)}">'
+        f"<figcaption>{esc(text)} <i>Computed {esc(figure_basis(con, game, stem, unit))}.</i>"
+        f"</figcaption></figure>\n"
+    )
+
+
+# ----------------------------------------------------------------------------- provenance
+
+ENGINES_SQL = """
+SELECT game, engine_version, count(DISTINCT path) AS files, sum(rows) AS rows
+FROM provenance GROUP BY ALL ORDER BY game, engine_version
+"""
+
+EXPERIMENTS_SQL = """
+WITH s AS (
+    SELECT DISTINCT game, experiment, variant, shard, root_seed, seed_derivation,
+           json_extract(spec, '$.work')::BIGINT AS work,
+           json_extract_string(spec, '$.work_unit') AS unit
+    FROM provenance)
+SELECT game, experiment, count(DISTINCT variant) AS variants, count(*) AS shards,
+       any_value(root_seed) AS root_seed, sum(work) AS work,
+       min(seed_derivation) AS "seed derivation (first shard)", any_value(unit) AS unit
+FROM s GROUP BY game, experiment ORDER BY game, experiment
+"""
+
+SHARDS_SQL = """
+SELECT game, experiment, variant, shard, any_value(seed) AS seed, any_value(work_range) AS "range",
+       sum(rows) AS rows, any_value(engine_version) AS engine_version
+FROM provenance GROUP BY game, experiment, variant, shard ORDER BY game, experiment, variant, shard
+"""
+
+PACKAGES_SQL = "SELECT DISTINCT packages FROM provenance ORDER BY packages"
+
+# Seeds are identifiers, not quantities: no thousands separators.
+SEED_FORMATS = {c: (lambda v: "–" if v is None else str(v)) for c in ("root_seed", "seed")}
+
+
+def provenance_html(
+    con: duckdb.DuckDBPyConnection, units: dict[str, str], config: dict | None, built_at: datetime, warehouse: str
+) -> str:
+    ecols, erows = query(con, ENGINES_SQL)
+    xcols, xrows = query(con, EXPERIMENTS_SQL)
+    # a shard's spec may name its own unit of work (e.g. Blackjack's exact tables)
+    xcols = [c if c != "work" else "work (games / deals / hands)" for c in xcols[:-1]]
+    xrows = [r[:5] + (f"{r[5]:,} {r[7] or units.get(r[0], '')}",) + r[6:7] for r in xrows]
+    scols, srows = query(con, SHARDS_SQL)
+    packages = [json.loads(p) for (p,) in query(con, PACKAGES_SQL)[1]]
+    out = [
+        '<section id="provenance"><h2>Provenance</h2>',
+        f"<p>Built {esc(built_at.strftime('%Y-%m-%d %H:%M:%S UTC'))} from <code>{esc(warehouse)}</code>. "
+        "Every number above is a query over that warehouse (<code>cardlab sql</code> answers the same "
+        "queries); every figure is the PNG its game's report rule drew from the same warehouse.</p>",
+        "<h3>Engine versions</h3>",
+        "<p>A version is a hash of the engine's source and the shared core; each shard file records "
+        "the version that wrote it.</p>",
+        html_table(ecols, erows),
+        "<h3>Experiments, seeds and work</h3>",
+        html_table(xcols, xrows, SEED_FORMATS),
+        "<h3>Package versions of the shard jobs</h3>",
+        "".join(f"<pre>{esc(json.dumps(p, indent=1, sort_keys=True))}</pre>" for p in packages),
+        f"<details><summary>All {len(srows):,} shards: seed, range and rows</summary>",
+        html_table(scols, srows, SEED_FORMATS),
+        "</details>",
+    ]
+    if config is not None:
+        import yaml
+
+        out += [
+            "<details><summary>Config, as run</summary>",
+            f"<pre>{esc(yaml.safe_dump(config, sort_keys=False))}</pre></details>",
+        ]
+    out.append("</section>")
+    return "\n".join(out)
+
+
+# ----------------------------------------------------------------------------- page
+
+
+def game_section(con, game: str, files: Sequence[Path], outdir: Path, captions: Path | None, unit: str) -> str:
+    eng = engine(game)
+    report = eng.module("report")
+    links = " · ".join(
+        f'<a href="{esc(os.path.relpath(f, outdir))}">{esc(Path(f).name)}</a>'
+        for f in files
+        if Path(f).suffix in (".md", ".csv")
+    )
+    parts = [
+        f'<section id="{game}"><h2>{esc(eng.title)}</h2>',
+        f"<p><i>{esc(eng.question)}</i></p>",
+        *(report.tables(con) if report is not None and hasattr(report, "tables") else []),
+        *(figure_html(con, game, f, captions, unit) for f in files if Path(f).suffix == ".png"),
+    ]
+    if links:
+        parts.append(f"<p>Full report and tables: {links}</p>")
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def game_answer(con: duckdb.DuckDBPyConnection, game: str) -> list[str]:
+    """The game's answer paragraphs (HTML), from its report module's ``answer(con)``."""
+    report = engine(game).module("report")
+    if report is None or not hasattr(report, "answer"):
+        return [f"{esc(engine(game).title)}: see the tables below."]
+    return report.answer(con)
+
+
+def build_index(
+    con: duckdb.DuckDBPyConnection,
+    out: Path,
+    game_files: dict[str, list[Path]],
+    captions: Path | None = None,
+    config: dict | None = None,
+    units: dict[str, str] | None = None,
+    built_at: datetime | None = None,
+    warehouse: str = "results/warehouse.duckdb",
+) -> Path:
+    """Write the page; ``game_files`` maps each game shown to its report files (PNGs are embedded)."""
+    out = Path(out)
+    outdir = out.parent
+    units = units or {}
+    built_at = built_at or datetime.now(UTC)
+    games = list(game_files)
+    answers = "\n".join(
+        f'<div class="answer" id="answer-{g}"><h3>{esc(engine(g).title)}</h3>'
+        + "".join(f"<p>{a}</p>" for a in game_answer(con, g))
+        + "</div>"
+        for g in games
+    )
+    nav = "".join(f'<a href="#{g}">{esc(engine(g).title)}</a>' for g in games)
+    nav += '<a href="#provenance">Provenance</a>'
+    body = [
+        f"<h1>cardlab: the answers</h1><nav>{nav}</nav>",
+        f'<section id="answers"><h2>Answers</h2>{answers}</section>',
+        *(game_section(con, g, game_files[g], outdir, captions, units.get(g, "units")) for g in games),
+        provenance_html(con, units, config, built_at, warehouse),
+    ]
+    page = (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>cardlab report</title><style>{STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
+    )
+    return write_text(out, page)
+
+
+def index_from_snakemake(smk) -> None:
+    """The index step of workflow/scripts/step.py."""
+    from ..pipeline.warehouse import connect
+
+    games = list(smk.params.games)
+    con = connect(smk.input.warehouse)
+    try:
+        out = build_index(
+            con,
+            Path(smk.output[0]),
+            {g: [Path(f) for f in getattr(smk.input, g)] for g in games},
+            captions=Path(smk.params.captions),
+            config=dict(smk.config),
+            units={g: engine(g).work_unit for g in games},
+            warehouse=str(smk.input.warehouse),
+        )
+    except duckdb.Error as exc:
+        raise CardlabError(f"report index: {exc}") from None
+    finally:
+        con.close()
+    if len(smk.log):
+        Path(smk.log[0]).write_text(
+            f"report_index: wrote {out} ({out.stat().st_size:,} bytes) for {', '.join(games)}\n"
+        )

@@ -1,0 +1,49 @@
+"""Shared fixtures: the tiny pipeline every end-to-end test queries, built once per test session.
+
+pytest puts this folder on sys.path (rootdir conftest), so per-game test folders
+import the workflow helpers with ``from wfhelp import ...``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from wfhelp import ROOT, snakemake, workdir
+
+# Every game has data, RedBlack has cycles (k = 6), Narcotic has both presets and all
+# sixteen rule combinations; small enough for about half a minute on 2 loaded cores.
+TINY = """
+narcotic:
+  experiments:
+    - {name: seed, rules: seed, games: 3000, shards: 2, seed: 11}
+    - {name: classic, rules: classic, games: 1000, shards: 1, seed: 12}
+    - {name: combos, rules: all, games: 100, shards: 1, seed: 2}
+redblack:
+  exhaustive: {k_min: 1, k_max: 6, deals_per_shard: 1000}
+  basins: true
+  experiments:
+    - {name: sample26, k: 26, deals: 300, shards: 1, seed: 13, balanced: true}
+blackjack:
+  exact: {decks: [1, 2, inf], soft17: [stand], peek: ["no"]}
+  experiments:
+    - {name: fresh2, shoe: fresh, decks: 2, soft17: stand, peek: "no", hands_per_upcard: 5000, shards: 2, seed: 14}
+"""
+
+
+def env_of(wd: Path) -> dict[str, str]:
+    """Jobs import the run's private engines snapshot, found first on PYTHONPATH."""
+    return {"PYTHONPATH": str(wd)}
+
+
+@pytest.fixture(scope="session")
+def tiny_pipeline(tmp_path_factory) -> Path:
+    """A finished run of TINY in a temporary directory holding its own copy of engines/.
+
+    The private copy (numba caches included, mtimes kept so they stay valid) lets tests
+    edit an engine and see what reruns, while others edit the real engines/."""
+    wd = workdir(tmp_path_factory.mktemp("tiny") / "wd", config=TINY)
+    shutil.copytree(ROOT / "engines", wd / "engines")
+    snakemake(wd, "--cores", "2", "-q", env_extra=env_of(wd))
+    return wd
