@@ -8,9 +8,8 @@ import numpy as np
 from numba import njit
 
 from ..core.errors import CardlabError
-from .exhaustive import _deal_strings
 from .kernel import _cycle_info, _mask, _play, _round
-from .rules import BASIN_MAX_STATES, cycle_id_str, parse_cycle_id, to_bits, to_str
+from .rules import BASIN_MAX_STATES, cycle_id_str, deal_strings, parse_cycle_id, to_bits, to_str
 
 
 @njit(cache=True)
@@ -141,7 +140,7 @@ def basin(cycle_id: str, max_states: int = BASIN_MAX_STATES) -> Basin:
         if s & 1:  # player 1's first card black: take the colour swap
             s = ~s & full
         canon[s] = min(d, canon.get(s, d))
-    out = [(*_deal_strings(s, k, n), d) for s, d in canon.items()]
+    out = [(*deal_strings(s, k, n), d) for s, d in canon.items()]
     out.sort()
     states = int(count) if sym else 2 * int(count)
     return Basin(cycle_id_str(int(key), n), n, int(period), bool(sym), states, bool(complete), int(depth), out)

@@ -10,8 +10,9 @@ from numba import njit, prange
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..core.errors import CardlabError
-from .kernel import _cycle_info, _mask, _play
-from .rules import K_MAX, canonical_deals, cycle_id_str, to_bits, to_str
+from .kernel import _cycle_info, _mask, _play, _round
+from .owner import _owner_stops, _owner_stops_true_colours
+from .rules import K_MAX, LEADER_OUT, canonical_deals, cycle_id_str, deal_strings, to_bits, to_str
 
 
 def binomials(nmax: int = 2 * K_MAX) -> np.ndarray:
@@ -120,6 +121,274 @@ def _search_batch(k, starts, stops, binom, H, cap):
     return hist, inf_rows, stats
 
 
+# ---------------------------------------------------------------------------
+# Fast exhaustive kernels: two deals at once, a round budget, the owner rule
+# ---------------------------------------------------------------------------
+#
+# `_search_chunk` plays one deal at a time, and a round is a chain of dependent
+# operations, so the core mostly waits.  The kernels below play two deals in the
+# same loop (their chains overlap), and their round (`_fast_round`) gives up
+# everything a finite game's length does not need: colours are renamed every
+# round so that the round colour is red (a colour swap maps games to games), and
+# bits above a deck's length may be garbage.  A game that is still running after
+# FAST_ROUNDS rounds is replayed from the deal with the exact kernel (`_play`),
+# so every result is exactly what `_search_chunk` gives.
+
+FAST_ROUNDS = 1 << 12  # the fast path's budget; longer games are replayed exactly
+
+
+@njit(cache=True, inline="always")
+def _fast_round(L, a, O, n):
+    """One round with the colours renamed so the round colour is red: (W, a', X, game over).
+
+    The returned decks are the renamed state (a colour swap of the true one when the
+    round colour was black); X is clean above its length, W need not be.  Indices:
+    u, v are each deck's event (first black card, or its last card), so the leader's
+    event comes first iff u <= v, and the loser's event card is black unless they ran out.
+    """
+    cm = -(L & 1)
+    L = L ^ cm
+    O = O ^ cm
+    u = trailing_zeros(L | (np.int64(-1) << (a - 1)))
+    v = trailing_zeros(O | (np.int64(-1) << (n - 1 - a)))
+    lf = u <= v
+    mn = u if lf else v
+    W = O if lf else L
+    X = L if lf else O
+    wl = n - a if lf else a
+    xl = a if lf else n - a
+    over = ((X >> mn) & 1) == 0
+    ws = mn + 1 - np.int64(lf)
+    na = wl - ws
+    rest = xl - mn - 1
+    # the loser keeps `rest` cards and gets the pile: reds, then the black card at the bottom
+    nX = ((X >> (mn + 1)) & _mask(rest)) | (np.int64(1) << (n - 1 - na))
+    return W >> ws, na, nX, over
+
+
+@njit(cache=True, inline="always")
+def _deal_decks(x, k):
+    """Canonical deal bits and the two decks for the colex subset x (P1's top card red)."""
+    s = x << 1
+    return s, s & _mask(k), s >> k
+
+
+@njit(cache=True, inline="always")
+def _record_finite(s, rounds, hist, acc):
+    """acc = [finite, infinite, longest rounds, its deal, rounds played, stopped]."""
+    acc[0] += 1
+    if rounds < hist.shape[0]:
+        hist[rounds] += 1
+    # deal bits grow with the rank (colex order), so a tie keeps the lowest rank
+    if rounds > acc[2] or (rounds == acc[2] and s < acc[3]):
+        acc[2] = rounds
+        acc[3] = s
+
+
+@njit(cache=True, inline="always")
+def _record_infinite(s, k, lam, inf_rows, acc):
+    n_inf = acc[1]
+    if n_inf < inf_rows.shape[0]:
+        mu, period, key, sym = _cycle_info(s & _mask(k), k, s >> k, k, lam)
+        inf_rows[n_inf, 0] = s
+        inf_rows[n_inf, 1] = mu
+        inf_rows[n_inf, 2] = period
+        inf_rows[n_inf, 3] = key
+    acc[1] = n_inf + 1
+
+
+@njit(cache=True, inline="always")
+def _settle_brute(s, rounds, over, k, hist, inf_rows, acc):
+    """A deal has left the fast path: record it, replaying it exactly if it ran out of budget."""
+    if over:
+        acc[4] += rounds
+        _record_finite(s, rounds, hist, acc)
+        return
+    rounds, lam, side = _play(s & _mask(k), k, s >> k, k)
+    acc[4] += rounds
+    if lam == 0:
+        _record_finite(s, rounds, hist, acc)
+    else:
+        _record_infinite(s, k, lam, inf_rows, acc)
+
+
+@njit(cache=True, inline="always")
+def _brute_lane(L, a, O, c, over, s, k, hist, inf_rows, acc):
+    """Finish one deal alone (the other lane has no more deals); its last round may have ended it."""
+    n = 2 * k
+    while not (over or c >= FAST_ROUNDS):
+        L, a, O, over = _fast_round(L, a, O, n)
+        c += 1
+    _settle_brute(s, c, over, k, hist, inf_rows, acc)
+
+
+@njit(cache=True)
+def _brute_chunk(k, r0, r1, binom, hist, inf_rows, acc):
+    """What `_search_chunk` computes, into acc (see `_record_finite`), two deals at a time.
+
+    Infinite rows come in the order the deals finish; the caller sorts them by deal bits.
+    """
+    n = 2 * k
+    count = r1 - r0
+    if count <= 0:
+        return
+    x = _unrank(r0, k, binom)
+    s0, L0, O0 = _deal_decks(x, k)
+    x = _next_subset(x)
+    a0, c0 = k, 0
+    if count == 1:
+        _brute_lane(L0, a0, O0, c0, False, s0, k, hist, inf_rows, acc)
+        return
+    s1, L1, O1 = _deal_decks(x, k)
+    x = _next_subset(x)
+    a1, c1 = k, 0
+    left = count - 2
+    while True:
+        L0, a0, O0, over0 = _fast_round(L0, a0, O0, n)
+        L1, a1, O1, over1 = _fast_round(L1, a1, O1, n)
+        c0 += 1
+        c1 += 1
+        if over0 or c0 >= FAST_ROUNDS:
+            _settle_brute(s0, c0, over0, k, hist, inf_rows, acc)
+            if left == 0:
+                _brute_lane(L1, a1, O1, c1, over1, s1, k, hist, inf_rows, acc)
+                return
+            s0, L0, O0 = _deal_decks(x, k)
+            x = _next_subset(x)
+            a0, c0 = k, 0
+            left -= 1
+        if over1 or c1 >= FAST_ROUNDS:
+            _settle_brute(s1, c1, over1, k, hist, inf_rows, acc)
+            if left == 0:
+                _brute_lane(L0, a0, O0, c0, False, s0, k, hist, inf_rows, acc)
+                return
+            s1, L1, O1 = _deal_decks(x, k)
+            x = _next_subset(x)
+            a1, c1 = k, 0
+            left -= 1
+
+
+@njit(cache=True)
+def _owner_play(s, k):
+    """Play deal s under the owner rule with Brent's check: (rounds, reduced period or 0, stopped)."""
+    L, a, O, b = s & _mask(k), np.int64(k), s >> k, np.int64(k)
+    tL, ta, tO = L, a, O
+    power = 1
+    lam = 1
+    rounds = 0
+    while True:
+        L, a, O, b, st = _round(L, a, O, b)
+        rounds += 1
+        if st >= LEADER_OUT:
+            return rounds, 0, False
+        if _owner_stops_true_colours(L, a, O, b, k, s):
+            return rounds, 0, True
+        if L == tL and O == tO and a == ta:
+            return rounds, lam, False
+        if power == lam:
+            tL, ta, tO = L, a, O
+            power <<= 1
+            lam = 0
+        lam += 1
+
+
+@njit(cache=True, inline="always")
+def _settle_owner(s, rounds, over, k, hist, inf_rows, acc):
+    """A deal has left the owner fast path: finished, stopped, or out of budget (replayed exactly)."""
+    if over:
+        acc[4] += rounds
+        _record_finite(s, rounds, hist, acc)
+        return
+    if rounds < FAST_ROUNDS:
+        acc[4] += rounds
+        acc[5] += 1
+        return
+    rounds, lam, stopped = _owner_play(s, k)
+    acc[4] += rounds
+    if stopped:
+        acc[5] += 1
+    elif lam == 0:
+        _record_finite(s, rounds, hist, acc)
+    else:
+        _record_infinite(s, k, lam, inf_rows, acc)
+
+
+@njit(cache=True, inline="always")
+def _owner_lane(L, a, O, c, over, s, k, hist, inf_rows, acc):
+    """`_brute_lane` under the owner rule (the deal itself, c = 0, is never checked)."""
+    n = 2 * k
+    while not (over or (c > 0 and _owner_stops(L, a, O, n, k, s)) or c >= FAST_ROUNDS):
+        L, a, O, over = _fast_round(L, a, O, n)
+        c += 1
+    _settle_owner(s, c, over, k, hist, inf_rows, acc)
+
+
+@njit(cache=True)
+def _owner_chunk(k, r0, r1, binom, hist, inf_rows, acc):
+    """The owner rule on ranks r0..r1-1, two deals at a time; acc as in `_record_finite`.
+
+    hist and the longest game count only games played to the end (a stopped deal's
+    length is not known).
+    """
+    n = 2 * k
+    count = r1 - r0
+    if count <= 0:
+        return
+    x = _unrank(r0, k, binom)
+    s0, L0, O0 = _deal_decks(x, k)
+    x = _next_subset(x)
+    a0, c0 = k, 0
+    if count == 1:
+        _owner_lane(L0, a0, O0, c0, False, s0, k, hist, inf_rows, acc)
+        return
+    s1, L1, O1 = _deal_decks(x, k)
+    x = _next_subset(x)
+    a1, c1 = k, 0
+    left = count - 2
+    while True:
+        L0, a0, O0, over0 = _fast_round(L0, a0, O0, n)
+        L1, a1, O1, over1 = _fast_round(L1, a1, O1, n)
+        c0 += 1
+        c1 += 1
+        if over0 or _owner_stops(L0, a0, O0, n, k, s0) or c0 >= FAST_ROUNDS:
+            _settle_owner(s0, c0, over0, k, hist, inf_rows, acc)
+            if left == 0:
+                _owner_lane(L1, a1, O1, c1, over1, s1, k, hist, inf_rows, acc)
+                return
+            s0, L0, O0 = _deal_decks(x, k)
+            x = _next_subset(x)
+            a0, c0 = k, 0
+            left -= 1
+        if over1 or _owner_stops(L1, a1, O1, n, k, s1) or c1 >= FAST_ROUNDS:
+            _settle_owner(s1, c1, over1, k, hist, inf_rows, acc)
+            if left == 0:
+                _owner_lane(L0, a0, O0, c0, False, s0, k, hist, inf_rows, acc)
+                return
+            s1, L1, O1 = _deal_decks(x, k)
+            x = _next_subset(x)
+            a1, c1 = k, 0
+            left -= 1
+
+
+ACC_FIELDS = 6  # finite, infinite, longest, its deal, rounds, stopped
+
+
+@njit(cache=True, parallel=True)
+def _fast_batch(k, starts, stops, binom, H, cap, owner):
+    """Chunks in parallel (brute or owner kernel); each chunk's results land in its own row."""
+    nch = starts.shape[0]
+    hist = np.zeros((nch, H), dtype=np.int64)
+    inf_rows = np.zeros((nch, cap, 4), dtype=np.int64)
+    acc = np.zeros((nch, ACC_FIELDS), dtype=np.int64)
+    for ch in prange(nch):
+        acc[ch, 3] = -1
+        if owner:
+            _owner_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch], acc[ch])
+        else:
+            _brute_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch], acc[ch])
+    return hist, inf_rows, acc
+
+
 @dataclass
 class SearchResult:
     """Everything one search (exhaustive range or sample) produces."""
@@ -131,30 +400,44 @@ class SearchResult:
     longest_rounds: int
     longest_deal: tuple[str, str]
     infinite: list[dict]  # p1, p2 (canonical), deal_index, cycle_id, rounds_before_cycle, period
+    # Method "owner" stops deals whose game merges into a smaller deal's: their length is
+    # not known, so finite/lengths/longest count only games played to the end, and
+    # `infinite` lists only the unstopped deals that reached a cycle (the complete list is
+    # the balanced deals in the basins of their cycles).
+    stopped: int = 0
+    rounds: int = 0  # rounds the search played (every deal to its end, stop or cycle check)
+    method: str = "brute"
 
     @property
     def infinite_count(self) -> int:
-        return self.deals - self.finite
+        return self.deals - self.finite - self.stopped
 
 
 CHUNK = 1 << 13  # deals per parallel work item
 BATCH_CHUNKS = 256  # chunks per kernel call (progress is reported between calls)
 
 
-def _deal_strings(s: int, a: int, n: int) -> tuple[str, str]:
-    return to_str(s & ((1 << a) - 1), a), to_str(s >> a, n - a)
+SEARCH_METHODS = ("brute", "owner")
 
 
-def search_range(k: int, start: int, stop: int, progress=None) -> SearchResult:
-    """Play every canonical balanced deal of size k with rank in [start, stop)."""
+def search_range(k: int, start: int, stop: int, progress=None, method: str = "brute") -> SearchResult:
+    """Play every canonical balanced deal of size k with rank in [start, stop).
+
+    method "brute" plays every deal to its end or cycle; "owner" stops deals whose game
+    merges into a smaller deal's (see `_owner_stops`) and still finds every cycle whose
+    smallest basin deal is in the range.
+    """
     if not 1 <= k <= K_MAX:
         raise CardlabError(f"k must be between 1 and {K_MAX}, got {k}")
+    if method not in SEARCH_METHODS:
+        raise CardlabError(f"unknown search method {method!r}; choose one of {', '.join(SEARCH_METHODS)}")
     total = canonical_deals(k)
     if not 0 <= start <= stop <= total:
         raise CardlabError(f"rank range [{start}, {stop}) is not inside [0, {total}) for k={k}")
-    H, cap = 1024, 8
+    # room for games up to FAST_ROUNDS: a longer one makes the kernel redo its whole batch
+    H, cap = FAST_ROUNDS, 8
     lengths = np.zeros(H, dtype=np.int64)
-    finite, longest, longest_s = 0, 0, -1
+    finite, longest, longest_s, stopped, rounds = 0, 0, -1, 0, 0
     infinite: list[dict] = []
     pos = start
     while pos < stop:
@@ -162,9 +445,9 @@ def search_range(k: int, start: int, stop: int, progress=None) -> SearchResult:
         edges = np.arange(pos, end, CHUNK, dtype=np.int64)
         starts, stops = edges, np.minimum(edges + CHUNK, end).astype(np.int64)
         while True:
-            hist, rows, stats = _search_batch(k, starts, stops, BINOM, H, cap)
-            max_rounds = int(stats[:, 2].max()) if len(stats) else 0
-            most_inf = int(stats[:, 1].max()) if len(stats) else 0
+            hist, rows, acc = _fast_batch(k, starts, stops, BINOM, H, cap, method == "owner")
+            max_rounds = int(acc[:, 2].max()) if len(acc) else 0
+            most_inf = int(acc[:, 1].max()) if len(acc) else 0
             if max_rounds < H and most_inf <= cap:
                 break
             # a rare long game or crowded chunk: redo this batch with room for it (results stay exact)
@@ -172,13 +455,15 @@ def search_range(k: int, start: int, stop: int, progress=None) -> SearchResult:
             cap = max(cap, most_inf)
             lengths = np.concatenate([lengths, np.zeros(H - len(lengths), dtype=np.int64)])
         lengths[:H] += hist.sum(axis=0)
-        finite += int(stats[:, 0].sum())
+        finite += int(acc[:, 0].sum())
+        rounds += int(acc[:, 4].sum())
+        stopped += int(acc[:, 5].sum())
         for ch in range(len(starts)):  # chunks in rank order: ties keep the lowest rank
-            if stats[ch, 2] > longest:
-                longest, longest_s = int(stats[ch, 2]), int(stats[ch, 3])
-            for r in range(int(stats[ch, 1])):
-                s, mu, period, key = (int(v) for v in rows[ch, r])
-                p1, p2 = _deal_strings(s, k, 2 * k)
+            if acc[ch, 2] > longest:
+                longest, longest_s = int(acc[ch, 2]), int(acc[ch, 3])
+            # deal bits grow with the rank: sorting restores the rank order of the one-lane search
+            for s, mu, period, key in sorted(tuple(int(v) for v in row) for row in rows[ch, : int(acc[ch, 1])]):
+                p1, p2 = deal_strings(s, k, 2 * k)
                 infinite.append(
                     {
                         "p1": p1,
@@ -192,10 +477,12 @@ def search_range(k: int, start: int, stop: int, progress=None) -> SearchResult:
         if progress is not None:
             progress.update(end - pos)
         pos = end
-    longest_deal = _deal_strings(longest_s, k, 2 * k) if longest_s >= 0 else ("", "")
-    return SearchResult(k, stop - start, finite, np.trim_zeros(lengths, "b"), longest, longest_deal, infinite)
+    longest_deal = deal_strings(longest_s, k, 2 * k) if longest_s >= 0 else ("", "")
+    return SearchResult(
+        k, stop - start, finite, np.trim_zeros(lengths, "b"), longest, longest_deal, infinite, stopped, rounds, method
+    )
 
 
-def search(k: int, progress=None) -> SearchResult:
+def search(k: int, progress=None, method: str = "brute") -> SearchResult:
     """Every canonical balanced deal of size k."""
-    return search_range(k, 0, canonical_deals(k), progress)
+    return search_range(k, 0, canonical_deals(k), progress, method)

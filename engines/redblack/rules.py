@@ -138,3 +138,8 @@ class Outcome:
     winner: int = 0  # 1 or 2 when finished
     period: int = 0  # cycle length in rounds (labelled game) when infinite
     cycle_id: str = ""
+
+
+def deal_strings(s: int, a: int, n: int) -> tuple[str, str]:
+    """A state's bits (leader in bits 0..a-1, the other's n-a cards above) as two deck strings."""
+    return to_str(s & ((1 << a) - 1), a), to_str(s >> a, n - a)

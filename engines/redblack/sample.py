@@ -7,9 +7,9 @@ from numba import njit, prange
 
 from ..core.errors import CardlabError
 from ..core.rng import bounded, stream_start
-from .exhaustive import SearchResult, _deal_strings
+from .exhaustive import SearchResult
 from .kernel import _cycle_info, _mask, _play
-from .rules import K_MAX, canonical, cycle_id_str
+from .rules import K_MAX, canonical, cycle_id_str, deal_strings
 
 
 @njit(cache=True, inline="always")
@@ -59,7 +59,7 @@ def _sample_batch(seed, i0, i1, k, balanced):
 def sample_deal(seed: int, index: int, k: int, balanced: bool) -> tuple[str, str]:
     """Deal ``index`` of a sample shard with this seed, as ``(P1, P2)`` (for replaying a sample)."""
     s, a = _random_deal(np.uint64(seed), np.int64(index), k, balanced)
-    return _deal_strings(int(s), int(a), 2 * k)
+    return deal_strings(int(s), int(a), 2 * k)
 
 
 def sample_range(
@@ -83,9 +83,9 @@ def sample_range(
             t = int(np.argmax(np.where(done, rounds, -1)))  # first deal with the most rounds
             if rounds[t] > longest:
                 longest = int(rounds[t])
-                longest_deal = _deal_strings(int(out[t, 0]), int(out[t, 1]), 2 * k)
+                longest_deal = deal_strings(int(out[t, 0]), int(out[t, 1]), 2 * k)
         for t in np.flatnonzero(~done):
-            p1, p2 = canonical(*_deal_strings(int(out[t, 0]), int(out[t, 1]), 2 * k))
+            p1, p2 = canonical(*deal_strings(int(out[t, 0]), int(out[t, 1]), 2 * k))
             infinite.append(
                 {
                     "p1": p1,

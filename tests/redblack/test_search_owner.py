@@ -1,0 +1,230 @@
+"""The fast exhaustive kernels (two lanes, round budget) and the owner rule, against slower truths."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import engines.redblack as rb
+from engines.core.errors import CardlabError
+from engines.redblack import exhaustive
+from engines.redblack.owner import balanced_predecessors
+from engines.redblack.rules import colour_swap as swap
+from engines.redblack.rules import cycle_id_str, deal_strings
+
+# --- the fast search kernel against the one-deal-at-a-time kernel ---------------------------
+
+
+def one_lane_search(k: int, start: int, stop: int):
+    """`_search_chunk` (one deal at a time, Brent from the first round) on [start, stop), as search_range reports it."""
+    hist = np.zeros(1 << 12, dtype=np.int64)
+    rows = np.zeros((64, 4), dtype=np.int64)
+    finite, n_inf, longest, deal = exhaustive._search_chunk(
+        k, np.int64(start), np.int64(stop), exhaustive.BINOM, hist, rows
+    )
+    infinite = []
+    for s, mu, period, key in rows[:n_inf].tolist():
+        p1, p2 = deal_strings(s, k, 2 * k)
+        infinite.append(
+            {
+                "p1": p1,
+                "p2": p2,
+                "deal_index": rb.rank_deal(p1, p2),
+                "cycle_id": cycle_id_str(key, 2 * k),
+                "rounds_before_cycle": mu,
+                "period": period,
+            }
+        )
+    longest_deal = deal_strings(int(deal), k, 2 * k) if deal >= 0 else ("", "")
+    return finite, np.trim_zeros(hist, "b"), int(longest), longest_deal, infinite
+
+
+def assert_same_as_one_lane(k: int, start: int, stop: int):
+    res = rb.search_range(k, start, stop)
+    finite, lengths, longest, longest_deal, infinite = one_lane_search(k, start, stop)
+    assert res.deals == stop - start and res.stopped == 0 and res.method == "brute"
+    assert res.finite == finite
+    assert np.array_equal(res.lengths, lengths)
+    assert (res.longest_rounds, res.longest_deal) == (longest, longest_deal)
+    assert res.infinite == infinite  # same rows, same (rank) order
+    assert res.rounds >= int((np.arange(len(lengths)) * lengths).sum())
+
+
+@pytest.mark.parametrize("k", range(1, 13))
+def test_fast_search_equals_the_one_lane_kernel(k):
+    assert_same_as_one_lane(k, 0, rb.canonical_deals(k))
+
+
+@pytest.mark.parametrize(
+    "k,start,stop",
+    [
+        (6, 0, 1),
+        (6, 5, 7),
+        (6, 100, 101),
+        (6, 17, 400),
+        (13, 4_000_000, 4_100_003),
+        (14, 123_457, 323_457),
+        (14, 20_058_299, 20_058_300),
+    ],
+)
+def test_fast_search_equals_the_one_lane_kernel_on_slices(k, start, stop):
+    assert_same_as_one_lane(k, start, stop)
+
+
+def test_fast_search_keeps_the_lowest_rank_among_the_longest_games():
+    # several deals of k = 7 share the longest length: the first in rank order is reported
+    res = rb.search(7)
+    ranks = [
+        r
+        for r in range(rb.canonical_deals(7))
+        if rb.play(*rb.unrank_deal(7, r)).rounds == res.longest_rounds and rb.play(*rb.unrank_deal(7, r)).finished
+    ]
+    assert res.longest_deal == rb.unrank_deal(7, ranks[0])
+
+
+# --- the owner rule -----------------------------------------------------------------------
+
+
+def balanced_states(k: int, rnd: random.Random):
+    """A random state of a balanced game of size k (any split of the 2k cards, both decks non-empty)."""
+    n = 2 * k
+    blacks = set(rnd.sample(range(n), k))
+    s = "".join("1" if i in blacks else "0" for i in range(n))
+    a = rnd.randint(1, n - 1)
+    return s[:a], s[a:]
+
+
+def test_balanced_predecessors_are_the_balanced_deals_among_all_predecessors():
+    rnd = random.Random(20260101)
+    found = 0
+    for _ in range(6000):
+        k = rnd.randint(1, 20)
+        leader, other = balanced_states(k, rnd)
+        # piles built on purpose: the O(1) test must admit these often enough to be tested
+        if rnd.random() < 0.5 and len(leader) < k:
+            c = rnd.choice("01")
+            b = len(other)
+            run = rnd.randint(1, b - 1)
+            other = other[: b - run - 1] + c * run + ("1" if c == "0" else "0")
+            if other.count("1") + leader.count("1") != k:
+                continue
+        got = balanced_predecessors(leader, other)
+        expected = {rb.canonical(p, q) for p, q in rb.predecessors(leader, other) if len(p) == len(q) == k}
+        assert sorted(got) == sorted(expected), (leader, other)
+        for p1, p2 in got:
+            found += 1
+            # the deal or its colour swap plays one round into the state
+            code, nl, no = rb.round_kernel(p1, p2)
+            assert code < rb.LEADER_OUT and ((nl, no) == (leader, other) or (swap(nl), swap(no)) == (leader, other)), (
+                p1,
+                p2,
+                leader,
+                other,
+            )
+    assert found > 200
+
+
+def owner_reference(k: int):
+    """The owner rule one card at a time: (finite lengths, stopped, infinite, rounds of finite and stopped deals)."""
+    lengths, stopped, infinite, rounds = Counter(), 0, 0, 0
+    for rank in range(rb.canonical_deals(k)):
+        leader, other = (list(map(int, d)) for d in rb.unrank_deal(k, rank))
+        seen, t = set(), 0
+        while True:
+            state = (tuple(leader), tuple(other))
+            if t > 0 and any(
+                len(p) == len(q) == k and rb.rank_deal(*rb.canonical(p, q)) < rank
+                for p, q in rb.predecessors_reference("".join(map(str, leader)), "".join(map(str, other)))
+            ):
+                stopped += 1
+                rounds += t
+                break
+            if state in seen:
+                infinite += 1
+                break
+            seen.add(state)
+            code, leader, other, _ = rb.round_reference(leader, other)
+            t += 1
+            if code >= rb.LEADER_OUT:
+                lengths[t] += 1
+                rounds += t
+                break
+    return lengths, stopped, infinite, rounds
+
+
+@pytest.mark.parametrize("k", range(1, 9))
+def test_owner_search_equals_the_reference(k):
+    res = rb.search(k, method="owner")
+    lengths, stopped, infinite, rounds = owner_reference(k)
+    assert res.method == "owner" and res.deals == rb.canonical_deals(k)
+    assert {r: int(c) for r, c in enumerate(res.lengths) if c} == dict(lengths)
+    assert res.finite == sum(lengths.values())
+    # Brent sees a cycle later than the reference's set of states, so an infinite deal
+    # may still be stopped on its cycle; finite and stopped-before-the-cycle deals agree
+    assert res.stopped >= stopped and res.stopped + res.infinite_count == stopped + infinite
+    if infinite == 0:
+        assert res.rounds == rounds
+
+
+def owner_vs_brute(k: int):
+    brute = rb.search(k)
+    owner = rb.search(k, method="owner")
+    assert owner.finite + owner.stopped + owner.infinite_count == brute.deals
+    assert owner.infinite_count == len(owner.infinite)
+    # a game played to the end is the same game as in brute force
+    assert len(owner.lengths) <= len(brute.lengths) and (owner.lengths <= brute.lengths[: len(owner.lengths)]).all()
+    cycles = sorted({d["cycle_id"] for d in owner.infinite})
+    assert cycles == sorted({d["cycle_id"] for d in brute.infinite})
+    closure = sorted((p1, p2, cid, mu) for cid in cycles for p1, p2, mu in rb.basin(cid).deals)
+    assert closure == sorted((d["p1"], d["p2"], d["cycle_id"], d["rounds_before_cycle"]) for d in brute.infinite)
+    for d in owner.infinite:
+        assert d in brute.infinite
+    return brute, owner
+
+
+@pytest.mark.parametrize("k", range(1, 13))
+def test_owner_finds_every_cycle_brute_force_finds(k):
+    brute, owner = owner_vs_brute(k)
+    if k >= 4:
+        assert owner.stopped > 0 and owner.rounds < brute.rounds
+
+
+def test_owner_finds_cycles_at_all():
+    # guards the comparisons above: k = 6 is the one size up to 12 with infinite balanced deals
+    brute, owner = owner_vs_brute(6)
+    assert owner.infinite and len(owner.infinite) < len(brute.infinite)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", range(13, 16))
+def test_owner_finds_every_cycle_brute_force_finds_larger_k(k):
+    owner_vs_brute(k)
+
+
+def owner_slices_find_the_cycles_of_the_whole(k: int, cuts):
+    total = rb.canonical_deals(k)
+    whole = {d["cycle_id"] for d in rb.search(k, method="owner").infinite}
+    edges = [0, *cuts, total]
+    parts = [rb.search_range(k, a, b, method="owner") for a, b in zip(edges, edges[1:])]
+    assert set().union(*({d["cycle_id"] for d in p.infinite} for p in parts)) == whole
+    assert sum(p.deals for p in parts) == total
+    return whole
+
+
+@pytest.mark.parametrize("cuts", [(1, 2), (50, 51), (100, 300), (230, 231), (400, 461)])
+def test_owner_slices_find_the_cycles_of_the_whole(cuts):
+    assert owner_slices_find_the_cycles_of_the_whole(6, cuts)
+
+
+@pytest.mark.slow
+def test_owner_slices_find_the_cycles_of_the_whole_k15():
+    total = rb.canonical_deals(15)
+    assert len(owner_slices_find_the_cycles_of_the_whole(15, (total // 3, 2 * total // 3))) > 0
+
+
+def test_unknown_search_method_is_rejected():
+    with pytest.raises(CardlabError):
+        rb.search_range(5, 0, 10, method="fast")
