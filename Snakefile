@@ -16,7 +16,7 @@ report: "workflow/report/workflow.rst"
 wildcard_constraints:
     experiment=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
     variant=r"[A-Za-z0-9][A-Za-z0-9_.=+-]*",
-    shard=r"\d{4}",
+    shard=r"\d{4,7}",
 
 
 include: "workflow/rules/common.smk"

@@ -182,12 +182,12 @@ class Engine(ABC):
         return yaml.safe_load(path.read_text()) if path.exists() else {"type": "object"}
 
     def views_sql(self) -> list[str]:
-        """The statements of ``views.sql`` (split on ';', comment-only pieces dropped)."""
+        """The statements of ``views.sql``: comment lines dropped (they may hold ';'), then split on ';'."""
         path = self.directory / "views.sql"
         if not path.exists():
             return []
-        stmts = [s.strip() for s in path.read_text().split(";")]
-        return [s for s in stmts if s and not all(ln.strip().startswith("--") for ln in s.splitlines() if ln.strip())]
+        code = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("--"))
+        return [stmt.strip() for stmt in code.split(";") if stmt.strip()]
 
     def unit_of(self, spec: Mapping[str, Any]) -> str:
         return spec.get("work_unit") or self.work_unit

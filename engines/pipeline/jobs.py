@@ -7,8 +7,10 @@ also lets a plain ``snakemake`` resume after a killed run.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -132,6 +134,38 @@ def clear_incomplete(markers: Path) -> list[str]:
     return sorted(outputs)
 
 
+TIMING_TAG = "cardlab-timing "
+
+
+def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int) -> str:
+    """The job log's last line: how long the shard's computation took (the warehouse's shard_timings).
+
+    Timings live in logs, not in the Parquet files, which must be the same bytes on every run."""
+    record = {
+        "work": int(spec.get("work", 0)),
+        "unit": unit,
+        "wall_s": round(wall_s, 3),
+        "cpu_s": round(cpu_s, 3),
+        "threads": threads,
+    }
+    return TIMING_TAG + json.dumps(record, sort_keys=True)
+
+
+def read_timing(log: str | os.PathLike) -> dict | None:
+    """The last timing line of a shard's log, or None (a log from before timings, or a failed job)."""
+    try:
+        lines = Path(log).read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        if line.startswith(TIMING_TAG):
+            try:
+                return json.loads(line[len(TIMING_TAG) :])
+            except ValueError:
+                return None
+    return None
+
+
 def run_shard(
     game: str, spec: dict, outputs: dict[str, str], threads: int = 1, inputs: Sequence[str] = (), log: str | None = None
 ) -> None:
@@ -151,7 +185,9 @@ def run_shard(
             label=f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}",
             stream=stream,
         )
+        wall0, cpu0 = time.perf_counter(), time.process_time()
         tables = eng.run_shard(spec, progress, list(inputs))
+        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         progress.close()
         missing = set(outputs) - set(tables)
         if missing:
@@ -174,6 +210,7 @@ def run_shard(
             f"wrote {len(outputs)} table(s) for {game} {spec['experiment']}/{spec['variant']}/{spec['shard']}",
             file=stream,
         )
+        print(timing_line(spec, eng.unit_of(spec), wall, cpu, n_threads), file=stream)
     finally:
         if log:
             stream.close()

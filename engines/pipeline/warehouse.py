@@ -21,6 +21,7 @@ import duckdb
 import pyarrow.parquet as pq
 
 from ..core.errors import CardlabError, squeeze
+from ..core.shards import shard_name
 from ..core.store import read_meta
 from ..registry import GAMES, engine
 
@@ -134,11 +135,10 @@ def build(files: Iterable[str], out: str | os.PathLike = DEFAULT_PATH, log=sys.s
                 "engine_version VARCHAR, root_seed BIGINT, seed VARCHAR, seed_derivation VARCHAR, "
                 "work_range VARCHAR, packages VARCHAR, spec VARCHAR)"
             )
+        load_arrow(con, "shard_timings", timing_table(metas))
         for game in GAMES:
             for name, extra in engine(game).warehouse_tables().items():
-                con.register("extra_arrow", extra)
-                con.execute(f"CREATE TABLE {name} AS SELECT * FROM extra_arrow")
-                con.unregister("extra_arrow")
+                load_arrow(con, name, extra)
             for stmt in engine(game).views_sql():
                 try:
                     con.execute(stmt)
@@ -170,6 +170,53 @@ def remove_leftover_temps(out: str | os.PathLike) -> None:
     """Delete the temporaries of earlier builds: Snakemake runs one warehouse job at a time."""
     for p in temp_files(out):
         p.unlink(missing_ok=True)
+
+
+TIMING_SCHEMA = {
+    "game": "VARCHAR",
+    "experiment": "VARCHAR",
+    "variant": "VARCHAR",
+    "shard": "BIGINT",
+    "work": "BIGINT",
+    "unit": "VARCHAR",
+    "wall_s": "DOUBLE",
+    "cpu_s": "DOUBLE",
+    "threads": "BIGINT",
+}
+
+
+def timing_table(metas: dict[str, dict]):
+    """One row per shard whose job log ends with a timing line (results/logs/<game>/...): measured rates.
+
+    A shard copied in without its log (or computed before timings were logged) has no row."""
+    import pyarrow as pa
+
+    from .jobs import read_timing
+
+    rows = {}
+    for path, m in metas.items():
+        key = (m["game"], m.get("experiment"), m.get("variant"), m.get("shard"))
+        if key in rows:
+            continue
+        root = Path(path).parents[4]  # results/<game>/<table>/<experiment>/<variant>/shard=NNNN.parquet
+        log = root / "logs" / key[0] / str(key[1]) / str(key[2]) / f"{shard_name(int(key[3]))}.log"
+        rec = read_timing(log)
+        if rec is not None:
+            rows[key] = rec
+    cols = {c: [] for c in TIMING_SCHEMA}
+    for (game, experiment, variant, shard), rec in sorted(rows.items()):
+        for c, v in (("game", game), ("experiment", experiment), ("variant", variant), ("shard", shard)):
+            cols[c].append(v)
+        for c in ("work", "unit", "wall_s", "cpu_s", "threads"):
+            cols[c].append(rec.get(c))
+    types = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
+    return pa.table({c: pa.array(v, type=types[TIMING_SCHEMA[c]]) for c, v in cols.items()})
+
+
+def load_arrow(con: duckdb.DuckDBPyConnection, name: str, table) -> None:
+    con.register("arrow_in", table)
+    con.execute(f"CREATE TABLE {name} AS SELECT * FROM arrow_in")
+    con.unregister("arrow_in")
 
 
 def load_table(con: duckdb.DuckDBPyConnection, table: str, paths: list[str]) -> None:

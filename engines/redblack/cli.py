@@ -20,11 +20,53 @@ def register(subparsers) -> None:
     r.add_argument("--rounds", type=int, default=REPLAY_ROUNDS, help="rounds shown play by play (default: %(default)s)")
     r.set_defaults(func=cmd_replay)
 
-    s = sub.add_parser("search", help="every canonical balanced deal of size K: the infinite ones, then counts")
+    s = sub.add_parser(
+        "search",
+        help="every canonical balanced deal of size K (or a rank window): the infinite ones, then counts",
+        description="Search every canonical balanced deal of size K by rank, exactly (cycles, no round "
+        "limit). Example: cardlab redblack search 15 --method owner --ranks 0:40000000",
+    )
     s.add_argument("k", type=int, help="cards per player, 1..26")
+    s.add_argument(
+        "--method",
+        choices=("owner", "brute"),
+        default="owner",
+        help="owner (default): stop a deal once a smaller deal reaches its state, list the balanced deals in "
+        "the basins of the cycles found; brute: play every deal to its end (also gives the longest game)",
+    )
+    s.add_argument(
+        "--ranks",
+        metavar="START:STOP",
+        help="search ranks [START, STOP) only (default: all); slices run separately add up to the whole",
+    )
     s.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
     s.add_argument("--csv", action="store_true", help="CSV of the infinite deals for machines (counts on stderr)")
     s.set_defaults(func=cmd_search)
+
+    rk = sub.add_parser(
+        "rank",
+        help="the rank of a canonical balanced deal (its place in the search order)",
+        description="Example: cardlab redblack rank 0011 1100",
+    )
+    rk.add_argument("p1", help="player 1's deck, top card first, 0 red 1 black")
+    rk.add_argument("p2", help="player 2's deck")
+    rk.set_defaults(func=cmd_rank)
+
+    a = sub.add_parser(
+        "audit",
+        help="replay a list of claimed infinite deals, walk their cycles' basins, name what it misses",
+        description="Reads 'P1 P2' per line (# comments and blank lines ignored). Example: "
+        "cardlab redblack audit workflow/data/redblack/published_infinite.txt",
+    )
+    a.add_argument("file", help="the list of deals")
+    a.add_argument("--csv", action="store_true", help="one row per deal: k,p1,p2,status")
+    a.add_argument(
+        "--max-states",
+        type=int,
+        default=BASIN_MAX_STATES,
+        help="refuse a basin larger than this (default: %(default)s)",
+    )
+    a.set_defaults(func=cmd_audit)
 
     b = sub.add_parser("basin", help="every balanced deal leading into the cycle this deal reaches")
     b.add_argument("p1")
@@ -78,19 +120,36 @@ def cmd_search(args) -> int:
             raise CardlabError(f"--jobs must be >= 1, got {args.jobs}")
         numba.set_num_threads(min(args.jobs, numba.config.NUMBA_NUM_THREADS))
     total = rb.canonical_deals(args.k)
-    progress = Progress(total, "deals", label=f"redblack k={args.k}", stream=sys.stderr)
+    start, stop = parse_ranks(args.ranks, total)
+    label = f"redblack k={args.k}" + ("" if (start, stop) == (0, total) else f" ranks [{start:,}, {stop:,})")
+    progress = Progress(stop - start, "deals", label=label, stream=sys.stderr)
     try:
-        res = rb.search(args.k, progress)
+        res = rb.search_range(args.k, start, stop, progress, method=args.method)
     finally:
         progress.close()
-    deals = sorted(res.infinite, key=lambda d: (d["p1"], d["p2"]))
-    cycles = len({d["cycle_id"] for d in deals})
-    counts = (
-        f"k={args.k}: {res.deals:,} canonical deals searched (complete), {res.finite:,} finite, "
-        f"{res.infinite_count:,} infinite ({2 * res.infinite_count:,} with colour swaps) in "
-        f"{cycles} cycle(s); longest finite game {res.longest_rounds} rounds "
-        f"({' '.join(res.longest_deal)})"
-    )
+    window = "complete" if (start, stop) == (0, total) else f"ranks [{start:,}, {stop:,}) of {total:,}"
+    if args.method == "brute":
+        deals = sorted(res.infinite, key=lambda d: (d["p1"], d["p2"]))
+        cycles = len({d["cycle_id"] for d in deals})
+        counts = (
+            f"k={args.k}: {res.deals:,} canonical deals searched ({window}), {res.finite:,} finite, "
+            f"{res.infinite_count:,} infinite ({2 * res.infinite_count:,} with colour swaps) in "
+            f"{cycles} cycle(s); longest finite game {res.longest_rounds} rounds "
+            f"({' '.join(res.longest_deal)})"
+        )
+    else:
+        deals, cycles = basin_closure(res, args.k)
+        counts = (
+            f"k={args.k}: {res.deals:,} canonical deals searched ({window}) with the owner rule: "
+            f"{res.stopped:,} stopped (a smaller deal reaches the same state), {res.finite:,} played to their end, "
+            f"{res.rounds:,} rounds; {cycles} cycle(s) found, whose basins hold the {len(deals):,} infinite "
+            f"deals listed ({2 * len(deals):,} with colour swaps)"
+            + (
+                ""
+                if window == "complete"
+                else f"; proves: every cycle whose smallest basin deal has a rank in [{start:,}, {stop:,}) is found"
+            )
+        )
     if args.csv:
         from ..cli import print_csv
 
@@ -104,6 +163,91 @@ def cmd_search(args) -> int:
         for d in deals:
             print(f"{d['p1']} {d['p2']}")
         print(counts)
+    return 0
+
+
+def parse_ranks(text: str | None, total: int) -> tuple[int, int]:
+    """``START:STOP`` (either side may be empty) -> a rank window inside [0, total)."""
+    if text is None:
+        return 0, total
+    lo, sep, hi = text.partition(":")
+    try:
+        start = int(lo) if lo.strip() else 0
+        stop = int(hi) if hi.strip() else total
+    except ValueError:
+        raise CardlabError(f"--ranks {text!r}: expected START:STOP with whole numbers, e.g. 0:1000000") from None
+    if not sep or not 0 <= start < stop <= total:
+        raise CardlabError(f"--ranks {text!r}: expected START:STOP with 0 <= START < STOP <= {total:,}")
+    return start, stop
+
+
+def basin_closure(res, k: int) -> tuple[list[dict], int]:
+    """The owner rule's answer: the balanced deals in the basins of the cycles found, and how many cycles."""
+    import engines.redblack as rb
+
+    ids = sorted({d["cycle_id"] for d in res.infinite})
+    deals = []
+    for cid in ids:
+        bas = rb.basin(cid)
+        deals += [
+            {"p1": p1, "p2": p2, "cycle_id": bas.cycle_id, "period": bas.period, "rounds_before_cycle": depth}
+            for p1, p2, depth in bas.deals
+            if len(p1) == k
+        ]
+    return sorted(deals, key=lambda d: (d["p1"], d["p2"])), len(ids)
+
+
+def cmd_rank(args) -> int:
+    import engines.redblack as rb
+
+    rb.parse_deal(args.p1, args.p2)
+    k = len(args.p1)
+    if len(args.p2) != k or (args.p1 + args.p2).count("0") != k:
+        raise CardlabError(f"{args.p1} {args.p2} is not a balanced deal (k cards each, k red and k black)")
+    p1, p2 = rb.canonical(args.p1, args.p2)
+    rank = rb.rank_deal(p1, p2)
+    swapped = "" if (p1, p2) == (args.p1, args.p2) else f" (its colour swap {p1} {p2}: player 1's first card red)"
+    print(f"{rank}")
+    print(f"k={k}: rank {rank:,} of {rb.canonical_deals(k):,} canonical deals{swapped}", file=sys.stderr)
+    return 0
+
+
+def cmd_audit(args) -> int:
+    from collections import Counter
+
+    from ..core.progress import Progress
+    from .audit import MISSING, audit, read_deal_list
+
+    deals = read_deal_list(args.file)
+    if args.max_states < 1:
+        raise CardlabError(f"--max-states must be >= 1, got {args.max_states}")
+    progress = Progress(len(deals), "deals", label="audit", stream=sys.stderr)
+    try:
+        rows = audit(deals, args.max_states, progress)
+    finally:
+        progress.close()
+    if args.csv:
+        from ..cli import print_csv
+
+        print_csv(["k", "p1", "p2", "status"], [(r.k, r.p1, r.p2, r.status) for r in rows], out=sys.stdout)
+        return 0
+    by_k: dict[int, Counter] = {}
+    for r in rows:
+        by_k.setdefault(r.k, Counter())[r.status] += 1
+    for r in rows:
+        if r.status == MISSING:
+            print(f"missing k={r.k}: {r.p1} {r.p2} (cycle {r.cycle_id}, period {r.period}, enters after {r.rounds})")
+    for k, c in sorted(by_k.items()):
+        listed = c["listed-infinite"] + c["listed-finite"]
+        size = f"k={k}" if k else "unequal hands"
+        print(
+            f"{size}: {listed} listed, {c['listed-infinite']} confirmed infinite, {c['listed-finite']} listed but "
+            f"finite, {c[MISSING]} missing from the basins of their cycles"
+        )
+    print(
+        "An audit proves each listed deal infinite or finite and names every infinite deal in the basins of "
+        "the cycles reached; a list is complete for a size only if an exhaustive search of that size says so."
+    )
     return 0
 
 

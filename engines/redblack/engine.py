@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,6 +12,7 @@ from ..core.errors import CardlabError
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile, Stage
+from .audit import audit, list_digest, read_deal_list
 from .basins import basin
 from .exhaustive import SearchResult, search_range
 from .rules import BASIN_MAX_STATES, K_MAX, canonical_deals
@@ -24,6 +24,10 @@ TABLES: dict[str, pa.Schema] = {
         [
             ("experiment", pa.string()),
             ("method", pa.string()),
+            # how deals were played: brute (every game to its end) or owner (a deal stops when a
+            # smaller deal provably reaches the same state; finite counts, lengths and the
+            # longest game then cover only games played to the end)
+            ("algorithm", pa.string()),
             ("k", pa.int32()),
             ("balanced", pa.bool_()),
             ("shard", pa.int32()),
@@ -36,6 +40,9 @@ TABLES: dict[str, pa.Schema] = {
             ("longest_rounds", pa.int32()),
             ("longest_p1", pa.string()),
             ("longest_p2", pa.string()),
+            # owner rule: deals stopped because a smaller deal reaches the same state
+            ("stopped", pa.int64()),
+            ("rounds", pa.int64()),
         ]
     ),
     # histogram of rounds to finish (finite games only), per search shard
@@ -43,6 +50,10 @@ TABLES: dict[str, pa.Schema] = {
         [
             ("experiment", pa.string()),
             ("method", pa.string()),
+            # how deals were played: brute (every game to its end) or owner (a deal stops when a
+            # smaller deal provably reaches the same state; finite counts, lengths and the
+            # longest game then cover only games played to the end)
+            ("algorithm", pa.string()),
             ("k", pa.int32()),
             ("balanced", pa.bool_()),
             ("shard", pa.int32()),
@@ -55,6 +66,10 @@ TABLES: dict[str, pa.Schema] = {
         [
             ("experiment", pa.string()),
             ("method", pa.string()),
+            # how deals were played: brute (every game to its end) or owner (a deal stops when a
+            # smaller deal provably reaches the same state; finite counts, lengths and the
+            # longest game then cover only games played to the end)
+            ("algorithm", pa.string()),
             ("k", pa.int32()),
             ("balanced", pa.bool_()),
             ("shard", pa.int32()),
@@ -92,28 +107,114 @@ TABLES: dict[str, pa.Schema] = {
             ("rounds_before_cycle", pa.int32()),
         ]
     ),
+    # one row per deal of an audited list (as listed), then one per infinite deal the list misses
+    # in the basins of the cycles its deals reach (canonical form)
+    "redblack_audit": pa.schema(
+        [
+            ("experiment", pa.string()),
+            ("k", pa.int32()),
+            ("p1", pa.string()),
+            ("p2", pa.string()),
+            ("status", pa.string()),  # listed-infinite, listed-finite, missing
+            ("cycle_id", pa.string()),
+            ("period", pa.int32()),
+            ("rounds", pa.int32()),  # before the cycle, or to the end of a finite game
+        ]
+    ),
 }
 # the views of engines/redblack/views.sql take the plain names (redblack_cycles, redblack_lengths, ...)
 SEARCH_TABLES = ("redblack_counts", "redblack_hist", "redblack_found")
 BASIN_TABLES = ("redblack_basins", "redblack_basin_deals")
+AUDIT_TABLES = ("redblack_audit",)
 
 
-def exhaustive_sizes(section: dict) -> list[int]:
-    """The sizes k searched exhaustively: ``exhaustive.k`` (a list) or ``k_min..k_max``."""
-    ex = section.get("exhaustive") or {}
-    if "k" in ex:
-        ks = sorted(set(int(k) for k in ex["k"]))
-    elif "k_max" in ex:
-        lo, hi = int(ex.get("k_min", 1)), int(ex["k_max"])
-        if lo > hi:
-            raise CardlabError(f"redblack.exhaustive: k_min ({lo}) is larger than k_max ({hi})")
-        ks = list(range(lo, hi + 1))
-    else:
-        ks = []
-    bad = [k for k in ks if not 1 <= k <= K_MAX]
-    if bad:
-        raise CardlabError(f"redblack.exhaustive: k must be between 1 and {K_MAX}, got {bad}")
-    return ks
+SEARCH_METHODS = ("brute", "owner")
+DEFAULT_DEALS_PER_SHARD = 20_000_000
+# Search shards carry this explicit result version instead of a source hash, so a finished
+# campaign survives edits that do not change results (a refactor, a report).  Changing what a
+# search shard computes must bump it: tests/redblack/test_result_version.py pins the results.
+SEARCH_RESULT_VERSION = "redblack-search-2"
+
+
+def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
+    """The ``exhaustive`` setting as a list of blocks: sizes, method, shard size, threads, rank window.
+
+    ``exhaustive`` is one block (a mapping) or a list of them.  Each block gives sizes as
+    ``k`` (a list) or ``k_min..k_max``; ``ranks: [start, stop]`` (one size only) searches a
+    window of ranks, on the same shard grid as the whole size, so windows run at different
+    times add up to the whole."""
+    raw = section.get("exhaustive") or []
+    blocks = [raw] if isinstance(raw, Mapping) else list(raw)
+    out = []
+    for i, block in enumerate(blocks):
+        where = "redblack.exhaustive" + (f"[{i}]" if not isinstance(raw, Mapping) else "")
+        if "k" in block:
+            ks = sorted({int(k) for k in block["k"]})
+        elif "k_max" in block:
+            lo, hi = int(block.get("k_min", 1)), int(block["k_max"])
+            if lo > hi:
+                raise CardlabError(f"{where}: k_min ({lo}) is larger than k_max ({hi})")
+            ks = list(range(lo, hi + 1))
+        else:
+            ks = []
+        bad = [k for k in ks if not 1 <= k <= K_MAX]
+        if bad:
+            raise CardlabError(f"{where}: k must be between 1 and {K_MAX}, got {bad}")
+        ranks = block.get("ranks")
+        if ranks is not None and len(ks) != 1:
+            raise CardlabError(f"{where}.ranks: a rank window needs exactly one size k, got {ks or 'none'}")
+        out.append(
+            {
+                "where": where,
+                "ks": ks,
+                "method": block.get("method", "owner"),
+                "deals_per_shard": int(block.get("deals_per_shard", DEFAULT_DEALS_PER_SHARD)),
+                "threads": int(block.get("threads", 1)),
+                "ranks": ranks,
+            }
+        )
+    return out
+
+
+def exhaustive_sizes(section: Mapping[str, Any]) -> list[int]:
+    """Every size k some exhaustive block searches."""
+    return sorted({k for b in exhaustive_blocks(section) for k in b["ks"]})
+
+
+def shard_grid(k: int, per_shard: int, ranks: Sequence[int] | None, where: str) -> list[tuple[int, int, int]]:
+    """(shard, start, stop) of the shards of size k that lie in the rank window (all ranks by default).
+
+    Shard i covers ranks [i * per_shard, (i + 1) * per_shard) whatever the window, so a
+    shard's number, range and file are the same in every campaign that contains it."""
+    total = canonical_deals(k)
+    start, stop = (0, total) if ranks is None else (int(ranks[0]), int(ranks[1]))
+    if not 0 <= start < stop <= total:
+        raise CardlabError(f"{where}.ranks: [{start}, {stop}) is not a non-empty window inside [0, {total}) for k={k}")
+    if start % per_shard or (stop % per_shard and stop != total):
+        raise CardlabError(
+            f"{where}.ranks: [{start}, {stop}) must start on a shard boundary (a multiple of deals_per_shard = "
+            f"{per_shard:,}) and end on one or at {total:,} (all ranks of k={k})"
+        )
+    first, last = start // per_shard, -(-stop // per_shard)
+    if last - 1 > MAX_SHARD_NUMBER:
+        raise CardlabError(
+            f"{where}: k={k} needs shard numbers up to {last - 1:,} with deals_per_shard = {per_shard:,}; "
+            f"at most {MAX_SHARD_NUMBER:,}: raise deals_per_shard"
+        )
+    if last - first > MAX_PLANNED_SHARDS:
+        raise CardlabError(
+            f"{where}: k={k} would plan {last - first:,} shards; at most {MAX_PLANNED_SHARDS:,} at a time (Snakemake "
+            "plans about 500 jobs a second): raise deals_per_shard or search a window of ranks (ranks: [start, stop])"
+        )
+    return [(i, i * per_shard, min((i + 1) * per_shard, total)) for i in range(first, last)]
+
+
+MAX_SHARD_NUMBER = 10**6 - 1  # shard=NNNNNN: shard numbers beyond this are refused (raise deals_per_shard)
+MAX_PLANNED_SHARDS = 20_000  # one config plans at most this many exhaustive shards (Snakemake: ~2 ms a job)
+
+
+# brute-force shards keep the path they always had; owner shards sit beside them
+EXHAUSTIVE_VARIANT = {"brute": "canonical", "owner": "owner"}
 
 
 def exhaustive_experiment(k: int) -> str:
@@ -129,6 +230,7 @@ def search_tables(
     common = {
         "experiment": spec["experiment"],
         "method": method,
+        "algorithm": res.method,
         "k": int(spec["k"]),
         "balanced": balanced,
         "shard": int(spec["shard"]),
@@ -147,6 +249,8 @@ def search_tables(
             "longest_rounds": [res.longest_rounds],
             "longest_p1": [res.longest_deal[0]],
             "longest_p2": [res.longest_deal[1]],
+            "stopped": [res.stopped],
+            "rounds": [res.rounds],
         },
         "redblack_hist": {
             **{c: [v] * len(rounds) for c, v in common.items()},
@@ -161,6 +265,23 @@ def search_tables(
             },
         },
     }
+
+
+def audit_tables(spec: Mapping[str, Any], progress=None) -> dict[str, dict]:
+    rows = audit(read_deal_list(spec["file"]), int(spec["max_states"]), progress)
+    cols: dict[str, list] = {c: [] for c in TABLES["redblack_audit"].names}
+    for r in rows:
+        for c, v in (
+            ("experiment", spec["experiment"]),
+            ("k", r.k),
+            ("p1", r.p1),
+            ("p2", r.p2),
+            ("status", r.status),
+            ("cycle_id", r.cycle_id),
+            ("rounds", r.rounds),
+        ):
+            cols[c].append(v)
+    return {"redblack_audit": cols}
 
 
 def read_cycle_ids(inputs: Sequence[str]) -> list[str]:
@@ -236,10 +357,14 @@ class RedBlackEngine(Engine):
     }
 
     def stages(self) -> dict[str, Stage]:
-        return {"shard": Stage(SEARCH_TABLES, runtime_min=120), "basin": Stage(BASIN_TABLES, mem_mb=4000)}
+        return {
+            "shard": Stage(SEARCH_TABLES, runtime_min=120),
+            "basin": Stage(BASIN_TABLES, mem_mb=4000),
+            "audit": Stage(AUDIT_TABLES, mem_mb=4000),
+        }
 
     def stage_of(self, spec: Mapping[str, Any]) -> str:
-        return "basin" if spec.get("kind") == "basin" else "shard"
+        return spec["kind"] if spec.get("kind") in ("basin", "audit") else "shard"
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
         """A search shard writes one counts row; other tables' sizes depend on what it finds."""
@@ -248,36 +373,50 @@ class RedBlackEngine(Engine):
     def shard_threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
         """exhaustive.threads for exhaustive shards, else 1."""
         if spec.get("kind") == "exhaustive":
-            return int(((section or {}).get("exhaustive") or {}).get("threads", 1))
+            for block in exhaustive_blocks(section or {}):
+                if spec["k"] in block["ks"] and block["method"] == spec["method"]:
+                    return block["threads"]
         return 1
+
+    def result_version(self, spec: Mapping[str, Any]) -> str:
+        """Search shards: the explicit SEARCH_RESULT_VERSION (a kept campaign outlives refactors);
+        the basin job, cheap to redo: the source hash."""
+        return SEARCH_RESULT_VERSION if spec.get("kind") in ("exhaustive", "sample") else self.source_version()
 
     def shard_inputs(self, spec: Mapping[str, Any], plan: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict]]:
         """The basin job reads the infinite deals of every search shard."""
         if spec.get("kind") != "basin":
             return []
-        return [("redblack_found", dict(s)) for s in plan if s["kind"] != "basin"]
+        return [("redblack_found", dict(s)) for s in plan if s["kind"] in ("exhaustive", "sample")]
 
     def plan(self, section: Mapping[str, Any]) -> list[dict]:
         """Shard specs: exhaustive rank ranges, seeded samples, then the basin job (second stage)."""
         section = section or {}
         specs: list[dict] = []
-        ex = section.get("exhaustive") or {}
-        per_shard = int(ex.get("deals_per_shard", 20_000_000))
-        for k in exhaustive_sizes(section):
-            total = canonical_deals(k)
-            name = exhaustive_experiment(k)
-            for shard, (r0, r1) in enumerate(split_range(total, max(1, math.ceil(total / per_shard)))):
-                specs.append(
-                    {
-                        "experiment": name,
-                        "variant": "canonical",
-                        "shard": shard,
-                        "kind": "exhaustive",
-                        "k": k,
-                        "range": [r0, r1],
-                        "work": r1 - r0,
-                    }
-                )
+        seen: dict[tuple[int, str], str] = {}
+        for block in exhaustive_blocks(section):
+            per_shard, method = block["deals_per_shard"], block["method"]
+            for k in block["ks"]:
+                if (k, method) in seen:
+                    raise CardlabError(
+                        f"{block['where']}: k={k} with method {method!r} is already planned by {seen[k, method]}; "
+                        "give each size and method one block (rank windows of one size go in one block)"
+                    )
+                seen[k, method] = block["where"]
+                grid = shard_grid(k, per_shard, block["ranks"], block["where"])
+                for shard, r0, r1 in grid:
+                    specs.append(
+                        {
+                            "experiment": exhaustive_experiment(k),
+                            "variant": EXHAUSTIVE_VARIANT[method],
+                            "shard": shard,
+                            "kind": "exhaustive",
+                            "k": k,
+                            "method": method,
+                            "range": [r0, r1],
+                            "work": r1 - r0,
+                        }
+                    )
         for i, exp in enumerate(section.get("experiments") or []):
             name, k, balanced = exp["name"], int(exp["k"]), bool(exp.get("balanced", True))
             if name.startswith("exhaustive_") or name == BASIN_EXPERIMENT:
@@ -303,7 +442,25 @@ class RedBlackEngine(Engine):
                         "work": d1 - d0,
                     }
                 )
-        if section.get("basins", True) and specs:
+        for i, entry in enumerate(section.get("audit") or []):
+            try:
+                deals = read_deal_list(entry["file"])
+            except CardlabError as exc:
+                raise CardlabError(f"redblack.audit[{i}].file: {exc}") from None
+            specs.append(
+                {
+                    "experiment": f"audit_{entry['name']}",
+                    "variant": "list",
+                    "shard": 0,
+                    "kind": "audit",
+                    "file": entry["file"],
+                    "sha256": list_digest(entry["file"]),
+                    "max_states": int(section.get("basin_max_states", BASIN_MAX_STATES)),
+                    "range": [0, len(deals)],
+                    "work": len(deals),
+                }
+            )
+        if section.get("basins", True) and any(s["kind"] in ("exhaustive", "sample") for s in specs):
             # One job for the cycles of every experiment: a cycle met by several shards or
             # experiments is enumerated once, and a job costs seconds of start-up on its own.
             specs.append(
@@ -323,7 +480,7 @@ class RedBlackEngine(Engine):
         kind = spec.get("kind")
         if kind == "exhaustive":
             r0, r1 = spec["range"]
-            res = search_range(int(spec["k"]), int(r0), int(r1), progress)
+            res = search_range(int(spec["k"]), int(r0), int(r1), progress, method=spec["method"])
             return search_tables(spec, res, "exhaustive", True, canonical_deals(int(spec["k"])), r0, r1)
         if kind == "sample":
             # each sample shard draws deals 0..n-1 of its own seeded stream; its range in the
@@ -334,6 +491,8 @@ class RedBlackEngine(Engine):
             return search_tables(spec, res, "sample", bool(spec["balanced"]), n, 0, n)
         if kind == "basin":
             return basin_tables(spec, inputs, progress)
+        if kind == "audit":
+            return audit_tables(spec, progress)
         raise CardlabError(f"redblack: unknown shard kind {kind!r}")
 
     def reference_checks(self, n: int):

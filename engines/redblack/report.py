@@ -59,9 +59,9 @@ SELECT (SELECT count(*) FROM redblack_infinite) AS infinite_canonical,
 
 LIST_SQL = """
 SELECT i.k, i.p1, i.p2, i.cycle_id, i.period, i.rounds_before_cycle, i.found_by,
-       CASE WHEN s.k IS NOT NULL THEN 'complete' ELSE 'partial' END AS list
+       CASE WHEN c.complete THEN 'complete' ELSE 'partial' END AS list
 FROM redblack_infinite i
-LEFT JOIN (SELECT DISTINCT k FROM redblack_summary WHERE method = 'exhaustive' AND complete = 'yes') s USING (k)
+LEFT JOIN redblack_coverage c USING (k)
 ORDER BY i.k, i.p1, i.p2
 """
 
@@ -77,12 +77,50 @@ SELECT k, method, experiments, deals, complete, infinite_canonical, infinite_tot
 FROM redblack_summary ORDER BY k, method
 """
 
+# Exhaustive sizes: the complete ones only, with the true count of infinite deals (the owner
+# rule meets only some of them itself; the rest are in the basins of the cycles it finds).
 SHARE_SQL = """
-SELECT k, method, sum(deals) AS deals, sum(infinite_hits) AS infinite,
-       sum(infinite_hits) / sum(deals) AS share
-FROM redblack_summary WHERE method IN ('exhaustive', 'sample')
+SELECT c.k, 'exhaustive' AS method, c.canonical_deals AS deals,
+       (SELECT count(*) FROM redblack_infinite i WHERE i.k = c.k) AS infinite,
+       (SELECT count(*) FROM redblack_infinite i WHERE i.k = c.k) / c.canonical_deals AS share
+FROM redblack_coverage c WHERE c.complete
+UNION ALL
+SELECT k, method, sum(deals) AS deals, sum(infinite_hits) AS infinite, sum(infinite_hits) / sum(deals) AS share
+FROM redblack_summary WHERE method = 'sample'
 GROUP BY ALL ORDER BY method, k
 """
+
+COVERAGE_SQL = """
+SELECT k, cards, canonical_deals, ranks_searched, share_searched, prefix_done, complete,
+       cpu_s_per_deal, core_hours_left
+FROM redblack_coverage ORDER BY k
+"""
+
+# Every known infinite full-deck deal, with its certificate and how it was found.
+FULL_DECK_SQL = """
+SELECT i.p1, i.p2, i.cycle_id, i.period, i.rounds_before_cycle,
+       CASE WHEN i.found_by IN ('exhaustive', 'sample') THEN 'own search'
+            WHEN i.found_by = 'basin' THEN 'basin of a cycle our search found'
+            WHEN a.listed THEN 'published list; replayed here'
+            ELSE 'basin of a published deal''s cycle; not in the list' END AS how_found
+FROM redblack_infinite i
+LEFT JOIN (SELECT k, p1, p2, bool_or(status = 'listed-infinite') AS listed
+           FROM redblack_audit GROUP BY ALL) a USING (k, p1, p2)
+WHERE i.k = ?
+ORDER BY how_found DESC, i.p1, i.p2
+"""
+
+AUDIT_SQL = """
+SELECT experiment, k, listed, confirmed_infinite, listed_finite, missing, cycles, exhaustive_complete
+FROM redblack_audit_summary ORDER BY experiment, k
+"""
+
+SAMPLE_BOUND_SQL = """
+SELECT k, sum(deals) AS deals, sum(infinite_hits) AS infinite
+FROM redblack_summary WHERE method = 'sample' AND k = ? GROUP BY k
+"""
+
+CLUSTER_CORES = 1000  # the size of cluster a projection is also given for
 
 LENGTHS_SQL = """
 SELECT k, method, rounds, share FROM redblack_lengths ORDER BY method, k, rounds
@@ -136,6 +174,9 @@ def markdown(con, list_rows, cyc_cols, cyc_rows) -> str:
         f"{h['sizes_list'] or 'none'}, in {fmt(h['cycles'])} cycle(s)."
     )
     out.append("")
+    out += full_deck_section(con)
+    out += audit_section(con)
+    out += coverage_section(con)
     out.append("## By size")
     out.append("")
     st_cols, st_rows = query(con, STATUS_SQL)
@@ -208,6 +249,105 @@ def markdown(con, list_rows, cyc_cols, cyc_rows) -> str:
     out.append("![Game length distribution by k](redblack_lengths.png)")
     out.append("")
     return "\n".join(out)
+
+
+def full_deck_section(con, k: int = 26) -> list[str]:
+    """What is known about infinite games with a full deck (k = 26): every known deal with its
+    certificate, the exhaustive coverage, the sampling bound, and what finishing would cost."""
+    out = [f"## The full deck (k = {k}, {2 * k} cards)", ""]
+    cols, rows = query(con, FULL_DECK_SQL, [k])
+    if rows:
+        out.append(
+            f"**{len(rows):,} infinite full-deck deals are known** ({2 * len(rows):,} counting colour swaps). "
+            "Each certificate is exact: replaying the deal reaches the cycle `cycle_id` (its least state, "
+            "`LEADER/OTHER`) after `rounds_before_cycle` rounds, and the cycle repeats every `period` rounds."
+        )
+        out.append("")
+        out.append(markdown_table(["P1", "P2", "cycle_id", "period", "rounds before cycle", "how found"], rows))
+    else:
+        out.append("No infinite full-deck deal is known to this warehouse.")
+        out.append("")
+    _, cov = query(con, "SELECT * FROM redblack_coverage WHERE k = ?", [k])
+    if cov:
+        c = dict(zip([d[0] for d in con.execute("SELECT * FROM redblack_coverage LIMIT 0").description], cov[0]))
+        text = (
+            f"Exhaustive search: {fmt(c['ranks_searched'])} of {fmt(c['canonical_deals'])} canonical deals "
+            f"searched ({100 * c['share_searched']:.2g} %); ranks [0, {fmt(c['prefix_done'])}) without a gap, so "
+            "every cycle whose smallest basin deal has a rank below that has been found; nothing more is claimed."
+        )
+        if c["cpu_s_per_deal"]:
+            hours = c["core_hours_left"]
+            text += (
+                f" At the measured rate ({1 / c['cpu_s_per_deal']:,.0f} deals per CPU-second with the owner rule, "
+                f"over {fmt(c['timed_deals'])} timed deals) the rest needs about {hours:,.0f} core-hours: "
+                f"{hours / CLUSTER_CORES:,.1f} hours on a {CLUSTER_CORES:,}-core cluster through the SLURM profile "
+                "(docs/scaling.md)."
+            )
+        out += [text, ""]
+    _, samp = query(con, SAMPLE_BOUND_SQL, [k])
+    for kk, n, hits in samp:
+        up = wilson_upper(int(hits), int(n))
+        out += [
+            f"Sampling: {fmt(n)} seeded deals played, {fmt(hits)} infinite; 95 % upper bound on the share of "
+            f"infinite deals {100 * up:.2g} % (sampling can bound the share, never prove there is none).",
+            "",
+        ]
+    return out
+
+
+def audit_section(con) -> list[str]:
+    cols, rows = query(con, AUDIT_SQL)
+    if not rows:
+        return []
+    return [
+        "## The published record, audited",
+        "",
+        "Every listed deal replayed exactly; the basin of every cycle a listed deal reaches walked completely. "
+        "An audit proves each listed deal infinite or finite and finds every infinite deal in those basins; "
+        "it proves a list complete for a size only together with a complete exhaustive search of that size "
+        "(`exhaustive_complete`).",
+        "",
+        markdown_table(
+            [
+                "list",
+                "k",
+                "listed",
+                "confirmed infinite",
+                "listed but finite",
+                "missing",
+                "cycles",
+                "exhaustive search complete",
+            ],
+            rows,
+        ),
+    ]
+
+
+def coverage_section(con) -> list[str]:
+    cols, rows = query(con, COVERAGE_SQL)
+    if not rows:
+        return []
+    return [
+        "## Exhaustive coverage",
+        "",
+        "Canonical deals searched per size (overlapping shards counted once); `prefix_done`: ranks "
+        "[0, prefix_done) searched without a gap; rate and projection from the owner-rule shards' timed logs.",
+        "",
+        markdown_table(
+            [
+                "k",
+                "cards",
+                "canonical deals",
+                "searched",
+                "share",
+                "prefix done",
+                "complete",
+                "CPU s per deal",
+                "core-hours left",
+            ],
+            rows,
+        ),
+    ]
 
 
 def describe_list(s: dict) -> str:

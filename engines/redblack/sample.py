@@ -98,4 +98,7 @@ def sample_range(
             )
         if progress is not None:
             progress.update(b1 - b0)
-    return SearchResult(k, stop - start, finite, np.trim_zeros(lengths, "b"), longest, longest_deal, infinite)
+    lengths = np.trim_zeros(lengths, "b")
+    # rounds of the finished games (an infinite deal's rounds until detection are not counted)
+    rounds = int((np.arange(len(lengths)) * lengths).sum())
+    return SearchResult(k, stop - start, finite, lengths, longest, longest_deal, infinite, rounds=rounds)

@@ -11,6 +11,13 @@ WITH hits AS (
     SELECT k, p1, p2, cycle_id, rounds_before_cycle, period, method AS found_by
     FROM redblack_found
     UNION ALL
+    -- an audited list's infinite deals and what it misses in their cycles' basins (canonical form)
+    SELECT k,
+           CASE WHEN p1[1] = '1' THEN translate(p1, '01', '10') ELSE p1 END AS p1,
+           CASE WHEN p1[1] = '1' THEN translate(p2, '01', '10') ELSE p2 END AS p2,
+           cycle_id, rounds, period, 'audit' AS found_by
+    FROM redblack_audit WHERE status IN ('listed-infinite', 'missing') AND k > 0
+    UNION ALL
     SELECT d.k, d.p1, d.p2, d.cycle_id, d.rounds_before_cycle, b.period, 'basin' AS found_by
     FROM redblack_basin_deals d
     JOIN (SELECT cycle_id, any_value(period) AS period FROM redblack_basins GROUP BY cycle_id) b USING (cycle_id)
@@ -21,17 +28,58 @@ SELECT k, p1, p2,
        min(rounds_before_cycle) AS rounds_before_cycle,
        CASE WHEN bool_or(found_by = 'exhaustive') THEN 'exhaustive'
             WHEN bool_or(found_by = 'sample') THEN 'sample'
-            ELSE 'basin' END AS found_by
+            WHEN bool_or(found_by = 'basin') THEN 'basin'
+            ELSE 'audit' END AS found_by
 FROM hits
 WHERE length(p1) = length(p2)
 GROUP BY k, p1, p2
 ORDER BY k, p1, p2;
 
+-- Exhaustive coverage per size k: the canonical deals whose rank has been searched (any
+-- method; overlapping shards counted once), the prefix [0, prefix_done) searched without
+-- a gap, whether the size is complete, and the measured rate behind a projection of the
+-- core-hours the rest needs (CPU seconds per deal of the size's owner-rule shards, from
+-- the shard jobs' logs; NULL when none was timed).  What a partial search proves: every
+-- cycle whose smallest basin deal has a rank below prefix_done has been found.
+CREATE VIEW redblack_coverage AS
+WITH r AS (
+    SELECT DISTINCT k, range_start AS s, range_stop AS e, space
+    FROM redblack_counts WHERE method = 'exhaustive'
+), o AS (
+    SELECT *, max(e) OVER (PARTITION BY k ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
+    FROM r
+), g AS (
+    SELECT *, sum(CASE WHEN prev_end IS NULL OR s > prev_end THEN 1 ELSE 0 END)
+              OVER (PARTITION BY k ORDER BY s, e) AS island
+    FROM o
+), islands AS (
+    SELECT k, island, min(s) AS s, max(e) AS e, any_value(space) AS space FROM g GROUP BY k, island
+), rate AS (
+    SELECT c.k, sum(t.cpu_s) / sum(t.work) AS cpu_s_per_deal, sum(t.work) AS timed_deals
+    FROM redblack_counts c
+    JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
+                         AND t.variant = 'owner' AND t.shard = c.shard
+    WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND t.work > 0
+    GROUP BY c.k
+)
+SELECT i.k, 2 * i.k AS cards,
+       any_value(i.space) AS canonical_deals,
+       sum(i.e - i.s) AS ranks_searched,
+       coalesce(max(i.e) FILTER (WHERE i.s = 0), 0) AS prefix_done,
+       sum(i.e - i.s) / any_value(i.space) AS share_searched,
+       sum(i.e - i.s) = any_value(i.space) AS complete,
+       any_value(rate.cpu_s_per_deal) AS cpu_s_per_deal,
+       any_value(rate.timed_deals) AS timed_deals,
+       (any_value(i.space) - sum(i.e - i.s)) * any_value(rate.cpu_s_per_deal) / 3600 AS core_hours_left
+FROM islands i LEFT JOIN rate USING (k)
+GROUP BY i.k
+ORDER BY i.k;
+
 -- Per size k and method: deals searched, whether the list is complete, infinite deals
 -- (canonical, and total counting colour swaps), cycles, and the longest finite game.
 CREATE VIEW redblack_summary AS
 WITH shards AS (
-    SELECT k, method, experiment,
+    SELECT k, method, algorithm, experiment,
            sum(deals) AS deals, max(space) AS space, sum(infinite) AS infinite_hits,
            max(longest_rounds) AS longest_rounds,
            arg_max(longest_p1 || ' ' || longest_p2, longest_rounds * 1e12 - range_start) AS longest_deal
@@ -48,10 +96,16 @@ WITH shards AS (
     FROM shards s
     GROUP BY ALL
 ), found AS (
+    -- a complete exhaustive size counts every infinite deal known for it (the owner rule meets
+    -- only some itself: the others are in the basins of the cycles it finds)
     SELECT k, method,
            count(DISTINCT (p1, p2)) FILTER (WHERE length(p1) = length(p2)) AS infinite_canonical,
            count(DISTINCT cycle_id) AS cycles
-    FROM redblack_found GROUP BY ALL
+    FROM (SELECT k, method, p1, p2, cycle_id FROM redblack_found
+          UNION ALL
+          SELECT i.k, 'exhaustive', i.p1, i.p2, i.cycle_id FROM redblack_infinite i
+          JOIN redblack_coverage c ON c.k = i.k AND c.complete)
+    GROUP BY ALL
 ), basin AS (
     SELECT k, 'basin' AS method,
            count(DISTINCT (p1, p2)) AS infinite_canonical
@@ -106,10 +160,31 @@ SELECT cycle_id,
 FROM b FULL OUTER JOIN f USING (cycle_id)
 ORDER BY k, cycle_id;
 
--- Histogram of rounds to finish (finite games), by size k and method.
+-- Histogram of rounds to finish (finite games), by size k and method; only games played
+-- to their end by every deal of the shard (brute force: the owner rule stops most games).
 CREATE VIEW redblack_lengths AS
 SELECT k, method, rounds, sum(deals) AS deals,
        sum(deals) / sum(sum(deals)) OVER (PARTITION BY k, method) AS share
 FROM redblack_hist
+WHERE algorithm = 'brute'
 GROUP BY k, method, rounds
 ORDER BY k, method, rounds;
+
+
+
+
+-- An audited list per size k: deals listed, confirmed infinite (replayed to an exact cycle),
+-- listed but finite, and the infinite deals it misses in the basins of the cycles its deals
+-- reach; and whether cardlab's own exhaustive search of that size is complete (only that
+-- makes a list complete for a size).
+CREATE VIEW redblack_audit_summary AS
+SELECT a.experiment, a.k,
+       count(*) FILTER (WHERE a.status <> 'missing') AS listed,
+       count(*) FILTER (WHERE a.status = 'listed-infinite') AS confirmed_infinite,
+       count(*) FILTER (WHERE a.status = 'listed-finite') AS listed_finite,
+       count(*) FILTER (WHERE a.status = 'missing') AS missing,
+       count(DISTINCT a.cycle_id) FILTER (WHERE a.cycle_id <> '') AS cycles,
+       coalesce(any_value(c.complete), false) AS exhaustive_complete
+FROM redblack_audit a LEFT JOIN redblack_coverage c USING (k)
+GROUP BY a.experiment, a.k
+ORDER BY a.experiment, a.k;

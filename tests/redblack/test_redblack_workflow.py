@@ -14,7 +14,7 @@ from engines.pipeline.jobs import run_shard, shard_path
 from engines.registry import engine
 
 SECTION = {
-    "exhaustive": {"k": [3, 6], "deals_per_shard": 200},
+    "exhaustive": {"k": [3, 6], "method": "brute", "deals_per_shard": 200},
     "basins": True,
     "experiments": [
         {"name": "tiny", "k": 6, "deals": 3000, "shards": 2, "seed": 11, "balanced": False},

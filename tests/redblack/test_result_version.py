@@ -1,0 +1,52 @@
+"""RedBlack search shards carry an explicit result version (SEARCH_RESULT_VERSION), not a source hash,
+so that a finished campaign survives refactors.  This test pins what search shards compute: if it
+fails, results changed, so bump SEARCH_RESULT_VERSION (finished campaigns are then recomputed)
+and update GOLDEN below."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+from engines.core.progress import Progress
+from engines.redblack.engine import SEARCH_RESULT_VERSION
+from engines.registry import engine
+
+SECTION = {
+    "exhaustive": [
+        {"k_min": 1, "k_max": 9, "method": "brute", "deals_per_shard": 5000},
+        {"k_min": 10, "k_max": 11, "method": "owner", "deals_per_shard": 100000},
+    ],
+    "basins": False,
+    "experiments": [{"name": "s26", "k": 26, "deals": 400, "shards": 2, "seed": 7}],
+}
+
+GOLDEN = {"version": "redblack-search-2", "digest": "d19162003b34d3ec0f6def4488646776b5e7056dd6f9763e6e382fb5cbed4181"}
+
+
+def search_digest() -> str:
+    eng = engine("redblack")
+    h = hashlib.sha256()
+    for spec in eng.plan(SECTION):
+        tables = eng.run_shard(spec, Progress(1, "deals", enabled=False), [])
+        for name in sorted(tables):
+            cols = {c: (v.tolist() if isinstance(v, np.ndarray) else list(v)) for c, v in tables[name].items()}
+            h.update(json.dumps([spec, name, cols], sort_keys=True, default=int).encode())
+    return h.hexdigest()
+
+
+def test_search_results_match_their_version():
+    digest = search_digest()
+    assert (SEARCH_RESULT_VERSION, digest) == (GOLDEN["version"], GOLDEN["digest"]), (
+        "RedBlack search results changed: bump SEARCH_RESULT_VERSION in engines/redblack/engine.py and set "
+        f"GOLDEN = {{'version': <new version>, 'digest': {digest!r}}} here"
+    )
+
+
+def test_search_shards_carry_the_explicit_version_and_basins_the_source_hash():
+    eng = engine("redblack")
+    plan = eng.plan({**SECTION, "basins": True})
+    assert {eng.result_version(s) for s in plan if s["kind"] != "basin"} == {SEARCH_RESULT_VERSION}
+    assert eng.result_version(plan[-1]) == eng.source_version() != SEARCH_RESULT_VERSION
