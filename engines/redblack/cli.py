@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..core.errors import CardlabError
@@ -9,26 +10,66 @@ from .rules import BASIN_MAX_STATES
 
 REPLAY_ROUNDS = 4  # rounds shown in full by `replay` before the summary
 
+REPLAY_EXAMPLES = """examples:
+  cardlab redblack replay 10 110           the seed's 5-card infinite game
+  cardlab redblack replay 001101 100011 --rounds 10"""
+SEARCH_EXAMPLES = """examples:
+  cardlab redblack search 10               every canonical infinite balanced deal of size 10
+  cardlab redblack search 12 --csv > k12.csv"""
+BASIN_EXAMPLES = """examples:
+  cardlab redblack basin 001101 100011"""
+
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("redblack", help="RedBlack: replay deals, exhaustive search, basins of cycles")
+    raw = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "redblack",
+        help="RedBlack: replay deals, exhaustive search, basins of cycles",
+        description="RedBlack: replay one deal, search every deal of a size, list a cycle's basin.",
+        epilog=REPLAY_EXAMPLES
+        + "\n"
+        + SEARCH_EXAMPLES.removeprefix("examples:\n")
+        + "\n"
+        + BASIN_EXAMPLES.removeprefix("examples:\n"),
+        formatter_class=raw,
+    )
     sub = p.add_subparsers(dest="redblack_command", required=True, parser_class=type(p))
 
-    r = sub.add_parser("replay", help="play one deal: the seed-style table, then the verdict")
+    r = sub.add_parser(
+        "replay",
+        help="play one deal: the seed-style table, then the verdict",
+        description="Plays one deal round by round as the seed prints it, then says whether it ends or cycles.",
+        epilog=REPLAY_EXAMPLES,
+        formatter_class=raw,
+    )
     r.add_argument("p1", help="player 1's deck, top card first, 0 red 1 black (e.g. 10)")
     r.add_argument("p2", help="player 2's deck (e.g. 110)")
     r.add_argument("--rounds", type=int, default=REPLAY_ROUNDS, help="rounds shown play by play (default: %(default)s)")
     r.set_defaults(func=cmd_replay)
 
-    s = sub.add_parser("search", help="every canonical balanced deal of size K: the infinite ones, then counts")
+    s = sub.add_parser(
+        "search",
+        help="every canonical balanced deal of size K: the infinite ones, then counts",
+        description="Plays every canonical balanced deal with K cards per player to its end or its cycle; "
+        "prints the infinite ones, then counts.",
+        epilog=SEARCH_EXAMPLES,
+        formatter_class=raw,
+    )
     s.add_argument("k", type=int, help="cards per player, 1..26")
     s.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
     s.add_argument("--csv", action="store_true", help="CSV of the infinite deals for machines (counts on stderr)")
     s.set_defaults(func=cmd_search)
 
-    b = sub.add_parser("basin", help="every balanced deal leading into the cycle this deal reaches")
-    b.add_argument("p1")
-    b.add_argument("p2")
+    b = sub.add_parser(
+        "basin",
+        help="every balanced deal leading into the cycle this deal reaches",
+        description="Runs rounds backwards from the cycle this deal reaches and lists every balanced deal "
+        "that falls into it (or its colour swap).",
+        epilog=BASIN_EXAMPLES,
+        formatter_class=raw,
+    )
+    b.add_argument("p1", help="player 1's deck, top card first, 0 red 1 black (e.g. 001101)")
+    b.add_argument("p2", help="player 2's deck, same size (e.g. 100011)")
     b.add_argument(
         "--max-states",
         type=int,
