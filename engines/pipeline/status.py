@@ -132,9 +132,12 @@ def mtime(path: str | Path) -> float | None:
         return None
 
 
-def status(config: str = "config.yaml", results: str = "results", reports: str = "reports") -> Status:
+def status(
+    config: str = "config.yaml", results: str = "results", reports: str = "reports", alive: bool | None = None
+) -> Status:
+    """Where the campaign stands; ``alive`` says whether a run is known to be going (default: ask the run lock)."""
     cfg = load_config(config)
-    alive = run_alive()
+    alive = run_alive() if alive is None else alive
     games, newest = [], 0.0
     for game in GAMES:
         if not cfg.get(game):
@@ -185,8 +188,8 @@ def status(config: str = "config.yaml", results: str = "results", reports: str =
     return Status(games, alive, warehouse, report_state)
 
 
-def summary(args) -> list[str]:
-    st = status(args.config, args.results)
+def summary(args, alive: bool | None = None) -> list[str]:
+    st = status(args.config, args.results, alive=alive)
     out = st.lines()
     if not st.alive and not st.finished:
         out.append("  resume with `snakemake --cores all` (or `cardlab run --cores all`): finished shards are kept")
@@ -209,7 +212,7 @@ def follow(args, proc: subprocess.Popen | None) -> int:
     started = time.monotonic()
     while True:
         ended = proc.poll() is not None if proc is not None else False
-        lines = summary(args)
+        lines = summary(args, alive=(not ended) if proc is not None else None)
         lines[0] += f"  [{duration(time.monotonic() - started)}]"
         if tty:
             sys.stdout.write("\x1b[F\x1b[K" * drawn + "\n".join(lines) + "\n")
