@@ -1,5 +1,5 @@
 # Two commands do all set-up on a fresh machine with only python3:
-#   make run    # create .venv, install cardlab, run the default pipeline
+#   make run    # create .venv, install cardlab (pinned: requirements.lock), run the default pipeline
 #   make test   # create .venv, install cardlab + test tools, lint, run the tests
 PYTHON ?= python3
 VENV   ?= .venv
@@ -9,14 +9,17 @@ LINTED  = engines tests bench workflow/scripts
 
 .PHONY: run test lint chromium bench clean-results
 
-$(BIN)/.installed: pyproject.toml
+# requirements.lock pins every package to the version the results were produced with;
+# pyproject.toml keeps the ranges a library user installs against.
+$(BIN)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[test]'
 	touch $@
 
+# The live view (per-game progress and ETA); snakemake's own output: results/logs/snakemake.log
 run: $(BIN)/.installed
-	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/cardlab run --cores $(CORES)
 
 test: lint chromium
 	$(BIN)/python -m pytest

@@ -1,7 +1,7 @@
-"""The ``cardlab`` command: query the warehouse, play and search games, build and check results.
+"""The cardlab command: query the warehouse, play and search games, build and check results.
 
 Each game adds its own subcommands from ``engines/<game>/cli.py``
-(``register(subparsers)``).  Every failure the user can cause ends with one
+(``register(subparsers)``).  Help texts are plain text (no reStructuredText).  Every failure the user can cause ends with one
 line ``error: <reason>`` on stderr and a non-zero exit code, never a traceback.
 """
 
@@ -70,7 +70,12 @@ def cmd_sql(args) -> int:
         cols = [d[0] for d in rel.description]
         rows = rel.fetchall()
     except duckdb.Error as exc:
-        msg = str(exc).splitlines()[0]
+        lines = str(exc).splitlines()
+        msg = lines[0]
+        # keep DuckDB's own suggestion ("Did you mean "narcotic_summary"?"), on a later line of its message
+        hint = next((ln.strip() for ln in lines[1:] if "did you mean" in ln.lower()), None)
+        if hint and hint not in msg:
+            msg += f" ({hint})"
         if "read-only" in msg.lower() or "read only" in msg.lower():
             msg += " (the warehouse is opened read-only; it is rebuilt by the workflow)"
         raise CardlabError(f"SQL: {msg}") from None
@@ -120,8 +125,34 @@ class VersionAction(argparse.Action):
         parser.exit(0)
 
 
+EXAMPLES = {
+    None: """examples:
+  cardlab status                     where the campaign in this directory stands
+  cardlab sql "SELECT * FROM narcotic_summary"
+  cardlab narcotic deal 5 | cardlab narcotic play
+  cardlab redblack replay 10 110
+  cardlab blackjack table --decks 6 --soft17 hit --peek yes
+  cardlab verify
+`cardlab COMMAND --help` shows each command's options and examples.""",
+    "sql": """examples:
+  cardlab sql "SELECT * FROM narcotic_summary"
+  cardlab sql "SELECT k, count(*) FROM redblack_infinite GROUP BY k ORDER BY k" --csv
+  cardlab sql "SHOW TABLES\"""",
+    "warehouse": """examples:
+  cardlab warehouse results/narcotic/narcotic_games/seed/*/*.parquet --out /tmp/seed.duckdb
+  cardlab warehouse --from-file shards.txt --out /tmp/w.duckdb""",
+    "report": """examples:
+  cardlab report                                  every game's report from results/warehouse.duckdb
+  cardlab report --game blackjack --outdir /tmp/reports""",
+    "verify": """examples:
+  cardlab verify
+  cardlab verify --results /shared/campaign/results --config campaign.yaml""",
+}
+
+
 def build_parser() -> ArgumentParser:
-    p = ArgumentParser(prog="cardlab", description=__doc__.splitlines()[0])
+    raw = argparse.RawDescriptionHelpFormatter
+    p = ArgumentParser(prog="cardlab", description=__doc__.splitlines()[0], epilog=EXAMPLES[None], formatter_class=raw)
     p.add_argument(
         "--version",
         action=VersionAction,
@@ -129,45 +160,73 @@ def build_parser() -> ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True, parser_class=ArgumentParser)
 
-    s = sub.add_parser("sql", help="run one SQL query on the warehouse (read-only)")
+    s = sub.add_parser(
+        "sql",
+        help="run one SQL query on the warehouse (read-only)",
+        description="Runs one SQL query on the warehouse, opened read-only, and prints an aligned table "
+        "(or CSV). Tables and views: docs/warehouse.md.",
+        epilog=EXAMPLES["sql"],
+        formatter_class=raw,
+    )
     s.add_argument("query", help='e.g. "SELECT * FROM narcotic_summary"')
     s.add_argument("--csv", action="store_true", help="CSV output for machines")
     s.add_argument("--db", default="results/warehouse.duckdb", help="warehouse file (default: %(default)s)")
     s.set_defaults(func=cmd_sql)
 
-    w = sub.add_parser("warehouse", help="build the warehouse from shard files (the workflow does this)")
+    w = sub.add_parser(
+        "warehouse",
+        help="build the warehouse from shard files (the workflow does this)",
+        description="Checks the shard files and loads them into a DuckDB catalog, written to a temporary "
+        "file and renamed into place.",
+        epilog=EXAMPLES["warehouse"],
+        formatter_class=raw,
+    )
     w.add_argument("files", nargs="*", help="shard Parquet files")
     w.add_argument("--from-file", help="a file listing shard files, one per line")
-    w.add_argument("--out", default="results/warehouse.duckdb")
+    w.add_argument("--out", default="results/warehouse.duckdb", help="warehouse file to write (default: %(default)s)")
     w.set_defaults(func=cmd_warehouse)
 
-    r = sub.add_parser("report", help="regenerate reports from the warehouse (the workflow does this)")
-    r.add_argument("--game", choices=GAMES)
-    r.add_argument("--db", default="results/warehouse.duckdb")
-    r.add_argument("--outdir", default="reports")
+    r = sub.add_parser(
+        "report",
+        help="regenerate reports from the warehouse (the workflow does this)",
+        description="Writes each game's Markdown report (and its HTML page), CSV tables and figures.",
+        epilog=EXAMPLES["report"],
+        formatter_class=raw,
+    )
+    r.add_argument("--game", choices=GAMES, help="only this game (default: every game)")
+    r.add_argument("--db", default="results/warehouse.duckdb", help="warehouse to read (default: %(default)s)")
+    r.add_argument("--outdir", default="reports", help="directory to write (default: %(default)s)")
     r.set_defaults(func=cmd_report)
 
     for game in GAMES:
         if importlib.util.find_spec(f"engines.{game}.cli") is not None:
             importlib.import_module(f"engines.{game}.cli").register(sub)
     importlib.import_module("engines.pipeline.verify").register(sub)
+    importlib.import_module("engines.pipeline.status").register(sub)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"] and argv[1:2] not in (["-h"], ["--help"]):
+        # `cardlab run <snakemake options>`: everything after `run` is snakemake's, options included
+        args = parser.parse_args(["run"])
+        args.snakemake_args = argv[1:]
+    else:
+        args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
     except CardlabError as exc:
         print(f"error: {one_line(str(exc))}", file=sys.stderr)
         return 1
+    except BrokenPipeError:  # output piped into `head`: not an error (checked before OSError, its base)
+        sys.stderr.close()
+        return 0
     except OSError as exc:  # a file named on the command line that cannot be read or written
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
-    except BrokenPipeError:
-        return 0
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -146,6 +146,16 @@ class Engine(ABC):
     # ------------------------------------------------------------------ derived, not overridden
 
     @property
+    def report_outputs(self) -> tuple[ReportFile, ...]:
+        """``report_files`` plus the readable HTML page rendered from each Markdown report (``<name>.html``)."""
+        pages = tuple(
+            ReportFile(f.name.removesuffix(".md") + ".html", "report_page")
+            for f in self.report_files
+            if f.name.endswith(".md")
+        )
+        return tuple(self.report_files) + pages
+
+    @property
     def package(self) -> str:
         return type(self).__module__.rsplit(".", 1)[0]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -120,7 +121,8 @@ window.addEventListener('load', () => {
                                                  ok: i.complete && i.naturalWidth > 0}));
   const links = [...document.querySelectorAll('a[href]')].map(a => {
     const href = a.getAttribute('href');
-    return {href, anchor_ok: href.startsWith('#') ? document.getElementById(href.slice(1)) !== null : null};
+    return {href, download: a.hasAttribute('download'),
+            anchor_ok: href.startsWith('#') ? document.getElementById(href.slice(1)) !== null : null};
   });
   const out = document.createElement('pre');
   out.id = 'cardlab-check';
@@ -135,6 +137,10 @@ def chromium() -> str:
         path = shutil.which(name)
         if path:
             return path
+    if os.geteuid() != 0:  # a user who cannot install it: skipped, with the reason in pytest's summary (-ra)
+        pytest.skip(
+            "Chromium not found, so the report page's browser check is skipped: `sudo apt-get install chromium`"
+        )
     pytest.fail(
         "Chromium not found: the browser test needs it. Debian: `apt-get install -y chromium` "
         "(`make test` installs it when run as root)."
@@ -193,7 +199,53 @@ def test_page_renders_in_chromium(index_run, tmp_path):
     assert problems(seen) == []
     assert len(seen["images"]) == 5 and all(i["width"] > 300 for i in seen["images"])
     hrefs = {link["href"] for link in seen["links"]}
-    assert {"#narcotic", "#redblack", "#blackjack", "#provenance", "narcotic.csv", "blackjack.md"} <= hrefs
+    assert {"#narcotic", "#redblack", "#blackjack", "#provenance", "narcotic.csv", "blackjack.html"} <= hrefs
+
+
+def test_every_link_opens_a_rendered_page(index_run, tmp_path):
+    """Links from the index go to anchors, CSV downloads, or HTML pages that render in the browser."""
+    seen = browser_check(index_run / "reports/index.html", tmp_path)
+    pages = sorted({link["href"] for link in seen["links"] if link["anchor_ok"] is None and not link["download"]})
+    assert pages == ["blackjack.html", "infinite_games.html", "narcotic.html"]
+    assert all(link["href"].endswith(".csv") for link in seen["links"] if link["download"])
+    for href in pages:
+        sub = browser_check(index_run / "reports" / href, tmp_path)
+        assert problems(sub) == [], href
+        text = (index_run / "reports" / href).read_text()
+        assert "<h1" in text and "<table>" in text and "|---" not in text and "**" not in text, href
+        assert "index.html" in {link["href"] for link in sub["links"]}
+    # the figures of the Markdown reports are embedded in their pages
+    assert len(re.findall(r'<img src="data:image/png', (index_run / "reports/infinite_games.html").read_text())) == 2
+
+
+def test_index_lists_the_infinite_deals_per_k(index_run, tmp_path):
+    text = page(index_run)
+    rb = section(text, "redblack")
+    deals = sql(index_run, "SELECT k, p1, p2 FROM redblack_infinite ORDER BY k, p1, p2")
+    assert deals
+    for k, p1, p2 in deals:
+        assert f"<td>{p1}</td><td>{p2}</td>" in rb, (k, p1, p2)
+    complete = {k for (k,) in sql(index_run, "SELECT DISTINCT k FROM redblack_summary WHERE complete = 'yes'")}
+    for k in {d[0] for d in deals}:
+        block = re.search(rf'<details class="infinite-k" data-k="{k}"[^>]*><summary>(.*?)</summary>', rb, re.S)
+        assert block, k
+        assert ("complete" if k in complete else "partial") in block.group(1)
+    # what the browser shows: the deals are in the rendered page's text
+    probe = tmp_path / "dom.html"
+    proc = subprocess.run(
+        [
+            chromium(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            (index_run / "reports/index.html").resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    probe.write_text(proc.stdout)
+    assert f"{deals[0][1]}</td><td>{deals[0][2]}" in proc.stdout and "Infinite deals by k" in proc.stdout
 
 
 def test_browser_check_catches_broken_images_and_links(tmp_path):
@@ -224,6 +276,9 @@ def test_snakemake_report_builds(index_run):
         "narcotic.csv",
         "infinite_games.csv",
         "blackjack_sim.csv",
+        "narcotic.html",
+        "infinite_games.html",
+        "blackjack.html",
     ):
         assert name in report, name
     captions = Path(index_run / "workflow/report")

@@ -9,6 +9,11 @@ from ..core.errors import CardlabError
 from .exact import exact_table
 from .rules import OUTCOMES, PEEK, SOFT17, parse_decks
 
+TABLE_EXAMPLES = """examples:
+  cardlab blackjack table                                  2 decks, stand on soft 17, no peek (the seed's)
+  cardlab blackjack table --decks 6 --soft17 hit --peek yes
+  cardlab blackjack table --decks inf --csv > infinite.csv"""
+
 HEADER = ("Upcard", "Bust", "17", "18", "19", "20", "21", "Natural")
 
 
@@ -37,20 +42,38 @@ def format_csv(table: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def title(decks: str, soft17: str, peek: str) -> str:
+    """The variant in words, as the reports name it."""
+    from .report import variant_title
+
+    return f"Exact dealer outcomes: {variant_title(decks, soft17, peek)}"
+
+
 def cmd_table(args) -> int:
     table = exact_table(args.decks, args.soft17, args.peek)
-    sys.stdout.write(format_csv(table) if args.csv else format_table(table))
+    if args.csv:
+        sys.stdout.write(format_csv(table))
+    else:
+        sys.stdout.write(title(args.decks, args.soft17, args.peek) + "\n" + format_table(table))
     return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("blackjack", help="Blackjack dealer outcomes")
+    p = sub.add_parser(
+        "blackjack",
+        help="Blackjack dealer outcomes: exact tables",
+        description="Blackjack dealer outcomes per upcard, exactly.",
+        epilog=TABLE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     bsub = p.add_subparsers(dest="blackjack_command", required=True, parser_class=type(p))
     t = bsub.add_parser(
         "table",
         help="print the exact dealer-outcome table for one rule variant",
         description="Exact probabilities that the dealer busts or ends on 17..21 or a natural, "
         "per upcard, computed over the shoe's composition (no simulation).",
+        epilog=TABLE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     t.add_argument("--decks", type=decks_arg, default="2", help="1..8 or inf (default: %(default)s)")
     t.add_argument("--soft17", choices=SOFT17, default="stand", help="dealer on soft 17 (default: %(default)s)")

@@ -14,7 +14,9 @@ FROM blackjack_exact_probs;
 -- all hands dealt.  standard_error is the binomial one, sqrt(p (1 - p) / hands).
 CREATE OR REPLACE VIEW blackjack_sim AS
 WITH summed AS (
-    SELECT experiment, shoe, decks, soft17, peek, penetration, upcard, upcard_order,
+    -- penetration only means something for a continuous shoe: NULL for a fresh one
+    SELECT experiment, shoe, decks, soft17, peek,
+           CASE WHEN shoe = 'continuous' THEN penetration END AS penetration, upcard, upcard_order,
            outcome, outcome_order,
            sum(hands)::BIGINT AS dealt, sum("count")::BIGINT AS raw_count, count(*) AS shards
     FROM blackjack_sim_counts

@@ -7,16 +7,18 @@ from pathlib import Path
 import duckdb
 
 from ..core.store import write_text
-from ..report.common import markdown_table, pct, pyplot, query, save_figure, write_csv
+from ..report.common import duration, markdown_table, pct, pyplot, query, save_figure, write_csv
 from ..report.html import esc, html_table, pct_pm
 
 
 def hm(seconds) -> str:
-    """Seconds as ``Hh MMm`` (floored, the honest way to read a duration)."""
-    if seconds is None:
-        return "–"
-    minutes = int(seconds // 60)
-    return f"{minutes // 60}h {minutes % 60:02d}m"
+    """A duration to the second (``1 h 44 min 46 s``): nothing cut."""
+    return duration(seconds)
+
+
+def exp_label(experiment: str, preset: str) -> str:
+    """``seed rules``; ``classic rules (experiment rules)`` when the names differ."""
+    return f"{preset} rules" if experiment == preset else f"{preset} rules (experiment {experiment})"
 
 
 SEED_STYLE_SQL = """
@@ -75,7 +77,7 @@ def build(con, outdir: Path) -> list[Path]:
     for r in prow:
         d = dict(zip(preset_cols, r))
         md.append(
-            f"- **{d['experiment']} ({d['preset']} rules)**: won {pct(d['win_p'])} of "
+            f"- **{exp_label(d['experiment'], d['preset'])}**: won {pct(d['win_p'])} of "
             f"{d['games']:,} games (95 % CI {pct(d['win_lo95'])} – {pct(d['win_hi95'])}); "
             f"a won game takes {hm(d['mean_time_s'])} on average (median "
             f"{hm(d['median_time_s'])}, 95th percentile {hm(d['p95_time_s'])}), "
@@ -223,7 +225,7 @@ def _passes_figure(con, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(8, 4.5))
     series: dict[str, tuple[list, list, int]] = {}
     for exp, preset, passes, games, total in rows:
-        xs, ys, _ = series.setdefault(f"{exp} ({preset})", ([], [], total))
+        xs, ys, _ = series.setdefault(exp_label(exp, preset), ([], [], total))
         xs.append(passes)
         ys.append(games / total)
     for label, (xs, ys, total) in series.items():

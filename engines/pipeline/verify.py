@@ -207,8 +207,16 @@ def cmd_verify(args) -> int:
 
 
 def register(subparsers) -> None:
+    import argparse
+
     v = subparsers.add_parser(
-        "verify", help="check results/ against the config and the current engines", description=__doc__.splitlines()[0]
+        "verify",
+        help="check results/ against the config and the current engines",
+        description=__doc__.splitlines()[0].replace("``", ""),
+        epilog="""examples:
+  cardlab verify
+  cardlab verify --results /shared/campaign/results --config campaign.yaml""",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     v.add_argument("--results", default="results", help="results tree (default: %(default)s)")
     v.add_argument("--config", default="config.yaml", help="config file (default: %(default)s)")

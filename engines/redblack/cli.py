@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..core.errors import CardlabError
@@ -9,12 +10,48 @@ from .rules import BASIN_MAX_STATES
 
 REPLAY_ROUNDS = 4  # rounds shown in full by `replay` before the summary
 
+REPLAY_EXAMPLES = """examples:
+  cardlab redblack replay 10 110           the seed's 5-card infinite game
+  cardlab redblack replay 001101 100011 --rounds 10"""
+SEARCH_EXAMPLES = """examples:
+  cardlab redblack search 10               every canonical infinite balanced deal of size 10
+  cardlab redblack search 12 --csv > k12.csv
+  cardlab redblack search 15 --method brute --jobs 1          every game to its end (longest game too)
+  cardlab redblack search 20 --ranks 0:2000000000             one rank window of a campaign"""
+BASIN_EXAMPLES = """examples:
+  cardlab redblack basin 001101 100011"""
+RANK_EXAMPLES = """examples:
+  cardlab redblack rank 0011 1100"""
+AUDIT_EXAMPLES = """examples:
+  cardlab redblack audit workflow/data/redblack/published_infinite.txt
+  cardlab redblack audit my_list.txt --csv > audit.csv"""
+
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("redblack", help="RedBlack: replay deals, exhaustive search, basins of cycles")
+    raw = argparse.RawDescriptionHelpFormatter
+    p = subparsers.add_parser(
+        "redblack",
+        help="RedBlack: replay deals, exhaustive search, ranks, basins of cycles, audits of lists",
+        description="RedBlack: replay one deal, search every deal of a size, rank a deal, list a cycle's basin, "
+        "audit a list of claimed infinite deals.",
+        epilog=REPLAY_EXAMPLES
+        + "\n"
+        + SEARCH_EXAMPLES.removeprefix("examples:\n")
+        + "\n"
+        + BASIN_EXAMPLES.removeprefix("examples:\n")
+        + "\n"
+        + AUDIT_EXAMPLES.removeprefix("examples:\n"),
+        formatter_class=raw,
+    )
     sub = p.add_subparsers(dest="redblack_command", required=True, parser_class=type(p))
 
-    r = sub.add_parser("replay", help="play one deal: the seed-style table, then the verdict")
+    r = sub.add_parser(
+        "replay",
+        help="play one deal: the seed-style table, then the verdict",
+        description="Plays one deal round by round as the seed prints it, then says whether it ends or cycles.",
+        epilog=REPLAY_EXAMPLES,
+        formatter_class=raw,
+    )
     r.add_argument("p1", help="player 1's deck, top card first, 0 red 1 black (e.g. 10)")
     r.add_argument("p2", help="player 2's deck (e.g. 110)")
     r.add_argument("--rounds", type=int, default=REPLAY_ROUNDS, help="rounds shown play by play (default: %(default)s)")
@@ -23,8 +60,10 @@ def register(subparsers) -> None:
     s = sub.add_parser(
         "search",
         help="every canonical balanced deal of size K (or a rank window): the infinite ones, then counts",
-        description="Search every canonical balanced deal of size K by rank, exactly (cycles, no round "
-        "limit). Example: cardlab redblack search 15 --method owner --ranks 0:40000000",
+        description="Searches every canonical balanced deal with K cards per player by rank, exactly (cycles, "
+        "no round limit); prints the infinite ones, then counts. With --ranks, a window of ranks.",
+        epilog=SEARCH_EXAMPLES,
+        formatter_class=raw,
     )
     s.add_argument("k", type=int, help="cards per player, 1..26")
     s.add_argument(
@@ -46,7 +85,9 @@ def register(subparsers) -> None:
     rk = sub.add_parser(
         "rank",
         help="the rank of a canonical balanced deal (its place in the search order)",
-        description="Example: cardlab redblack rank 0011 1100",
+        description="Prints the rank of a balanced deal (of its colour swap when player 1's first card is black).",
+        epilog=RANK_EXAMPLES,
+        formatter_class=raw,
     )
     rk.add_argument("p1", help="player 1's deck, top card first, 0 red 1 black")
     rk.add_argument("p2", help="player 2's deck")
@@ -55,8 +96,11 @@ def register(subparsers) -> None:
     a = sub.add_parser(
         "audit",
         help="replay a list of claimed infinite deals, walk their cycles' basins, name what it misses",
-        description="Reads 'P1 P2' per line (# comments and blank lines ignored). Example: "
-        "cardlab redblack audit workflow/data/redblack/published_infinite.txt",
+        description="Reads 'P1 P2' per line (# comments and blank lines ignored), replays every deal exactly, "
+        "walks the basin of every cycle reached, and reports per k: listed, confirmed infinite, listed but finite, "
+        "and the infinite deals the list misses in those basins.",
+        epilog=AUDIT_EXAMPLES,
+        formatter_class=raw,
     )
     a.add_argument("file", help="the list of deals")
     a.add_argument("--csv", action="store_true", help="one row per deal: k,p1,p2,status")
@@ -68,9 +112,16 @@ def register(subparsers) -> None:
     )
     a.set_defaults(func=cmd_audit)
 
-    b = sub.add_parser("basin", help="every balanced deal leading into the cycle this deal reaches")
-    b.add_argument("p1")
-    b.add_argument("p2")
+    b = sub.add_parser(
+        "basin",
+        help="every balanced deal leading into the cycle this deal reaches",
+        description="Runs rounds backwards from the cycle this deal reaches and lists every balanced deal "
+        "that falls into it (or its colour swap).",
+        epilog=BASIN_EXAMPLES,
+        formatter_class=raw,
+    )
+    b.add_argument("p1", help="player 1's deck, top card first, 0 red 1 black (e.g. 001101)")
+    b.add_argument("p2", help="player 2's deck, same size (e.g. 100011)")
     b.add_argument(
         "--max-states",
         type=int,

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 
 from ..core.store import write_text
-from ..report.common import fmt, markdown_table, pyplot, query, save_figure, write_csv
+from ..report.common import fmt, markdown_table, plural, pyplot, query, save_figure, write_csv
 from ..report.html import esc, html_table, one
 
 # Per size k: is the list complete (exhaustive search over every canonical deal), how it
@@ -353,12 +353,15 @@ def coverage_section(con) -> list[str]:
 def describe_list(s: dict) -> str:
     """How complete one size's list is, in words (numbers from the status query)."""
     if s.get("list") == "complete":
-        return f"complete: all {fmt(s['exhaustive_deals'])} canonical deals searched"
+        n = s["exhaustive_deals"]
+        return (
+            "complete: the 1 canonical deal searched" if n == 1 else f"complete: all {fmt(n)} canonical deals searched"
+        )
     parts = []
     if s.get("exhaustive_deals"):
-        parts.append(f"{fmt(s['exhaustive_deals'])} canonical deals searched")
+        parts.append(f"{plural(int(s['exhaustive_deals']), 'canonical deal')} searched")
     if s.get("sampled_deals"):
-        parts.append(f"{fmt(s['sampled_deals'])} seeded random deals")
+        parts.append(plural(int(s["sampled_deals"]), "seeded random deal"))
     parts.append("basins of the cycles found")
     return "partial: " + ", ".join(parts)
 
@@ -417,6 +420,20 @@ def share_figure(con, path: Path) -> Path:
     return save_figure(fig, path)
 
 
+LENGTH_CURVES = 4  # exhaustive sizes drawn in the distribution panel (every size is in the other panel)
+
+
+def shown_series(series: dict[tuple, list]) -> list[tuple]:
+    """The (method, k) curves a reader compares: up to LENGTH_CURVES exhaustive sizes spread from
+    the smallest to the largest, plus every sampled size."""
+    exhaustive = sorted(k for m, k in series if m == "exhaustive")
+    if len(exhaustive) > LENGTH_CURVES:
+        last = len(exhaustive) - 1
+        picks = sorted({round(i * last / (LENGTH_CURVES - 1)) for i in range(LENGTH_CURVES)})
+        exhaustive = [exhaustive[i] for i in picks]
+    return [("exhaustive", k) for k in exhaustive] + sorted((m, k) for m, k in series if m != "exhaustive")
+
+
 def lengths_figure(con, path: Path) -> Path:
     plt = pyplot()
     _, rows = query(con, LENGTHS_SQL)
@@ -425,24 +442,28 @@ def lengths_figure(con, path: Path) -> Path:
     series: dict[tuple, list] = {}
     for k, method, rounds, share in rows:
         series.setdefault((method, k), []).append((rounds, share))
-    cmap = plt.get_cmap("viridis")
-    ks = sorted({k for _, k in series}) or [1]
-    for (method, k), pts in sorted(series.items()):
-        colour = cmap((k - ks[0]) / max(1, ks[-1] - ks[0]))
+    shown = shown_series(series)
+    colours = plt.get_cmap("tab10").colors
+    for i, (method, k) in enumerate(shown):
+        pts = series[(method, k)]
         ax.plot(
             [p[0] for p in pts],
             [p[1] for p in pts],
-            color=colour,
-            lw=1,
+            color=colours[i % len(colours)],
+            lw=1.4,
+            marker="o",  # a size with one game length (k = 1) is one point: still visible
+            markersize=3,
             linestyle="-" if method == "exhaustive" else "--",
-            label=f"k={k} {method}",
+            label=f"k = {k} ({method})",
         )
     ax.set_xscale("log")
-    ax.set_xlabel("rounds to finish")
-    ax.set_ylabel("share of finite deals")
-    ax.set_title("Game length distribution by k")
-    if len(series) <= 16:
-        ax.legend(fontsize=7, ncol=2)
+    ax.set_yscale("log")  # the tail, where sizes differ, is readable
+    ax.set_xlabel("rounds to finish (log scale)")
+    ax.set_ylabel("share of finite deals (log scale)")
+    ax.set_title("Game length distribution, a few k" if len(shown) < len(series) else "Game length distribution by k")
+    if shown:
+        ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
     for method, marker in (("exhaustive", "o"), ("sample", "s")):
         pts = [(k, mean, mx) for k, m, mean, mx in stats if m == method]
         if pts:
@@ -502,9 +523,44 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
 FOLD_ROWS = 30  # tables longer than this are folded into a <details> element
 
 
+def infinite_deals_html(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Every known infinite deal, one block per k marked complete or partial; long blocks folded."""
+    _, rows = query(con, LIST_SQL)
+    st_cols, st_rows = query(con, STATUS_SQL)
+    status = {r[0]: dict(zip(st_cols, r)) for r in st_rows}
+    by_k: dict[int, list] = {}
+    for row in rows:
+        by_k.setdefault(row[0], []).append(row)
+    out = [
+        '<h3 id="redblack-infinite-deals">Infinite deals by k</h3>',
+        "<p>Each deal as <code>P1 P2</code>, top card first, 0 red, 1 black; only the canonical deal of "
+        "each colour-swap pair is listed (player 1's first card red). <b>complete</b>: every canonical "
+        "deal of that size was searched; <b>partial</b>: the deals met by sampling and in the cycles' basins.</p>",
+    ]
+    cols = ["P1", "P2", "cycle", "period", "rounds before cycle", "found by"]
+    for k in sorted(by_k):
+        s = status.get(k, {})
+        deals = by_k[k]
+        head = (
+            f"k = {k}: {len(deals):,} canonical deal{'s' if len(deals) != 1 else ''} "
+            f'({2 * len(deals):,} in all), <span class="list-{esc(s.get("list"))}">{esc(describe_list(s))}</span>'
+        )
+        table = html_table(cols, [r[1:7] for r in deals], {"P1": str, "P2": str})
+        opened = " open" if len(deals) <= FOLD_ROWS else ""
+        out.append(f'<details class="infinite-k" data-k="{k}"{opened}><summary>{head}</summary>{table}</details>')
+    none = [k for k in sorted(status) if k not in by_k]
+    if none:
+        out.append(
+            "<p>No infinite balanced deal is known for "
+            + "; ".join(f"k = {k} ({esc(describe_list(status[k]))})" for k in none)
+            + ".</p>"
+        )
+    return out
+
+
 def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     cols, rows = query(con, STATUS_SQL)
-    out = ["<h3>By size k</h3>", html_table(cols, rows)]
+    out = ["<h3>By size k</h3>", html_table(cols, rows), *infinite_deals_html(con)]
     ccols, crows = query(con, CYCLES_SQL)
     if not crows:
         return out + ["<h3>Cycles</h3>", "<p>No cycles found.</p>"]

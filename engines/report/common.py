@@ -27,9 +27,38 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> tuple[list[s
     return cols, rel.fetchall()
 
 
+MISSING = "–"  # the one mark for a missing value, in Markdown and HTML alike
+
+
+def heading(col: str) -> str:
+    """A column name as a table heading: ``hands_per_upcard`` -> ``hands per upcard``."""
+    return col.replace("_", " ")
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 deal``, ``2 deals``, ``1,000 games`` (thousands separated)."""
+    return f"{n:,} {word if n == 1 else (words or word + 's')}"
+
+
+def duration(seconds) -> str:
+    """Seconds to the second: ``1 h 44 min 46 s``, ``4 min 07 s``, ``12 s``; '–' when missing."""
+    if seconds is None or seconds != seconds or seconds in (float("inf"), float("-inf")):
+        return MISSING
+    s = int(round(seconds))
+    h, rest = divmod(s, 3600)
+    m, sec = divmod(rest, 60)
+    if h:
+        return f"{h} h {m:02d} min {sec:02d} s"
+    if m:
+        return f"{m} min {sec:02d} s"
+    return f"{sec} s"
+
+
 def fmt(value, digits: int = 4) -> str:
     if value is None:
         return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if isinstance(value, float):
         if value != value:
             return "–"
@@ -49,7 +78,7 @@ def pct(p) -> str:
 def markdown_table(cols: Sequence[str], rows: Sequence[Sequence], formats: dict | None = None) -> str:
     """A GitHub-style Markdown table; ``formats`` maps a column to a callable."""
     formats = formats or {}
-    out = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    out = ["| " + " | ".join(heading(c) for c in cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for row in rows:
         cells = [formats[c](v) if c in formats else fmt(v) for c, v in zip(cols, row)]
         out.append("| " + " | ".join(cells) + " |")
@@ -92,11 +121,15 @@ def build_game(game: str, warehouse: str | os.PathLike, outdir: str | os.PathLik
     report = engine(game).module("report")
     if report is None:
         return []
+    from .markdown import render_page
+
     con = connect(warehouse)
     try:
-        return report.build(con, Path(outdir))
+        files = report.build(con, Path(outdir))
     finally:
         con.close()
+    # every Markdown report also as a readable page (a browser shows .md as plain text)
+    return files + [render_page(f) for f in files if Path(f).suffix == ".md"]
 
 
 def report_from_snakemake(smk) -> None:

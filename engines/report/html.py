@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 import duckdb
 
-from .common import pct, query
+from .common import heading, pct, query
 
 __all__ = ["esc", "html_table", "num", "one", "pct", "pct_pm"]
 
@@ -40,7 +40,7 @@ def pct_pm(p: float, lo: float, hi: float) -> str:
 
 def html_table(cols: Sequence[str], rows: Sequence[Sequence], formats: dict[str, Callable] | None = None) -> str:
     formats = formats or {}
-    head = "".join(f"<th>{esc(c)}</th>" for c in cols)
+    head = "".join(f"<th>{esc(heading(c))}</th>" for c in cols)
     body = "".join(
         "<tr>"
         + "".join(f"<td>{esc(formats[c](v) if c in formats else num(v))}</td>" for c, v in zip(cols, row))

@@ -163,11 +163,18 @@ def provenance_html(
 def game_section(con, game: str, files: Sequence[Path], outdir: Path, captions: Path | None, unit: str) -> str:
     eng = engine(game)
     report = eng.module("report")
-    links = " · ".join(
-        f'<a href="{esc(os.path.relpath(f, outdir))}">{esc(Path(f).name)}</a>'
+    pages = " · ".join(
+        f'<a href="{esc(os.path.relpath(f, outdir))}">{esc(Path(f).stem.replace("_", " "))}</a>'
         for f in files
-        if Path(f).suffix in (".md", ".csv")
+        if Path(f).suffix == ".html"
     )
+    # CSV files are data, not pages: offered as downloads
+    csvs = " · ".join(
+        f'<a href="{esc(os.path.relpath(f, outdir))}" download>{esc(Path(f).name)}</a>'
+        for f in files
+        if Path(f).suffix == ".csv"
+    )
+    links = (f"full report: {pages}" if pages else "") + (f"; tables as CSV (download): {csvs}" if csvs else "")
     parts = [
         f'<section id="{game}"><h2>{esc(eng.title)}</h2>',
         f"<p><i>{esc(eng.question)}</i></p>",
@@ -175,7 +182,7 @@ def game_section(con, game: str, files: Sequence[Path], outdir: Path, captions: 
         *(figure_html(con, game, f, captions, unit) for f in files if Path(f).suffix == ".png"),
     ]
     if links:
-        parts.append(f"<p>Full report and tables: {links}</p>")
+        parts.append(f"<p>{links[0].upper()}{links[1:]}</p>")
     parts.append("</section>")
     return "\n".join(parts)
 

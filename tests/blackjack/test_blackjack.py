@@ -456,7 +456,8 @@ def test_cli_table_and_errors(capsys):
 
     assert main(["blackjack", "table", "--decks", "2"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split("\t") == ["Upcard", "Bust", "17", "18", "19", "20", "21", "Natural"]
+    assert lines[0] == "Exact dealer outcomes: 2 decks, dealer stands on soft 17, no peek"  # the variant named
+    assert lines[1].split("\t") == ["Upcard", "Bust", "17", "18", "19", "20", "21", "Natural"]
     assert [c.strip().rstrip("%") for c in lines[-1].split("\t")[1:]] == SEED_TABLE_2_DECKS["A"].split()
     assert main(["blackjack", "table", "--decks", "6", "--soft17", "hit", "--peek", "yes", "--csv"]) == 0
     rows = capsys.readouterr().out.splitlines()

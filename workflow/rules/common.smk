@@ -61,7 +61,7 @@ def report_outputs(game):
     """Named outputs of a game's report rule; tables and figures carry a caption for snakemake --report."""
     eng = engine(game)
     out = {}
-    for f in eng.report_files:
+    for f in eng.report_outputs:
         key = f.name.replace(".", "_")
         out[key] = (
             f.path if f.caption is None else report(f.path, caption=f"../report/{f.caption}.rst", category=eng.title)

@@ -47,4 +47,4 @@ rule report_index:
         "../scripts/step.py"
 
 
-REPORT_FILES = [f.path for g in RUN_GAMES for f in engine(g).report_files] + ["reports/index.html"]
+REPORT_FILES = [f.path for g in RUN_GAMES for f in engine(g).report_outputs] + ["reports/index.html"]

@@ -1,0 +1,90 @@
+"""The command line a new user meets: help text and an example for every command, plain text,
+a way to make decks for `narcotic play`, titled tables, DuckDB's hints, and `cardlab status`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engines.cli import build_parser, main
+
+
+def parsers(parser, path=("cardlab",)):
+    """(command path, parser) for the top level and every subcommand."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from parsers(sub, (*path, name))
+
+
+ALL = list(parsers(build_parser()))
+
+
+@pytest.mark.parametrize("path,parser", ALL, ids=[" ".join(p) for p, _ in ALL])
+def test_every_command_has_help_and_an_example(path, parser):
+    text = parser.format_help()
+    assert "``" not in text and ":mod:" not in text, "reStructuredText in --help"
+    assert "examples:\n  cardlab " in text, f"{' '.join(path)} has no example"
+    for action in parser._actions:
+        if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+            continue
+        assert action.help, f"{' '.join(path)}: {action.option_strings or action.dest} has no help text"
+
+
+def test_narcotic_deal_makes_decks_for_play(capsys):
+    from engines.narcotic import shuffled_decks
+
+    assert main(["narcotic", "deal", "3", "--seed", "7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [list(map(int, ln.split())) for ln in lines] == shuffled_decks(np.uint64(7), 0, 3).tolist()
+    assert all(sorted(map(int, ln.split())) == sorted(list(range(1, 14)) * 4) for ln in lines)
+    proc = subprocess.run(
+        [sys.executable, "-m", "engines.cli", "narcotic", "play"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+        timeout=300,
+    )
+    assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 3
+    assert main(["narcotic", "deal", "-1"]) == 1
+
+
+def test_blackjack_table_names_its_variant(capsys):
+    assert main(["blackjack", "table", "--decks", "6", "--soft17", "hit", "--peek", "yes"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == "Exact dealer outcomes: 6 decks, dealer hits soft 17, after peeking for a natural"
+
+
+def test_sql_keeps_duckdbs_hint(tiny_pipeline, capsys):
+    db = str(tiny_pipeline / "results/warehouse.duckdb")
+    assert main(["sql", "SELECT * FROM narcotic_sumary", "--db", db]) == 1
+    err = capsys.readouterr().err
+    assert 'Did you mean "narcotic_summary"?' in err and err.count("\n") == 1
+
+
+def test_status_of_a_finished_and_an_interrupted_campaign(tiny_pipeline, tmp_path, capsys, monkeypatch):
+    wd = tmp_path / "wd"
+    shutil.copytree(tiny_pipeline, wd, symlinks=True, ignore=shutil.ignore_patterns("engines"))
+    monkeypatch.chdir(wd)
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("cardlab campaign finished: ") and "warehouse  current" in out
+    # an interrupted shard: its output missing, its log stopped half-way
+    shard = next(iter(sorted((wd / "results/narcotic/narcotic_games/seed").rglob("shard=0001.parquet"))))
+    shard.unlink()
+    log = wd / "results/logs/narcotic/seed" / shard.parent.name / "shard=0001.log"
+    log.write_text("narcotic seed/x/1: 700/1,500 games (46.7%), 350 games/s, elapsed 2 s, ETA 2 s\n")
+    assert main(["status"]) == 0
+    out = capsys.readouterr().out
+    assert "not running" in out.splitlines()[0]
+    line = next(ln for ln in out.splitlines() if ln.strip().startswith("narcotic"))
+    assert "1 interrupted" in line and "warehouse  current" not in out
+    assert "resume with `snakemake --cores all`" in out and "results/logs/" in out
