@@ -61,10 +61,77 @@ def cmd_deal(args) -> int:
     return 0
 
 
+def wilson(wins: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95 % Wilson interval of a share (the same formula as the narcotic_summary view)."""
+    p = wins / n
+    centre, half = p + z * z / (2 * n), z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    return (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
+
+
+def cmd_simulate(args) -> int:
+    """Play N seeded games (game i dealt from stream (seed, i), as in a shard) and print the summary."""
+    import numba
+
+    from ..core.progress import Progress
+    from .engine import CHUNK
+    from .kernel import shuffled_decks
+
+    if args.games < 1:
+        raise CardlabError(f"simulate: --games must be >= 1, got {args.games}")
+    if args.games > MAX_SIMULATE_GAMES:
+        raise CardlabError(f"simulate: --games at most {MAX_SIMULATE_GAMES:,} (use the pipeline for more)")
+    if not 0 <= args.seed < 2**64:
+        raise CardlabError(f"simulate: --seed must be in 0..2**64-1, got {args.seed}")
+    if args.jobs is not None:
+        if args.jobs < 1:
+            raise CardlabError(f"simulate: --jobs must be >= 1, got {args.jobs}")
+        numba.set_num_threads(min(args.jobs, numba.config.NUMBA_NUM_THREADS))
+    rules = rules_from_args(args)
+    wins = won_passes = won_time = 0
+    progress = Progress(args.games, "games", label=f"narcotic {rules.variant}", stream=sys.stderr)
+    try:
+        for a in range(0, args.games, CHUNK):
+            b = min(a + CHUNK, args.games)
+            res = play(shuffled_decks(np.uint64(args.seed), a, b), rules)
+            won = res["won"]
+            wins += int(won.sum())
+            won_passes += int(res["passes"][won].sum())
+            won_time += int(res["time_s"][won].sum())
+            progress.update(b - a)
+    finally:
+        progress.close()
+    lo, hi = wilson(wins, args.games)
+    name = rules.preset_name
+    label = f"{name} rules ({rules.variant})" if name else f"rules {rules.variant}"
+    line = (
+        f"narcotic {label}, {args.games:,} games (seed {args.seed}): won {100 * wins / args.games:.3f} % "
+        f"(95 % interval {100 * lo:.3f} – {100 * hi:.3f} %)"
+    )
+    if wins:
+        line += (
+            f"; a won game takes {won_passes / wins:.1f} passes and {duration(won_time / wins)} on average "
+            "(the seed's time model)"
+        )
+    print(line)
+    return 0
+
+
+def duration(seconds: float) -> str:
+    s = round(seconds)
+    return f"{s // 3600} h {s % 3600 // 60} min {s % 60} s"
+
+
+MAX_SIMULATE_GAMES = 10**10  # about a day on one core: larger runs belong in the pipeline
+
+
 PLAY_EXAMPLES = """examples:
   cardlab narcotic deal 5 --seed 7 | cardlab narcotic play
   cardlab narcotic deal 1000 > decks.txt && cardlab narcotic play --rules classic < decks.txt
   cardlab narcotic play --rules seed --gather top-left < decks.txt"""
+
+SIMULATE_EXAMPLES = """examples:
+  cardlab narcotic simulate --games 1000000              the seed's rules, a million seeded games
+  cardlab narcotic simulate --games 300000 --rules classic --jobs 1 --seed 7"""
 
 DEAL_EXAMPLES = """examples:
   cardlab narcotic deal 3                 three shuffled decks (seed 1)
@@ -102,17 +169,35 @@ def register(sub) -> None:
         epilog=PLAY_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    play_p.add_argument(
+    play_p.set_defaults(func=cmd_play)
+    add_rule_options(play_p)
+    sim_p = nsub.add_parser(
+        "simulate",
+        help="play N seeded games and print the win rate (95 % interval), mean passes and time",
+        description="Plays games 0..N-1 of the seeded stream (game i's deck is shuffled from splitmix64 stream "
+        "(seed, i), as in a pipeline shard with that seed) and prints one summary line.",
+        epilog=SIMULATE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sim_p.add_argument("--games", type=int, required=True, help="number of games")
+    sim_p.add_argument("--seed", type=int, default=1, help="seed of the shuffles (default: %(default)s)")
+    sim_p.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
+    add_rule_options(sim_p)
+    sim_p.set_defaults(func=cmd_simulate)
+
+
+def add_rule_options(p) -> None:
+    """--rules PRESET and the three choices that override its parts."""
+    p.add_argument(
         "--rules",
         choices=sorted(PRESETS),
         default="seed",
         help="preset (default: %(default)s); the options below override its parts",
     )
-    play_p.add_argument(
+    p.add_argument(
         "--matching", choices=MATCHINGS, help="which cards may be moved: deal (the seed) or cascade (pile tops only)"
     )
-    play_p.add_argument("--gather", choices=GATHERS, help="which pile's card is dealt first after gathering")
-    play_p.add_argument(
+    p.add_argument("--gather", choices=GATHERS, help="which pile's card is dealt first after gathering")
+    p.add_argument(
         "--pile-four", dest="pile_four", choices=PILE_FOURS, help="keep (the seed) or discard four equal pile tops"
     )
-    play_p.set_defaults(func=cmd_play)

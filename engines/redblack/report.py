@@ -8,6 +8,7 @@ them out.
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import duckdb
@@ -53,6 +54,7 @@ SELECT (SELECT count(*) FROM redblack_infinite) AS infinite_canonical,
        (SELECT max(k) FROM redblack_summary WHERE method = 'exhaustive' AND complete = 'yes') AS complete_to,
        (SELECT count(DISTINCT k) FROM redblack_summary WHERE method = 'exhaustive' AND complete = 'yes') AS complete_sizes,
        (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'exhaustive') AS exhaustive_deals,
+       (SELECT coalesce(sum(canonical_deals), 0) FROM redblack_coverage WHERE complete) AS complete_deals,
        (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_deals,
        (SELECT coalesce(sum(infinite_hits), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_infinite
 """
@@ -267,9 +269,8 @@ def full_deck_section(con, k: int = 26) -> list[str]:
     else:
         out.append("No infinite full-deck deal is known to this warehouse.")
         out.append("")
-    _, cov = query(con, "SELECT * FROM redblack_coverage WHERE k = ?", [k])
-    if cov:
-        c = dict(zip([d[0] for d in con.execute("SELECT * FROM redblack_coverage LIMIT 0").description], cov[0]))
+    c = one(con, "SELECT * FROM redblack_coverage WHERE k = ?", [k])
+    if c:
         text = (
             f"Exhaustive search: {fmt(c['ranks_searched'])} of {fmt(c['canonical_deals'])} canonical deals "
             f"searched ({100 * c['share_searched']:.2g} %); ranks [0, {fmt(c['prefix_done'])}) without a gap, so "
@@ -503,9 +504,11 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
     if h.get("complete_sizes"):
         text += (
             f" The lists are complete for k = {h['complete_from']}..{h['complete_to']} "
-            f"(every one of {h['exhaustive_deals']:,} canonical deals played to its end or its cycle)."
+            f"(every one of their {h['complete_deals']:,} canonical deals searched exactly)."
         )
     out.append(text)
+    out += full_deck_answer(con)
+    out += audit_answer(con)
     _, samples = query(con, REDBLACK_SAMPLES_SQL)
     for k, balanced, exps, deals, infinite in samples:
         kind = "balanced" if balanced else "any-split"
@@ -517,6 +520,56 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
         out.append(
             f"k = {k} ({2 * k} cards): {deals:,} seeded {kind} deals played (<code>{esc(exps)}</code>); {verdict}."
         )
+    return out
+
+
+def full_deck_answer(con: duckdb.DuckDBPyConnection, k: int = 26) -> list[str]:
+    """The seed's question in one paragraph: known infinite full-deck deals, coverage, what is left."""
+    _, deals = query(con, FULL_DECK_SQL, [k])
+    if not deals:
+        return []
+    how = Counter(row[-1] for row in deals)
+    text = (
+        f"<b>The full deck (k = {k}): {len(deals):,} infinite deals are known</b> "
+        f"({2 * len(deals):,} counting colour swaps; "
+        + "; ".join(f"{n:,}: {esc(h)}" for h, n in sorted(how.items()))
+        + "), each certified by an exact cycle."
+    )
+    cov = one(con, "SELECT * FROM redblack_coverage WHERE k = ?", [k])
+    if cov:
+        text += (
+            f" Exhaustive search has covered {100 * cov['share_searched']:.2g} % of the "
+            f"{cov['canonical_deals']:,} canonical deals"
+        )
+        if cov["core_hours_left"] is not None:
+            text += (
+                f"; finishing the proof needs about {cov['core_hours_left']:,.0f} core-hours at the measured rate "
+                f"({cov['core_hours_left'] / CLUSTER_CORES:,.1f} hours on {CLUSTER_CORES:,} cores)"
+            )
+        text += "."
+    return [text]
+
+
+def audit_answer(con: duckdb.DuckDBPyConnection) -> list[str]:
+    _, rows = query(con, AUDIT_SQL)
+    out = []
+    for exp in sorted({r[0] for r in rows}):
+        mine = [r for r in rows if r[0] == exp]
+        listed = sum(r[2] for r in mine)
+        confirmed = sum(r[3] for r in mine)
+        finite = sum(r[4] for r in mine)
+        missing = [(r[1], r[5]) for r in mine if r[5]]
+        text = (
+            f"The list <code>{esc(exp)}</code> ({listed:,} deals) audited: {confirmed:,} confirmed infinite, "
+            f"{finite:,} finite"
+        )
+        if missing:
+            text += (
+                "; it misses infinite deals in the basins of its own cycles ("
+                + ", ".join(f"k = {k}: {n:,}" for k, n in missing)
+                + ")"
+            )
+        out.append(text + ".")
     return out
 
 
