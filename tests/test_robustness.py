@@ -4,7 +4,6 @@ half-built warehouse; `cardlab verify` reports what is wrong with a results tree
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
@@ -17,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from wfhelp import (
     WAREHOUSE,
+    WAREHOUSE_RULE,
     cardlab,
     digests,
     kill_group,
@@ -55,13 +55,13 @@ def test_kill_at_several_points_then_plain_rerun_gives_identical_bytes(tmp_path,
     ref = reference(tmp_path_factory.getbasetemp(), cores=2)
     wd = workdir(tmp_path / "killed")
     # 1: kill the whole run (snakemake and its jobs) once a few shards are written
-    run = start(wd, "--cores", "2", WAREHOUSE)
+    run = start(wd, "--cores", "2", WAREHOUSE_RULE)
     assert wait_for(lambda: len(parquet_files(wd)) >= 3, run), "run ended before the first kill"
     kill_group(run)
     assert_no_false_results(wd)
     assert len(parquet_files(wd)) < len(ref), "killed too late to test anything"
     # 2: a plain rerun, killed again while the warehouse is being built
-    run = start(wd, "--cores", "2", WAREHOUSE)
+    run = start(wd, "--cores", "2", WAREHOUSE_RULE)
     wh_tmp = lambda: bool(temp_files(wd / WAREHOUSE))  # noqa: E731
     assert wait_for(wh_tmp, run), "the warehouse build ended before it could be killed"
     kill_group(run)
@@ -84,13 +84,13 @@ def test_kill_during_shard_write_leaves_only_a_temporary(tmp_path):
     the job's rerun removes the temporary."""
     out = tmp_path / "results" / "narcotic" / "narcotic_games" / "e" / "v" / "shard=0000.parquet"
     code = textwrap.dedent(f"""
-        import os, pyarrow.parquet as pq
-        real = pq.write_table
-        def hang(table, fh, **kw):
-            real(table, fh, **kw)
+        import os
+        real = os.fsync
+        def hang(fd):
+            real(fd)
             print("written", flush=True)
             os.kill(os.getpid(), 9)          # SIGKILL between write and rename
-        pq.write_table = hang
+        os.fsync = hang
         from engines.core.store import write_parquet
         write_parquet({str(out)!r}, {{"x": [1, 2, 3]}}, {{"game": "narcotic"}})
     """)
@@ -142,8 +142,10 @@ def damaged_copy(src: str, dest: Path, how: str) -> Path:
             meta["rows"] += 1
         if how == "wrong_schema":
             table = table.drop_columns(["won"])
-        md = {META_KEY: b"{not json" if how == "bad_json" else json.dumps(meta).encode()}
-        pq.write_table(table.replace_schema_metadata(md), dest)
+        if how == "bad_json":
+            pq.write_table(table.replace_schema_metadata({META_KEY: b"{not json"}), dest)
+        else:  # written as cardlab writes: the damage is in what the provenance says, not in the bytes
+            write_parquet(dest, table.replace_schema_metadata(None), meta)
     elif how == "corrupt_page":  # footer intact, data pages overwritten
         data = bytearray(Path(src).read_bytes())
         footer = int.from_bytes(data[-8:-4], "little") + 8
