@@ -200,3 +200,25 @@ def test_file_row_matches_the_robustness_case(row):
     case, _, sees = row
     assert case in FIXES
     assert FIXES[case] in sees
+
+
+def test_huge_rounds_are_bounded(tmp_path):
+    """Case 7: a --rounds far beyond the game shows the whole game and stops, in bounded memory."""
+    import resource
+    import subprocess
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "engines.cli", "redblack", "replay", "10", "110", "--rounds", "99999999999999999999"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines()[-1].startswith("infinite: enters a cycle of 2 rounds")
+    code = cardlab_main(["redblack", "basin", "10", "110", "--max-states", "99999999999999999999"])
+    assert code == 0
