@@ -6,6 +6,18 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
+from snakemake.exceptions import WorkflowError
+
+from engines.core.errors import CardlabError
+from engines.pipeline.config import check_config_files
+
+# Snakemake's loader accepts duplicate keys and gives a traceback for text that is not
+# UTF-8: refuse both in one line naming the file, before it reads them.
+try:
+    check_config_files(["config.yaml", *workflow.overwrite_configfiles])
+except CardlabError as exc:
+    raise WorkflowError(str(exc)) from None
+
 
 configfile: "config.yaml"
 
@@ -28,5 +40,5 @@ include: "workflow/rules/reports.smk"
 rule all:
     default_target: True
     input:
-        WAREHOUSE,
+        WAREHOUSE_MANIFEST,
         REPORT_FILES,

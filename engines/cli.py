@@ -62,6 +62,12 @@ def cmd_sql(args) -> int:
 
     from .pipeline.warehouse import connect
 
+    try:
+        statements = duckdb.extract_statements(args.query)
+    except duckdb.Error as exc:
+        raise CardlabError(f"SQL: {str(exc).splitlines()[0]}") from None
+    if not statements:
+        raise CardlabError("SQL: no statement to run (the query is empty or only a comment)")
     con = connect(args.db)
     try:
         rel = con.execute(args.query)
@@ -78,6 +84,8 @@ def cmd_sql(args) -> int:
             msg += f" ({hint})"
         if "read-only" in msg.lower() or "read only" in msg.lower():
             msg += " (the warehouse is opened read-only; it is rebuilt by the workflow)"
+        elif "disabled by configuration" in msg or "configuration has been locked" in msg:
+            msg += " (cardlab sql reads only the warehouse: no files, extensions or settings)"
         raise CardlabError(f"SQL: {msg}") from None
     finally:
         con.close()

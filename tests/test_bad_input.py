@@ -97,6 +97,26 @@ def test_bad_config_stops_snakemake_before_any_job(tmp_path):
     assert not (wd / "results").exists()
 
 
+# a key given twice (line 4, then line 5): YAML loaders keep the last silently
+TWICE = "narcotic:\n  experiments:\n    - name: a\n      games: 6000\n      games: 60\n      seed: 1\n"
+
+
+@pytest.mark.parametrize("bad", ["latin1", "twice"])
+def test_config_bytes_and_duplicate_keys_stop_snakemake_in_one_line(tmp_path, bad):
+    """Snakemake's own loader gives a traceback for non-UTF-8 text and keeps the last of two keys."""
+    wd = workdir(tmp_path, None)
+    text = TWICE.replace("name: a", "name: caf\xe9").replace("games: 60\n", "")
+    (wd / "config.yaml").write_bytes(text.encode("latin-1") if bad == "latin1" else TWICE.encode())
+    out = snakemake(wd, "--cores", "1", "-n", check=False)
+    both = out.stdout + out.stderr
+    assert out.returncode != 0 and "Traceback" not in both, both
+    want = (
+        "config.yaml: not UTF-8 text (byte 0xe9" if bad == "latin1" else "duplicate key 'games' (first given on line 4)"
+    )
+    assert want in both, both
+    assert not (wd / "results").exists()
+
+
 @pytest.fixture(scope="module")
 def cli_dir(tmp_path_factory) -> Path:
     """A directory with a small valid warehouse and a few bad files for the rows to use."""
@@ -106,6 +126,10 @@ def cli_dir(tmp_path_factory) -> Path:
     files = narcotic_shards(d / "results", 2, games=200)
     build(files, d / "results" / "warehouse.duckdb", log=io.StringIO())
     (d / "broken.yaml").write_text("narcotic: [\n")
+    (d / "latin1.yaml").write_bytes(
+        TWICE.replace("games: 60\n", "").replace("name: a", "name: caf\xe9").encode("latin-1")
+    )
+    (d / "twice.yaml").write_text(TWICE)
     (d / "invalid.yaml").write_text("narcotic:\n  experiments:\n    - {name: a, games: -1, shards: 0, seed: 1}\n")
     return d
 
@@ -145,6 +169,9 @@ def test_sql_cannot_modify_the_warehouse(cli_dir, capsys, monkeypatch):
     monkeypatch.chdir(cli_dir)
     wh = cli_dir / "results" / "warehouse.duckdb"
     before = hashlib.sha256(wh.read_bytes()).hexdigest()
+    shard = next(iter(sorted((cli_dir / "results").rglob("shard=0000.parquet")))).relative_to(cli_dir)
+    shard_before = hashlib.sha256((cli_dir / shard).read_bytes()).hexdigest()
+    files_before = sorted(p for p in cli_dir.rglob("*"))
     for stmt in (
         "DELETE FROM narcotic_games",
         "SELECT 1; DROP TABLE narcotic_games",
@@ -152,10 +179,17 @@ def test_sql_cannot_modify_the_warehouse(cli_dir, capsys, monkeypatch):
         "INSERT INTO narcotic_games SELECT * FROM narcotic_games",
         "DROP VIEW IF EXISTS narcotic_summary",
         "UPDATE narcotic_games SET won = NOT won",
+        f"COPY (SELECT * FROM narcotic_games LIMIT 0) TO '{shard}' (FORMAT parquet)",
+        f"COPY narcotic_games TO '{shard}.csv'",
+        "ATTACH 'results/new.duckdb' AS n",
+        "EXPORT DATABASE 'dump'",
+        "INSTALL httpfs",
     ):
         code, err = run_cli(["sql", stmt], "", capsys, monkeypatch)
         assert code == 1 and err.startswith("error: SQL:") and "Traceback" not in err, (stmt, err)
     assert hashlib.sha256(wh.read_bytes()).hexdigest() == before
+    assert hashlib.sha256((cli_dir / shard).read_bytes()).hexdigest() == shard_before
+    assert sorted(p for p in cli_dir.rglob("*")) == files_before, "a query created a file"
     code, _ = run_cli(["sql", "SELECT count(*) FROM narcotic_games", "--csv"], "", capsys, monkeypatch)
     assert code == 0
 
@@ -166,3 +200,25 @@ def test_file_row_matches_the_robustness_case(row):
     case, _, sees = row
     assert case in FIXES
     assert FIXES[case] in sees
+
+
+def test_huge_rounds_are_bounded(tmp_path):
+    """Case 7: a --rounds far beyond the game shows the whole game and stops, in bounded memory."""
+    import resource
+    import subprocess
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "engines.cli", "redblack", "replay", "10", "110", "--rounds", "99999999999999999999"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.splitlines()[-1].startswith("infinite: enters a cycle of 2 rounds")
+    code = cardlab_main(["redblack", "basin", "10", "110", "--max-states", "99999999999999999999"])
+    assert code == 0

@@ -8,7 +8,7 @@ import re
 
 import numba
 import pytest
-from wfhelp import CONFIG, ROOT, WAREHOUSE, cardlab, digests, job_logs, reference, snakemake, workdir
+from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab, digests, job_logs, reference, snakemake, workdir
 
 from engines.pipeline.jobs import set_threads
 
@@ -32,7 +32,7 @@ def test_cluster_generic_run_equals_local_run(tmp_path, tmp_path_factory):
     assert "cont1" in CONFIG  # its exact variant (1 deck) is listed here, so the exact shard is the same
     local = reference(tmp_path_factory.getbasetemp(), cores=2)
     wd = workdir(tmp_path / "cluster", CLUSTER_CONFIG)
-    out = snakemake(wd, "--workflow-profile", "workflow/profiles/local-cluster", WAREHOUSE)
+    out = snakemake(wd, "--workflow-profile", "workflow/profiles/local-cluster", WAREHOUSE_RULE)
     submitted = re.findall(r"external jobid '(local-[\d-]+)'", out.stdout + out.stderr)
     ran = digests(wd)
     assert len(submitted) == 4 + 3 + 3 + 1, out.stderr[-2000:]  # shard jobs per game + warehouse

@@ -78,7 +78,8 @@ def test_malformed_provenance_is_a_clear_error(tmp_path):
     from engines.core.store import META_KEY, read_meta, write_parquet
 
     good = write_parquet(tmp_path / "good.parquet", {"x": [1, 2]}, {"game": "narcotic"})
-    assert read_meta(good) == {"game": "narcotic"}
+    meta = read_meta(good)
+    assert meta.pop("data_sha256") and meta == {"game": "narcotic"}  # the content hash is added
     table = pa.table({"x": [1]}).replace_schema_metadata({META_KEY: b"{not json"})
     pq.write_table(table, tmp_path / "bad.parquet")
     with pytest.raises(CardlabError, match=r"bad.parquet: damaged cardlab provenance \(not JSON\)"):

@@ -4,11 +4,11 @@ half-built warehouse; `cardlab verify` reports what is wrong with a results tree
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import duckdb
@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from wfhelp import (
     WAREHOUSE,
+    WAREHOUSE_RULE,
     cardlab,
     digests,
     kill_group,
@@ -55,13 +56,13 @@ def test_kill_at_several_points_then_plain_rerun_gives_identical_bytes(tmp_path,
     ref = reference(tmp_path_factory.getbasetemp(), cores=2)
     wd = workdir(tmp_path / "killed")
     # 1: kill the whole run (snakemake and its jobs) once a few shards are written
-    run = start(wd, "--cores", "2", WAREHOUSE)
+    run = start(wd, "--cores", "2", WAREHOUSE_RULE)
     assert wait_for(lambda: len(parquet_files(wd)) >= 3, run), "run ended before the first kill"
     kill_group(run)
     assert_no_false_results(wd)
     assert len(parquet_files(wd)) < len(ref), "killed too late to test anything"
     # 2: a plain rerun, killed again while the warehouse is being built
-    run = start(wd, "--cores", "2", WAREHOUSE)
+    run = start(wd, "--cores", "2", WAREHOUSE_RULE)
     wh_tmp = lambda: bool(temp_files(wd / WAREHOUSE))  # noqa: E731
     assert wait_for(wh_tmp, run), "the warehouse build ended before it could be killed"
     kill_group(run)
@@ -84,13 +85,13 @@ def test_kill_during_shard_write_leaves_only_a_temporary(tmp_path):
     the job's rerun removes the temporary."""
     out = tmp_path / "results" / "narcotic" / "narcotic_games" / "e" / "v" / "shard=0000.parquet"
     code = textwrap.dedent(f"""
-        import os, pyarrow.parquet as pq
-        real = pq.write_table
-        def hang(table, fh, **kw):
-            real(table, fh, **kw)
+        import os
+        real = os.fsync
+        def hang(fd):
+            real(fd)
             print("written", flush=True)
             os.kill(os.getpid(), 9)          # SIGKILL between write and rename
-        pq.write_table = hang
+        os.fsync = hang
         from engines.core.store import write_parquet
         write_parquet({str(out)!r}, {{"x": [1, 2, 3]}}, {{"game": "narcotic"}})
     """)
@@ -142,14 +143,23 @@ def damaged_copy(src: str, dest: Path, how: str) -> Path:
             meta["rows"] += 1
         if how == "wrong_schema":
             table = table.drop_columns(["won"])
-        md = {META_KEY: b"{not json" if how == "bad_json" else json.dumps(meta).encode()}
-        pq.write_table(table.replace_schema_metadata(md), dest)
+        if how == "bad_json":
+            pq.write_table(table.replace_schema_metadata({META_KEY: b"{not json"}), dest)
+        else:  # written as cardlab writes: the damage is in what the provenance says, not in the bytes
+            write_parquet(dest, table.replace_schema_metadata(None), meta)
     elif how == "corrupt_page":  # footer intact, data pages overwritten
         data = bytearray(Path(src).read_bytes())
         footer = int.from_bytes(data[-8:-4], "little") + 8
         for i in range(4, len(data) - footer - 4):
             data[i] = 0xFF
         dest.write_bytes(bytes(data))
+    elif how == "misplaced":  # a sound shard under another shard's path
+        shutil.copy(src, dest)
+    elif how == "flipped_bit":  # still reads, with other values
+        shutil.copy(src, dest)
+        flip_silently(dest)
+    elif how == "directory":
+        dest.mkdir()
     else:
         raise ValueError(how)
     return dest
@@ -164,6 +174,9 @@ FIXES = {
     "row_count": "rows but its provenance says",
     "bad_json": "damaged cardlab provenance",
     "corrupt_page": "damaged Parquet data",
+    "flipped_bit": "damaged Parquet data (data_sha256 of its data is",
+    "misplaced": "provenance says narcotic/narcotic_games/t/deal.top-right.keep/0 but its path names",
+    "directory": "not a readable Parquet file (a directory or special file is in its place)",
 }
 
 
@@ -334,3 +347,135 @@ def test_verify_reports_an_out_of_date_warehouse(finished, tmp_path):
     (finished / WAREHOUSE).unlink()
     rc, lines = verify(finished)
     assert rc == 1 and lines[0].startswith("warehouse:"), lines
+
+
+# ---------------------------------------------------------------- no wrong answer, ever
+
+
+def flip_silently(path: Path) -> None:
+    """Flip one bit in a data page so that a plain read still succeeds, with other values."""
+    data = Path(path).read_bytes()
+    table = pq.read_table(path)
+    end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    for i in range(4, end):
+        bad = bytearray(data)
+        bad[i] ^= 1
+        try:
+            if not pq.read_table(pa.BufferReader(bytes(bad))).equals(table):
+                Path(path).write_bytes(bytes(bad))
+                return
+        except Exception:
+            continue
+    raise AssertionError("no silent bit flip found")
+
+
+def test_flipped_bit_in_a_data_page_is_caught(shards, tmp_path):
+    """Case 4: the file still reads (other values), but its content hash and page checksums do not hold."""
+    victim = tmp_path / "results" / Path(shards[1]).relative_to(Path(shards[1]).parents[4])
+    victim.parent.mkdir(parents=True)
+    shutil.copy(shards[1], victim)
+    flip_silently(victim)
+    with pytest.raises(CardlabError) as err:
+        build([shards[0], str(victim)], tmp_path / "wh.duckdb", log=open("/dev/null", "w"))
+    assert str(err.value).startswith(f"{victim}: damaged Parquet data"), err.value
+    with pytest.raises(CardlabError, match="damaged Parquet data"):
+        check_file(str(victim))
+
+
+def test_shard_copied_over_another_is_refused_by_name(shards, tmp_path):
+    """Case 1: a shard file under another shard's path (or another game's) never reaches the warehouse."""
+    root = tmp_path / "results"
+    shutil.copytree(Path(shards[0]).parents[4], root)
+    paths = [str(root / Path(s).relative_to(Path(s).parents[4])) for s in shards]
+    shutil.copy(paths[0], paths[1])
+    with pytest.raises(CardlabError) as err:
+        build(paths, tmp_path / "wh.duckdb", log=open("/dev/null", "w"))
+    assert str(err.value).startswith(f"{paths[1]}: provenance says narcotic/narcotic_games/t/"), err.value
+    assert "but its path names narcotic/narcotic_games/t/deal.top-right.keep/1" in str(err.value)
+    # a narcotic shard under a blackjack path
+    other = root / "blackjack" / "blackjack_sim" / "fresh2" / "d2" / "shard=0000.parquet"
+    other.parent.mkdir(parents=True)
+    shutil.copy(paths[0], other)
+    with pytest.raises(CardlabError, match="provenance says narcotic/.* but its path names blackjack/"):
+        build([paths[0], str(other)], tmp_path / "wh.duckdb", log=open("/dev/null", "w"))
+    assert not (tmp_path / "wh.duckdb").exists()
+
+
+@pytest.fixture
+def finished_run(tmp_path, tmp_path_factory) -> Path:
+    """A copy of a complete reference run: workflow, config, results, reports and Snakemake's records."""
+    src = reference_dir(tmp_path_factory.getbasetemp(), cores=2)
+    wd = tmp_path / "run"
+    shutil.copytree(src, wd, symlinks=True)
+    return wd
+
+
+def answers(wd: Path) -> str:
+    out = cardlab(wd, "sql", "SELECT experiment, games, wins FROM narcotic_summary ORDER BY ALL", "--csv")
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_missing_shards_are_recomputed_by_a_plain_run(finished_run, tmp_path_factory):
+    """Case 2: deleted shards (a search shard, the basins shard) and a dangling link in a shard's place."""
+    wd = finished_run
+    ref = reference(tmp_path_factory.getbasetemp(), cores=2)
+    files = parquet_files(wd)
+    victims = [
+        next(p for p in files if "narcotic_games" in str(p)),
+        next(p for p in files if "redblack_basin" in str(p)),
+        next(p for p in files if "redblack" in str(p) and "basin" not in str(p)),
+    ]
+    for p in victims[:2]:
+        p.unlink()
+    victims[2].unlink()
+    victims[2].symlink_to(wd / "nowhere.parquet")
+    out = snakemake(wd, "--cores", "2")
+    assert "Nothing to be done" not in out.stdout + out.stderr
+    assert digests(wd) == ref
+    v = cardlab(wd, "verify")
+    assert v.returncode == 0, v.stdout + v.stderr
+    # the catalog alone deleted: rebuilt too
+    (wd / WAREHOUSE).unlink()
+    snakemake(wd, "--cores", "2")
+    assert cardlab(wd, "verify").returncode == 0
+
+
+def test_failed_or_running_rebuild_keeps_the_last_good_catalog(finished_run, tmp_path_factory):
+    """Case 3 (and case 1 through the workflow): a rebuild that fails leaves the previous catalog
+    answering; while a rebuild runs, the old catalog stays queryable until the new one replaces it."""
+    wd = finished_run
+    ref = reference(tmp_path_factory.getbasetemp(), cores=2)
+    good = answers(wd)
+    before = (wd / WAREHOUSE).read_bytes()
+    shards = [p for p in parquet_files(wd) if "narcotic_games" in str(p)]
+    saved = shards[1].read_bytes()
+    for how in ("misplaced", "truncated", "empty", "directory"):
+        shards[1].unlink()
+        if how == "misplaced":
+            shutil.copy(shards[0], shards[1])
+            sees = "provenance says narcotic/narcotic_games/seed/"
+        elif how == "directory":
+            shards[1].mkdir()
+            sees = "a directory or special file is in its place"
+        else:
+            damaged_copy(str(shards[0]), shards[1], how)
+            sees = "not a readable Parquet file"
+        out = snakemake(wd, "--cores", "2", check=False)
+        assert out.returncode != 0, how
+        assert f"error: {shards[1].relative_to(wd)}: " in out.stderr and sees in out.stderr, out.stderr[-2000:]
+        assert (wd / WAREHOUSE).read_bytes() == before, how
+        assert answers(wd) == good
+        if how == "directory":
+            shards[1].rmdir()
+            shards[1].touch()
+    shards[1].write_bytes(saved)
+    # a rebuild (the shard is newer than the warehouse): readers never find the catalog gone
+    run = start(wd, "--cores", "2")
+    gone = 0
+    while run.poll() is None:
+        gone += not (wd / WAREHOUSE).exists()
+        time.sleep(0.002)
+    assert run.returncode == 0 and gone == 0, gone
+    assert digests(wd) == ref and answers(wd) == good
+    assert cardlab(wd, "verify").returncode == 0

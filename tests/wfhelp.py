@@ -40,7 +40,10 @@ blackjack:
     - {name: cont1, shoe: continuous, decks: 1, hands_per_upcard: 3000, shards: 2, seed: 5}
 """
 
-WAREHOUSE = "results/warehouse.duckdb"
+WAREHOUSE = "results/warehouse.duckdb"  # the catalog users query
+# Snakemake target that builds it: the warehouse rule (its declared output is a manifest, so
+# Snakemake never deletes the catalog before or after a rebuild)
+WAREHOUSE_RULE = "warehouse"
 _SNAPSHOT: Path | None = None
 _REFERENCE: dict[int, dict[str, str]] = {}
 
@@ -135,7 +138,7 @@ def reference(tmp_root: Path, cores: int) -> dict[str, str]:
     """Digests of an uninterrupted run of CONFIG with ``cores`` cores (once per session)."""
     if cores not in _REFERENCE:
         wd = workdir(tmp_root / f"reference-{cores}")
-        snakemake(wd, WAREHOUSE, "--cores", str(cores), "--quiet", "all")
+        snakemake(wd, WAREHOUSE_RULE, "--cores", str(cores), "--quiet", "all")
         _REFERENCE[cores] = digests(wd)
         _REFERENCE_DIRS[cores] = wd
     return _REFERENCE[cores]

@@ -3,10 +3,20 @@
 A shard's file appears under its final name only when it is complete (written
 to a temporary file in the same directory, flushed, fsynced, then renamed),
 so a killed job never leaves a file that looks finished.
+
+Silent damage is caught two ways.  Every data page carries a CRC32 page
+checksum (Parquet's own, verified by :func:`read_verified` and by any reader
+that asks for it), and the provenance records ``data_sha256``: the sha256 of
+the file's bytes before its footer (every row group: page headers and data).
+The footer holds the provenance itself, so the hash covers everything except
+the record that states it; :func:`read_verified` recomputes it from the bytes
+it then parses, so what is checked is exactly what is loaded.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import os
 import tempfile
@@ -21,6 +31,9 @@ from .errors import CardlabError
 from .provenance import canonical_json
 
 META_KEY = b"cardlab"
+HASH_KEY = "data_sha256"  # provenance field: sha256 of the file's bytes before the footer
+# Fixed writer settings: same data -> same bytes on every run; a CRC32 on every page.
+WRITE_OPTIONS = {"compression": "zstd", "write_statistics": True, "write_page_checksum": True}
 
 
 def temp_files(path: str | os.PathLike) -> list[Path]:
@@ -67,23 +80,100 @@ def write_parquet(
     meta: Mapping,
     schema: pa.Schema | None = None,
 ) -> Path:
-    """Write one table atomically, with ``meta`` as JSON under the ``cardlab`` key."""
+    """Write one table atomically, with ``meta`` (plus ``data_sha256``) as JSON under the ``cardlab`` key.
+
+    The data part of a Parquet file does not depend on the footer's key-value
+    metadata, so the table is written once to memory to hash that part, then
+    written with the hash in its provenance (and checked to have the same data part)."""
     path = Path(path)
     table = to_table(columns, schema)
-    md = dict(table.schema.metadata or {})
-    md[META_KEY] = canonical_json(dict(meta)).encode()
-    table = table.replace_schema_metadata(md)
+
+    def encode(record: Mapping) -> bytes:
+        md = dict(table.schema.metadata or {})
+        md[META_KEY] = canonical_json(dict(record)).encode()
+        buf = io.BytesIO()
+        pq.write_table(table.replace_schema_metadata(md), buf, **WRITE_OPTIONS)
+        return buf.getvalue()
+
+    record = {k: v for k, v in dict(meta).items() if k != HASH_KEY}
+    digest = data_sha256(encode(record))
+    data = encode({**record, HASH_KEY: digest})
+    if data_sha256(data) != digest:  # cannot happen unless the writer puts metadata in data pages
+        raise CardlabError(f"{path}: Parquet data part changed with its footer; not written")
     with atomic_write(path) as fh:
-        # Fixed writer settings: same data -> same bytes on every run.
-        pq.write_table(table, fh, compression="zstd", write_statistics=True)
+        fh.write(data)
     return path
+
+
+def data_part(data: bytes) -> bytes:
+    """The bytes of a Parquet file before its footer (magic, then every row group)."""
+    if len(data) < 12 or data[:4] != b"PAR1" or data[-4:] != b"PAR1":
+        raise ValueError("no Parquet magic bytes at both ends")
+    footer = int.from_bytes(data[-8:-4], "little")
+    if footer + 12 > len(data):
+        raise ValueError("footer length beyond the file")
+    return data[: len(data) - 8 - footer]
+
+
+def data_sha256(data: bytes) -> str:
+    """sha256 of a Parquet file's data part (see :func:`data_part`)."""
+    return hashlib.sha256(data_part(data)).hexdigest()
+
+
+def _damaged_data(path: Path, reason: str) -> CardlabError:
+    return CardlabError(
+        f"{path}: damaged Parquet data ({reason}); delete it and rerun `snakemake --cores all` to recompute that shard"
+    )
+
+
+def read_verified(path: str | os.PathLike) -> tuple[dict, pa.Table]:
+    """Provenance and table of a cardlab file, read from one read of its bytes and checked:
+    the data part's sha256 must be the one its provenance records, and every page checksum must hold."""
+    path = Path(path)
+    meta = read_meta(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CardlabError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if HASH_KEY not in meta:
+        raise _damaged_data(path, f"its provenance records no {HASH_KEY}: not written by this cardlab")
+    try:
+        digest = data_sha256(data)
+    except ValueError as exc:
+        raise _damaged_data(path, str(exc)) from None
+    if digest != meta[HASH_KEY]:
+        raise _damaged_data(
+            path, f"{HASH_KEY} of its data is {digest[:16]}..., provenance says {str(meta[HASH_KEY])[:16]}..."
+        )
+    try:
+        table = pq.read_table(pa.BufferReader(data), page_checksum_verification=True)
+    except Exception as exc:  # pyarrow raises several types for damaged pages
+        raise _damaged_data(path, f"{exc.__class__.__name__}: {' '.join(str(exc).split())}") from None
+    if read_meta_bytes(table.schema.metadata) != meta:  # the file changed between the two reads
+        raise _damaged_data(path, "the file changed while it was read")
+    return meta, table
+
+
+def read_meta_bytes(md) -> dict | None:
+    """The provenance record in a schema's key-value metadata (None if absent or not a JSON object)."""
+    try:
+        meta = json.loads((md or {})[META_KEY])
+    except (KeyError, ValueError, UnicodeDecodeError):
+        return None
+    return meta if isinstance(meta, dict) else None
 
 
 def read_meta(path: str | os.PathLike) -> dict:
     """The provenance record of a cardlab Parquet file; a clear error if it is not one."""
     path = Path(path)
     if not path.exists():
-        raise CardlabError(f"{path}: file is missing")
+        what = "dangling symbolic link" if path.is_symlink() else "file is missing"
+        raise CardlabError(f"{path}: {what}")
+    if not path.is_file():
+        raise CardlabError(
+            f"{path}: not a readable Parquet file (a directory or special file is in its place). "
+            "Remove it and rerun `snakemake --cores all` to recompute that shard."
+        )
     try:
         md = pq.read_schema(path).metadata or {}
     except Exception as exc:  # pyarrow raises several types for damaged files
@@ -96,11 +186,8 @@ def read_meta(path: str | os.PathLike) -> dict:
             f"{path}: Parquet file without cardlab provenance (foreign file?). "
             "Move it out of results/ or delete it and rerun the workflow."
         )
-    try:
-        meta = json.loads(md[META_KEY])
-    except (ValueError, UnicodeDecodeError):
-        meta = None
-    if not isinstance(meta, dict):
+    meta = read_meta_bytes(md)
+    if meta is None:
         raise CardlabError(
             f"{path}: damaged cardlab provenance (not JSON); delete the file and rerun "
             "`snakemake --cores all` to recompute that shard"
@@ -109,6 +196,5 @@ def read_meta(path: str | os.PathLike) -> dict:
 
 
 def read_table(path: str | os.PathLike) -> pa.Table:
-    path = Path(path)
-    read_meta(path)
-    return pq.read_table(path)
+    """A cardlab file's table, after checking its content hash and page checksums."""
+    return read_verified(path)[1]

@@ -108,6 +108,36 @@ def resume_after_kill(workflow, lock_path: str = RUN_LOCK) -> bool:
     return True
 
 
+def rebuild_what_is_missing(planned_files: Sequence[str], manifest: str) -> list[str]:
+    """Make this run recompute planned shard files that are missing (called from common.smk).
+
+    Snakemake reruns a job whose output is missing only when something downstream needs
+    to run: a deleted shard whose warehouse is newer stays deleted ("Nothing to be done").
+    So when a planned file is missing, a dangling symbolic link stands in its place (it is
+    removed), or the catalog is not the one the warehouse manifest records (deleted or
+    replaced), the manifest is removed: the warehouse job then runs and needs every shard.
+    The catalog itself stays queryable until the rebuild replaces it.  Returns what was
+    found missing (dangling links and the catalog included)."""
+    from .warehouse import catalog_of, manifest_current
+
+    missing = []
+    for f in planned_files:
+        if os.path.islink(f) and not os.path.exists(f):
+            os.unlink(f)  # a dangling link where a shard belongs: the rerun writes the file
+            missing.append(f)
+        elif not os.path.lexists(f):
+            missing.append(f)
+    if not os.path.exists(manifest):  # no warehouse built yet (or being rebuilt anyway)
+        return missing
+    if not manifest_current(manifest):
+        missing.append(catalog_of(manifest))
+    if missing:
+        os.unlink(manifest)
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        print(f"cardlab: missing {shown}: recomputing it and rebuilding the warehouse", file=sys.stderr)
+    return missing
+
+
 def clear_incomplete(markers: Path) -> list[str]:
     """Delete every output Snakemake marked incomplete, and its marker; returns the outputs.
 

@@ -25,10 +25,25 @@ def _steps() -> dict[str, Callable]:
     }
 
 
+def catalog_inputs(smk) -> None:
+    """A step reading the warehouse is given the catalog, not the manifest the warehouse rule
+    declares (Snakemake deletes declared outputs; the catalog is swapped in by the job)."""
+    from .warehouse import MANIFEST_SUFFIX, catalog_of
+
+    for i, f in enumerate(smk.input):
+        if str(f).endswith(MANIFEST_SUFFIX):
+            smk.input[i] = catalog_of(f)
+    for name, value in list(smk.input.items()):
+        if isinstance(value, str) and value.endswith(MANIFEST_SUFFIX):
+            setattr(smk.input, name, catalog_of(value))
+
+
 def run(smk) -> None:
     from ..core.errors import CardlabError
 
     try:
+        if smk.params.step != "warehouse":
+            catalog_inputs(smk)
         _steps()[smk.params.step](smk)
     except CardlabError as exc:
         message = f"error: {exc}"

@@ -9,7 +9,6 @@ its shards are reported too.  Any problem gives a non-zero exit code.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -54,39 +53,18 @@ def planned(config: dict, results: str) -> dict[str, tuple[str, str, dict]]:
     return out
 
 
-def same_spec(a: dict, b: dict) -> list[str]:
-    """Keys whose values differ between a file's recorded spec and the planned one."""
-
-    def norm(v):
-        return json.loads(json.dumps(v, sort_keys=True))
-
-    return sorted(k for k in set(a) | set(b) if norm(a.get(k)) != norm(b.get(k)))
-
-
 def check_planned(path: str, game: str, table: str, spec: dict, report: Report) -> dict | None:
-    """One planned file: present, sound (warehouse.check_file), the planned spec and row count."""
-    from .warehouse import check_file
+    """One planned file: present and everything :func:`engines.pipeline.warehouse.load_file`
+    checks against the plan (sound, undamaged, current, the shard its path names, planned rows)."""
+    from .warehouse import FileProblem, check_file
 
-    if not os.path.exists(path):
+    if not os.path.lexists(path) or (os.path.islink(path) and not os.path.exists(path)):
         report.add("missing", f"{path}: missing; {FIX} to compute it")
         return None
     try:
-        meta = check_file(path)
-    except CardlabError as exc:
-        kind = "stale" if "stale shard" in str(exc) else "damaged"
-        report.add(kind, str(exc))
-        return None
-    where = (meta.get("game"), meta.get("table"), meta.get("experiment"), meta.get("variant"), meta.get("shard"))
-    if where != (game, table, spec["experiment"], spec["variant"], int(spec["shard"])):
-        report.add("misplaced", f"{path}: provenance says {'/'.join(map(str, where))}; delete it and {FIX}")
-        return None
-    differ = same_spec(meta.get("spec", {}), spec)
-    if differ:
-        report.add("stale", f"{path}: computed for another config ({', '.join(differ)} differ); delete it and {FIX}")
-        return None
-    want = engine(game).expected_rows(spec, table)
-    if want is not None and meta.get("rows") != want:
-        report.add("rows", f"{path}: {meta.get('rows')} rows, planned {want}; delete it and {FIX}")
+        meta = check_file(path, (game, table, spec))
+    except FileProblem as exc:
+        report.add(exc.kind, str(exc))
         return None
     report.checked += 1
     return meta

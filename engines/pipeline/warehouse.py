@@ -12,63 +12,129 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
-import pyarrow.parquet as pq
+import pyarrow as pa
 
 from ..core.errors import CardlabError, squeeze
 from ..core.shards import shard_name
-from ..core.store import read_meta
+from ..core.store import read_meta, read_verified, write_text
 from ..registry import GAMES, engine
 
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_PATH = "results/warehouse.duckdb"
+# The warehouse rule's declared output: Snakemake deletes a job's outputs before it runs and
+# when it fails, so it declares this small record of the build, never the catalog itself.
+MANIFEST_SUFFIX = ".manifest.json"
+FIX = "delete it and rerun `snakemake --cores all` to recompute that shard"
 
 
-def check_file(path: str) -> dict:
-    """Provenance of one shard file, after checking it is complete, current and of the right schema."""
+class FileProblem(CardlabError):
+    """A shard file the warehouse refuses; ``kind`` is the `cardlab verify` line it gives
+    (damaged, stale, misplaced, rows, missing, unexpected)."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+PATH_PARTS = re.compile(r"(?:^|/)([^/]+)/([^/]+)/([^/]+)/([^/]+)/shard=(\d{4})\.parquet$")
+
+
+def place_of(path: str) -> tuple | None:
+    """(game, table, experiment, variant, shard) a path names, if it is laid out as a shard path."""
+    m = PATH_PARTS.search(str(path).replace(os.sep, "/"))
+    if not m or m.group(1) not in GAMES:
+        return None
+    return (*m.groups()[:4], int(m.group(5)))
+
+
+def same_spec(a: dict, b: dict) -> list[str]:
+    """Keys whose values differ between a file's recorded spec and the planned one."""
+
+    def norm(v):
+        return json.loads(json.dumps(v, sort_keys=True))
+
+    return sorted(k for k in set(a) | set(b) if norm(a.get(k)) != norm(b.get(k)))
+
+
+def check_file(path: str, planned: tuple[str, str, dict] | None = None) -> dict:
+    """Provenance of one shard file, after every check of :func:`load_file`."""
+    return load_file(path, planned)[0]
+
+
+def load_file(path: str, planned: tuple[str, str, dict] | None = None) -> tuple[dict, pa.Table]:
+    """Provenance and rows of one shard file, checked to be what its path (and ``planned``:
+    (game, table, spec) of the config's plan) says: complete, undamaged (content hash and page
+    checksums), current, of the right schema, the shard its path names, the planned spec and rows.
+    Raises :class:`FileProblem` naming the file."""
     try:
         meta = read_meta(path)
     except CardlabError as exc:  # pyarrow's reasons can span lines: keep the message one line
-        raise CardlabError(squeeze(str(exc))) from None
+        raise FileProblem("damaged", squeeze(str(exc))) from None
     game, table = meta.get("game"), meta.get("table")
     try:
         eng = engine(game)
     except CardlabError:
-        raise CardlabError(f"{path}: written by unknown engine {game!r}; remove it from results/") from None
+        raise FileProblem("damaged", f"{path}: written by unknown engine {game!r}; remove it from results/") from None
     if table not in eng.tables:
-        raise CardlabError(
-            f"{path}: table {table!r} is not one the {game} engine writes ({', '.join(eng.tables)}); remove the file"
+        raise FileProblem(
+            "damaged",
+            f"{path}: table {table!r} is not one the {game} engine writes ({', '.join(eng.tables)}); remove the file",
         )
     current = eng.result_version(meta.get("spec") or {})
     if meta.get("engine_version") != current:
-        raise CardlabError(
+        raise FileProblem(
+            "stale",
             f"{path}: stale shard, written by {game} engine {meta.get('engine_version')} but the "
-            f"engine is now {current}. Rerun `snakemake --cores all` to recompute it."
+            f"engine is now {current}. Rerun `snakemake --cores all` to recompute it.",
         )
     try:
-        pf = pq.ParquetFile(path)
-        schema = pf.schema_arrow.remove_metadata()
-        rows = pf.metadata.num_rows
-    except Exception as exc:
-        raise CardlabError(
-            f"{path}: damaged Parquet file ({squeeze(str(exc))}); delete it and rerun the workflow"
-        ) from None
+        meta, data = read_verified(path)
+    except CardlabError as exc:
+        raise FileProblem("damaged", squeeze(str(exc))) from None
+    schema = data.schema.remove_metadata()
     expected = eng.tables[table].remove_metadata()
     if not schema.equals(expected):
-        raise CardlabError(
+        raise FileProblem(
+            "damaged",
             f"{path}: wrong schema for {table}; expected {expected.names}, "
-            f"found {schema.names}. Delete it and rerun the workflow."
+            f"found {schema.names}. Delete it and rerun the workflow.",
         )
-    if rows != meta.get("rows"):
-        raise CardlabError(
-            f"{path}: holds {rows} rows but its provenance says {meta.get('rows')}; delete it and rerun the workflow"
+    if data.num_rows != meta.get("rows"):
+        raise FileProblem(
+            "damaged",
+            f"{path}: holds {data.num_rows} rows but its provenance says {meta.get('rows')}; "
+            "delete it and rerun the workflow",
         )
-    return meta
+    where = (game, table, meta.get("experiment"), meta.get("variant"), meta.get("shard"))
+    spec = meta.get("spec") or {}
+    if (spec.get("experiment"), spec.get("variant"), spec.get("shard")) != where[2:]:
+        raise FileProblem("damaged", f"{path}: provenance contradicts itself (its spec names another shard); {FIX}")
+    if planned is not None:
+        p_game, p_table, p_spec = planned
+        named = (p_game, p_table, p_spec["experiment"], p_spec["variant"], int(p_spec["shard"]))
+    else:
+        named = place_of(path)
+    if named is not None and where != named:
+        raise FileProblem(
+            "misplaced",
+            f"{path}: provenance says {'/'.join(map(str, where))} but its path names "
+            f"{'/'.join(map(str, named))} (a copied or moved file); {FIX}",
+        )
+    if planned is not None:
+        differ = same_spec(spec, p_spec)
+        if differ:
+            raise FileProblem("stale", f"{path}: computed for another config ({', '.join(differ)} differ); {FIX}")
+        want = eng.expected_rows(p_spec, p_table)
+        if want is not None and meta.get("rows") != want:
+            raise FileProblem("rows", f"{path}: {meta.get('rows')} rows, planned {want}; {FIX}")
+    return meta, data
 
 
 def provenance_rows(metas: dict[str, dict]) -> dict[str, list]:
@@ -92,37 +158,58 @@ def provenance_rows(metas: dict[str, dict]) -> dict[str, list]:
     return dict(cols)
 
 
-def build(files: Iterable[str], out: str | os.PathLike = DEFAULT_PATH, log=sys.stderr) -> Path:
-    """Check every file, then build the catalog into a temporary file and swap it in."""
-    import pyarrow as pa
+def build(
+    files: Iterable[str],
+    out: str | os.PathLike = DEFAULT_PATH,
+    log=sys.stderr,
+    plan: dict[str, tuple[str, str, dict]] | None = None,
+    manifest: str | os.PathLike | None = None,
+) -> Path:
+    """Check every file, then build the catalog into a temporary file and swap it in.
 
+    ``plan`` (path -> (game, table, spec), as :func:`engines.pipeline.verify.planned` gives) is
+    the config's plan: then every file must be planned, every planned file given, and each
+    must hold its planned shard.  Rows are loaded from the very bytes that were checked.
+    A failure leaves the previous catalog in place.  ``manifest``, if given, is written
+    after the swap: the files loaded, their content hashes, and the catalog's size and time."""
     files = sorted(set(map(str, files)))
-    metas = {f: check_file(f) for f in files}
-    by_table: dict[str, list[str]] = defaultdict(list)
-    for f, m in metas.items():
-        by_table[m["table"]].append(f)
+    if plan is not None:
+        planned_paths = {os.path.normpath(p): p for p in plan}
+        for f in files:
+            if os.path.normpath(f) not in planned_paths:
+                raise FileProblem("unexpected", f"{f}: not a planned shard of this config; move it out of results/")
+        given = {os.path.normpath(f) for f in files}
+        for p in sorted(plan):
+            if os.path.normpath(p) not in given:
+                raise FileProblem(
+                    "missing", f"{p}: planned shard missing from the build; rerun `snakemake --cores all`"
+                )
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     remove_leftover_temps(out)
+    metas: dict[str, dict] = {}
     con = duckdb.connect()
     try:
         con.execute(f"ATTACH '{tmp}' AS wh (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("USE wh")
-        games_present = set()
         for game in GAMES:
             for table, schema in engine(game).tables.items():
-                paths = by_table.get(table, [])
-                if paths:
-                    games_present.add(game)
-                    load_table(con, table, paths)
-                else:  # an empty table keeps every view valid when a game is not configured
-                    con.register(
-                        "empty_arrow", pa.table({n: pa.array([], type=t) for n, t in zip(schema.names, schema.types)})
-                    )
-                    con.execute(f"CREATE TABLE {table} AS SELECT * FROM empty_arrow")
-                    con.unregister("empty_arrow")
-                print(f"warehouse: {table}: {len(paths)} file(s)", file=log)
+                con.register(
+                    "empty_arrow", pa.table({n: pa.array([], type=t) for n, t in zip(schema.names, schema.types)})
+                )
+                con.execute(f"CREATE TABLE {table} AS SELECT * FROM empty_arrow")
+                con.unregister("empty_arrow")
+        counts: dict[str, int] = defaultdict(int)
+        for f in files:
+            planned = plan[planned_paths[os.path.normpath(f)]] if plan is not None else None
+            meta, data = load_file(f, planned)
+            metas[f] = meta
+            load_table(con, meta["table"], data)
+            counts[meta["table"]] += 1
+        for game in GAMES:
+            for table in engine(game).tables:
+                print(f"warehouse: {table}: {counts[table]} file(s)", file=log)
         prov = pa.table(provenance_rows(metas)) if metas else None
         if prov is not None:
             con.register("prov_arrow", prov)
@@ -149,11 +236,51 @@ def build(files: Iterable[str], out: str | os.PathLike = DEFAULT_PATH, log=sys.s
     except BaseException:
         con.close()
         tmp.unlink(missing_ok=True)
+        Path(f"{tmp}.wal").unlink(missing_ok=True)
         raise
     con.close()
     os.replace(tmp, out)
+    if manifest is not None:
+        write_manifest(manifest, out, metas)
     print(f"warehouse: wrote {out} from {len(files)} file(s)", file=log)
     return out
+
+
+def catalog_stamp(catalog: str | os.PathLike) -> list[int]:
+    st = os.stat(catalog)
+    return [st.st_size, st.st_mtime_ns]
+
+
+def write_manifest(manifest: str | os.PathLike, catalog: Path, metas: dict[str, dict]) -> None:
+    from ..core.store import HASH_KEY
+
+    record = {
+        "catalog": str(catalog),
+        "catalog_stamp": catalog_stamp(catalog),
+        "files": {f: m.get(HASH_KEY) for f, m in sorted(metas.items())},
+    }
+    write_text(manifest, json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def manifest_current(manifest: str | os.PathLike) -> bool:
+    """The manifest describes the catalog now in place (the same size and modification time)."""
+    try:
+        record = json.loads(Path(manifest).read_text())
+        return catalog_stamp(record["catalog"]) == record["catalog_stamp"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def catalog_of(manifest: str | os.PathLike) -> str:
+    """The catalog a warehouse manifest describes: results/warehouse.manifest.json -> results/warehouse.duckdb."""
+    name = str(manifest)
+    if not name.endswith(MANIFEST_SUFFIX):
+        return name
+    return name[: -len(MANIFEST_SUFFIX)] + ".duckdb"
+
+
+def manifest_of(catalog: str | os.PathLike) -> str:
+    return str(catalog).removesuffix(".duckdb") + MANIFEST_SUFFIX
 
 
 def temp_files(out: str | os.PathLike) -> list[Path]:
@@ -189,8 +316,6 @@ def timing_table(metas: dict[str, dict]):
     """One row per shard whose job log ends with a timing line (results/logs/<game>/...): measured rates.
 
     A shard copied in without its log (or computed before timings were logged) has no row."""
-    import pyarrow as pa
-
     from .jobs import read_timing
 
     rows = {}
@@ -219,37 +344,41 @@ def load_arrow(con: duckdb.DuckDBPyConnection, name: str, table) -> None:
     con.unregister("arrow_in")
 
 
-def load_table(con: duckdb.DuckDBPyConnection, table: str, paths: list[str]) -> None:
-    """Materialise one table from its shard files; a file DuckDB cannot read is named."""
+def load_table(con: duckdb.DuckDBPyConnection, table: str, data: pa.Table) -> None:
+    """Append one checked shard's rows to its table."""
+    con.register("shard_arrow", data)
     try:
-        con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet($files)", {"files": paths})
-    except duckdb.Error as exc:
-        # the footers passed check_file, so a data page is damaged: find the file
-        for path in paths:
-            try:
-                pq.read_table(path)
-            except Exception as inner:
-                raise CardlabError(
-                    f"{path}: damaged Parquet data ({inner.__class__.__name__}: {squeeze(str(inner))}); "
-                    "delete it and rerun `snakemake --cores all` to recompute that shard"
-                ) from None
-        raise CardlabError(f"cannot load table {table} from {len(paths)} file(s): {squeeze(str(exc))}") from None
+        con.execute(f"INSERT INTO {table} SELECT * FROM shard_arrow")
+    finally:
+        con.unregister("shard_arrow")
 
 
 def connect(path: str | os.PathLike = DEFAULT_PATH) -> duckdb.DuckDBPyConnection:
-    """Open the warehouse read-only (many readers may query while nothing writes)."""
+    """Open the warehouse read-only, without access to any other file (many readers may query
+    while nothing writes; no query can read, write or attach files or load extensions)."""
     path = Path(path)
     if not path.exists():
         raise CardlabError(f"{path}: no warehouse yet; run `snakemake --cores all` first")
+    if not path.is_file():
+        raise CardlabError(f"{path}: cannot open the warehouse (not a file); rebuild it with `snakemake --cores all`")
     try:
-        return duckdb.connect(str(path), read_only=True)
+        con = duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
+        con.execute("SET lock_configuration = true")
+        return con
     except duckdb.Error as exc:
         raise CardlabError(
-            f"{path}: cannot open the warehouse ({exc}); rebuild it with `snakemake --cores all --forcerun warehouse`"
+            f"{path}: cannot open the warehouse ({squeeze(str(exc))}); "
+            "rebuild it with `snakemake --cores all --forcerun warehouse`"
         ) from None
 
 
 def warehouse_from_snakemake(smk) -> None:
-    """The warehouse step of workflow/scripts/step.py."""
+    """The warehouse step of workflow/scripts/step.py: the catalog from the files the config
+    plans, each checked against its planned spec; the rule's output is the manifest."""
+    from .config import validate_config
+    from .verify import planned
+
+    plan = planned(validate_config(dict(smk.config), "config"), "results")
+    manifest = str(smk.output[0])
     with open(smk.log[0], "w") if len(smk.log) else sys.stderr as log:
-        build([str(f) for f in smk.input], smk.output[0], log=log)
+        build([str(f) for f in smk.input], catalog_of(manifest), log=log, plan=plan, manifest=manifest)

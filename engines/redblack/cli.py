@@ -139,13 +139,16 @@ def cmd_replay(args) -> int:
     rb.parse_deal(args.p1, args.p2)
     if args.rounds < 0:
         raise CardlabError("--rounds must be >= 0")
-    rows = list(rb.trace_reference(args.p1, args.p2, max_rounds=args.rounds))
+    outcome = rb.play(args.p1, args.p2)
+    # a size the user gives is bounded: never more rounds than the game has (an infinite
+    # game: until its cycle has been played once; at least the default), however large --rounds is
+    length = outcome.rounds if outcome.finished else outcome.rounds + outcome.period
+    rows = list(rb.trace_reference(args.p1, args.p2, max_rounds=min(args.rounds, max(length, REPLAY_ROUNDS))))
     print(
         f"RedBlack deal P1 {args.p1}  P2 {args.p2}: {len(args.p1) + len(args.p2)} cards "
         f"({(args.p1 + args.p2).count('0')} red, {(args.p1 + args.p2).count('1')} black), player 1 leads"
     )
     print_table(["P1 pile", "P2 pile", "played pile", "comment"], rows, out=sys.stdout)
-    outcome = rb.play(args.p1, args.p2)
     if outcome.finished:
         shown = "" if outcome.rounds <= args.rounds else f" (first {args.rounds} shown)"
         print(f"finite: ends after {outcome.rounds} rounds{shown}; player {outcome.winner} runs out of cards and wins")
@@ -315,7 +318,7 @@ def cmd_basin(args) -> int:
             f"{outcome.winner} wins): it is in no cycle's basin"
         )
         return 0
-    bas = rb.basin(outcome.cycle_id, args.max_states)
+    bas = rb.basin(outcome.cycle_id, min(args.max_states, 2**63 - 1))  # the kernel counts in int64
     for p1, p2, _ in bas.deals:
         print(f"{p1} {p2}")
     n = len(args.p1) + len(args.p2)

@@ -5,7 +5,15 @@ from snakemake.exceptions import WorkflowError
 from engines.core.errors import CardlabError
 from engines.core.provenance import files_version
 from engines.pipeline.config import validate_config
-from engines.pipeline.jobs import find_spec, log_pattern, resume_after_kill, shard_path, shard_pattern
+from engines.pipeline.jobs import (
+    find_spec,
+    log_pattern,
+    rebuild_what_is_missing,
+    resume_after_kill,
+    shard_path,
+    shard_pattern,
+)
+from engines.pipeline.warehouse import manifest_of
 from engines.registry import GAMES, engine
 
 try:
@@ -19,9 +27,12 @@ except CardlabError as exc:
 # Snakemake locks are cleared when no other snakemake holds this directory, and jobs
 # marked incomplete are rerun (as with --rerun-incomplete). Safe because every output
 # is written atomically and recomputing a shard gives the same bytes. docs/scaling.md.
-resume_after_kill(workflow)
+HOLDS_RUN_LOCK = resume_after_kill(workflow)
 
+# The catalog users query; the warehouse rule declares its manifest as output, so a
+# rebuild (or a failed one) never deletes the catalog (engines/pipeline/warehouse.py).
 WAREHOUSE = "results/warehouse.duckdb"
+WAREHOUSE_MANIFEST = manifest_of(WAREHOUSE)
 # The games the config runs: each gets shard rules, a report and a section of the index.
 RUN_GAMES = [g for g in GAMES if PLANS[g]]
 
@@ -30,6 +41,13 @@ def planned_files(game):
     """Every shard file the config plans for a game (what the warehouse loads)."""
     eng = engine(game)
     return [shard_path(game, t, s) for s in PLANS[game] for t in eng.spec_tables(s)]
+
+
+# Snakemake does not recompute a deleted shard while the outputs built from it are newer:
+# a planned file missing (or a dangling link in its place), or a catalog that is not the one
+# the manifest records, makes this run rebuild it and the warehouse (docs/scaling.md).
+if HOLDS_RUN_LOCK:
+    rebuild_what_is_missing([f for g in GAMES for f in planned_files(g)], WAREHOUSE_MANIFEST)
 
 
 def spec_of(game):

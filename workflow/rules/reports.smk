@@ -6,7 +6,7 @@ for _game in RUN_GAMES:
         name:
             f"{_game}_report"
         input:
-            WAREHOUSE,
+            WAREHOUSE_MANIFEST,
         output:
             **report_outputs(_game),
         log:
@@ -27,7 +27,7 @@ for _game in RUN_GAMES:
 rule report_index:
     input:
         **{g: getattr(rules, f"{g}_report").output for g in RUN_GAMES},
-        warehouse=WAREHOUSE,
+        warehouse=WAREHOUSE_MANIFEST,
     output:
         report("reports/index.html", caption="../report/index.rst", category="Overview"),
     log:

@@ -1,12 +1,14 @@
-# The result warehouse: every planned shard checked and loaded into one DuckDB
-# catalog, rebuilt into a temporary file and swapped in.
+# The result warehouse: every planned shard checked against its planned spec and loaded
+# into one DuckDB catalog, rebuilt into a temporary file and swapped in. The declared
+# output is the build's manifest: Snakemake deletes a job's outputs before it starts and
+# when it fails, and the catalog (results/warehouse.duckdb) must survive both.
 
 
 rule warehouse:
     input:
         [f for g in GAMES for f in planned_files(g)],
     output:
-        WAREHOUSE,
+        WAREHOUSE_MANIFEST,
     log:
         "results/logs/warehouse.log",
     threads: 1
