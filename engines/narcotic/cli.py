@@ -73,8 +73,7 @@ def cmd_simulate(args) -> int:
     import numba
 
     from ..core.progress import Progress
-    from .engine import CHUNK
-    from .kernel import shuffled_decks
+    from .kernel import GAMES_PER_CALL, shuffled_decks
 
     if args.games < 1:
         raise CardlabError(f"simulate: --games must be >= 1, got {args.games}")
@@ -90,8 +89,8 @@ def cmd_simulate(args) -> int:
     wins = won_passes = won_time = 0
     progress = Progress(args.games, "games", label=f"narcotic {rules.variant}", stream=sys.stderr)
     try:
-        for a in range(0, args.games, CHUNK):
-            b = min(a + CHUNK, args.games)
+        for a in range(0, args.games, GAMES_PER_CALL):
+            b = min(a + GAMES_PER_CALL, args.games)
             res = play(shuffled_decks(np.uint64(args.seed), a, b), rules)
             won = res["won"]
             wins += int(won.sum())
@@ -173,7 +172,7 @@ def register(sub) -> None:
     add_rule_options(play_p)
     sim_p = nsub.add_parser(
         "simulate",
-        help="play N seeded games and print the win rate (95 % interval), mean passes and time",
+        help="play N seeded games and print the win rate (95 %% interval), mean passes and time",
         description="Plays games 0..N-1 of the seeded stream (game i's deck is shuffled from splitmix64 stream "
         "(seed, i), as in a pipeline shard with that seed) and prints one summary line.",
         epilog=SIMULATE_EXAMPLES,

@@ -11,7 +11,7 @@ import pyarrow as pa
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
-from .kernel import play, shuffled_decks
+from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
 from .rules import PRESETS, Rules, all_rules
 
@@ -45,7 +45,7 @@ def experiment_rules(exp: dict) -> list[Rules]:
     return [Rules(exp.get("matching", "deal"), exp.get("gather", "top-right"), exp.get("pile_four", "keep"))]
 
 
-CHUNK = 50_000  # games per kernel call: progress between calls, bounded memory
+CHUNK = GAMES_PER_CALL
 
 
 class NarcoticEngine(Engine):

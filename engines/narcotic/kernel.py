@@ -1,20 +1,38 @@
-"""numba kernel of the Narcotic rules (:mod:`.rules`) on fixed arrays.
+"""numba kernels of the Narcotic rules (:mod:`.rules`).
 
-Piles are stored bottom to top; decks in the seed's array order.  Past decks
-are kept in an open-addressing hash table keyed by a 64-bit hash and confirmed
-by an exact comparison.
+Two kernels, with identical results for every deck (tests compare them with each
+other and with the plain-Python reference):
+
+* ``play_kernel``: one game card by card on fixed arrays, every earlier deck in an
+  open-addressing hash table (keyed by a 64-bit hash, confirmed exactly).  Slow but
+  obvious; the fast kernel hands it the rare games it gives up on.
+* the fast kernel (``play_many``): a deal-matching pass is a handful of 64-byte
+  vector operations written as LLVM IR (``_deal_pass_ir``); a loop is found by
+  comparing the new deck's fingerprint with the previous RING-1 decks; two games
+  play side by side per thread; each rule combination is compiled separately with
+  the rules as constants.  What made it fast is in docs/narcotic.md.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit, prange
+from llvmlite import ir
+from numba import literally, njit, prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ..core.rng import shuffle_inplace, stream_start
 from .rules import CARDS_IN_DECK, CARDS_PER_DEAL, SECONDS_PER_DEAL, SECONDS_PER_GATHER, VALUES, Rules
 
+# ---------------------------------------------------------------------------
+# numba kernel: the same rules on fixed arrays.  Piles are stored bottom to top;
+# decks in the seed's array order.  Past decks are kept in an open-addressing
+# hash table keyed by a 64-bit hash and confirmed by an exact comparison.
+
 _HASH_BITS = 11  # 2048 slots: games of up to 1024 passes run without a replay
+WON, LOOPED = 1, 0
+GAMES_PER_CALL = 50_000  # games per kernel call by the callers: progress between calls, bounded memory
 
 
 @njit(cache=True, inline="always")
@@ -125,49 +143,6 @@ def _deck_hash(words, nwords):
 
 
 @njit(cache=True)
-def _pass_deal_keep(deck, n, piles, heights):
-    """One pass with the seed's rules (deal matching, keep), without branches.
-
-    Each card goes onto the pile of the first card of its value in its deal:
-    b to pile 0 if b == a else 1; c to 0 if c == a, else 1 if c == b, else 2;
-    d likewise.  Four equal cards are written but not kept (k = 0).  Later
-    passes deal long runs of equal cards, which made a branchy version
-    mispredict; the four pile heights live in one register (16 bits each)."""
-    hs = np.uint64(0)
-    m16 = np.uint64(0xFFFF)
-    pos = n
-    while pos > 0:
-        a = deck[pos - 1]
-        b = deck[pos - 2]
-        c = deck[pos - 3]
-        d = deck[pos - 4]
-        pos -= 4
-        eab = np.int64(a == b)
-        eac = np.int64(a == c)
-        ead = np.int64(a == d)
-        ebc = np.int64(b == c)
-        ebd = np.int64(b == d)
-        ecd = np.int64(c == d)
-        k = np.uint64(1 - (eab & eac & ead))
-        db = 1 - eab
-        dc = (1 - eac) * (2 - ebc)
-        dd = (1 - ead) * (1 + (1 - ebd) * (2 - ecd))
-        piles[0, np.int64(hs & m16)] = a
-        hs += k
-        sb = np.uint64(16 * db)
-        piles[db, np.int64((hs >> sb) & m16)] = b
-        hs += k << sb
-        sc = np.uint64(16 * dc)
-        piles[dc, np.int64((hs >> sc) & m16)] = c
-        hs += k << sc
-        sd = np.uint64(16 * dd)
-        piles[dd, np.int64((hs >> sd) & m16)] = d
-        hs += k << sd
-    for p in range(4):
-        heights[p] = np.int64((hs >> np.uint64(16 * p)) & m16)
-
-
-@njit(cache=True)
 def play_kernel(deck0, matching, how, discard, table_bits):
     """One game from ``deck0`` (seed order).
 
@@ -191,16 +166,10 @@ def play_kernel(deck0, matching, how, discard, table_bits):
     lens = np.empty(cap // 2, dtype=np.int64)
     time_s = 0
     passes = 0
-    fast = matching == 0 and discard == 0
     while n > 0:
-        if fast:
-            _pass_deal_keep(deck, n, piles, heights)
-        else:
-            heights[:] = 0
-            for pos in range(n, 0, -4):
-                _deal_kernel(
-                    piles, heights, deck[pos - 1], deck[pos - 2], deck[pos - 3], deck[pos - 4], matching, discard
-                )
+        heights[:] = 0
+        for pos in range(n, 0, -4):
+            _deal_kernel(piles, heights, deck[pos - 1], deck[pos - 2], deck[pos - 3], deck[pos - 4], matching, discard)
         time_s += n // CARDS_PER_DEAL * SECONDS_PER_DEAL
         n = _gather_kernel(piles, heights, how, deck)
         passes += 1
@@ -235,27 +204,449 @@ def play_kernel(deck0, matching, how, discard, table_bits):
     return 1, passes, time_s, 0, 0
 
 
+# ---------------------------------------------------------------------------
+# Fast kernel.  A game keeps its last RING decks in a ring of rows (ROW bytes,
+# zero past the deck); a pass reads row p-1 and writes row p.  A loop is found
+# by comparing a 64-bit fingerprint of the new deck with those of the RING-1
+# decks before it (every cycle length seen in millions of games is below 25),
+# and confirmed by an exact comparison; a game that runs past _PASS_LIMIT passes
+# without a win or a short cycle is replayed by play_kernel, which compares
+# with every earlier deck.  The deal-matching pass works on the whole deck at
+# once as one 64-byte vector (see _deal_pass_ir).
+
+RING = 32
+ROW = 128  # a 52-card deck plus room for 64-byte stores at any offset below 64
+_PASS_LIMIT = 4096
+_LANES = 2  # games played side by side: one pass is a chain of dependent vector steps
+_BLOCK = 128  # games per work unit of a thread (buffers are allocated per unit)
+
+_I8 = ir.IntType(8)
+_I32 = ir.IntType(32)
+_I64 = ir.IntType(64)
+_V64 = ir.VectorType(_I8, 64)
+_M64 = ir.VectorType(ir.IntType(1), 64)
+_V8Q = ir.VectorType(_I64, 8)
+_V32Q = ir.VectorType(_I64, RING)
+_FP_MULTIPLIERS = [
+    0x9E3779B97F4A7C15,
+    0xC2B2AE3D27D4EB4F,
+    0x165667B19E3779F9,
+    0xD6E8FEB86659FD93,
+    0xA0761D6478BD642F,
+    0xE7037ED1A0B428DB,
+    0x8EBC6AF09C88C6E3,
+    0x589965CC75374CC3,
+]
+
+
+def _lanes(values):
+    return ir.Constant(ir.VectorType(_I32, 64), list(values))
+
+
+def _llvm_fn(builder, name, ret, args):
+    return cgutils.get_or_insert_function(builder.module, ir.FunctionType(ret, args), name)
+
+
+def _row_ptr(context, builder, aty, arr, row, vty=_V64):
+    data = context.make_array(aty)(context, builder, arr).data
+    offset = builder.mul(row, ir.Constant(_I64, ROW))
+    return builder.bitcast(builder.gep(data, [offset]), vty.as_pointer())
+
+
+def _concat(context, builder, parts, counts, dst_bytes):
+    """Write ``parts`` (each compressed to its low lanes, zero above) one after
+    another from ``dst_bytes``, zero after the last; returns the total length.
+
+    With AVX-512 VBMI2 the deck is assembled in a register (vpexpandb moves a
+    part up to its offset), so the next pass reads it back from a single store
+    at the same address instead of waiting for four overlapping ones."""
+    total = counts[0]
+    for c in counts[1:]:
+        total = builder.add(total, c)
+    if "+avx512vbmi2" in context.codegen()._tm_features:
+        expand = _llvm_fn(builder, "llvm.x86.avx512.mask.expand.v64i8", _V64, [_V64, _V64, _M64])
+        out = parts[0]
+        offset = counts[0]
+        for part, c in zip(parts[1:], counts[1:]):
+            above = builder.bitcast(builder.shl(ir.Constant(_I64, -1), offset), _M64)
+            out = builder.or_(out, builder.call(expand, [part, ir.Constant(_V64, None), above]))
+            offset = builder.add(offset, c)
+        builder.store(out, builder.bitcast(dst_bytes, _V64.as_pointer()), align=1)
+        return total
+    offset = ir.Constant(_I64, 0)
+    for part, c in zip(parts, counts):
+        builder.store(part, builder.bitcast(builder.gep(dst_bytes, [offset]), _V64.as_pointer()), align=1)
+        offset = builder.add(offset, c)
+    builder.store(
+        ir.Constant(_V64, None), builder.bitcast(builder.gep(dst_bytes, [offset]), _V64.as_pointer()), align=1
+    )
+    return total
+
+
+def _deal_pass_ir(context, builder, sig, args, how, discard):
+    """One pass with deal matching: deck in row ``src`` -> gathered deck in row ``dst``.
+
+    Deal d occupies bytes 4d..4d+3 of the row, its first card at 4d+3.  A card
+    goes to pile k when it equals the deal's k-th card and none before it, so
+    the four piles are four lane masks and each pile is the deck compressed by
+    its mask (cards in deck order = last dealt first).  Gathers that deal a
+    pile's top first need the piles in deal order: they compress the reversed
+    deck.  Padding zeros form 'four equal cards' and vanish like them.
+    With ``discard`` the piles then lose their fours (_drop_fours); the result
+    is the new length, plus 256 in the rare case that asks for a replay."""
+    src = _row_ptr(context, builder, sig.args[0], args[0], args[1])
+    dst = builder.bitcast(_row_ptr(context, builder, sig.args[0], args[0], args[2]), _I8.as_pointer())
+    deck = builder.load(src, align=1)
+    reverse = how in (0, 2)  # top-right, top-left: pile k in deal order
+    if reverse:
+        deck = builder.shuffle_vector(deck, deck, _lanes(range(63, -1, -1)))
+
+    def nth_card(t):
+        at = t if reverse else 3 - t
+        return builder.shuffle_vector(deck, deck, _lanes(4 * (i // 4) + at for i in range(64)))
+
+    c0, c1, c2, c3 = (nth_card(t) for t in range(4))
+    eq = lambda a, b: builder.icmp_unsigned("==", a, b)
+    e0, e1, e2 = eq(deck, c0), eq(deck, c1), eq(deck, c2)
+    four = builder.and_(builder.and_(eq(c0, c1), eq(c0, c2)), eq(c0, c3))
+    n0, n1 = builder.not_(e0), builder.not_(e1)
+    masks = [
+        builder.and_(e0, builder.not_(four)),
+        builder.and_(e1, n0),
+        builder.and_(e2, builder.and_(n0, n1)),
+        builder.and_(builder.not_(e2), builder.and_(n0, n1)),
+    ]
+    compress = _llvm_fn(builder, "llvm.experimental.vector.compress.v64i8", _V64, [_V64, _M64, _V64])
+    popcount = _llvm_fn(builder, "llvm.ctpop.i64", _I64, [_I64])
+    piles = [builder.call(compress, [deck, m, ir.Constant(_V64, None)]) for m in masks]
+    counts = [builder.call(popcount, [builder.bitcast(m, _I64)]) for m in masks]
+    stuck = ir.Constant(ir.IntType(1), 0)
+    if discard:
+        for k in range(4):
+            piles[k], counts[k], left = _drop_fours(builder, piles[k], counts[k])
+            stuck = builder.or_(stuck, left)
+    if how in (1, 2):  # bottom-left, top-left: pile 3 comes first
+        piles, counts = piles[::-1], counts[::-1]
+    n = _concat(context, builder, piles, counts, dst)
+    return builder.add(n, builder.shl(builder.zext(stuck, _I64), ir.Constant(_I64, 8)))
+
+
+def _runs_of_four(builder, pile):
+    """Lanes where four equal cards start (the pile is zero above its cards)."""
+    zero = ir.Constant(_V64, None)
+    ahead = lambda s: builder.shuffle_vector(pile, zero, _lanes(i + s if i + s < 64 else 64 for i in range(64)))
+    eq = lambda a, b: builder.icmp_unsigned("==", a, b)
+    run = builder.and_(
+        builder.and_(eq(pile, ahead(1)), eq(pile, ahead(2))),
+        builder.and_(eq(pile, ahead(3)), builder.icmp_unsigned("!=", ahead(3), zero)),
+    )
+    return builder.bitcast(run, _I64)
+
+
+def _drop_fours(builder, pile, count):
+    """Remove four equal cards from a pile as the pile-four rule does while it grows.
+
+    Each value has four cards, so a four of a kind is all of them and removals
+    never compete: removing every run of four, then the runs that closes up,
+    gives what the card-by-card rule gives.  Two rounds cover all but freak
+    piles; those return stuck = 1 and the caller replays the pass by the book."""
+    compress = _llvm_fn(builder, "llvm.experimental.vector.compress.v64i8", _V64, [_V64, _M64, _V64])
+    popcount = _llvm_fn(builder, "llvm.ctpop.i64", _I64, [_I64])
+    for _ in range(2):
+        starts = _runs_of_four(builder, pile)
+        cover = starts
+        for s in (1, 2, 3):
+            cover = builder.or_(cover, builder.shl(starts, ir.Constant(_I64, s)))
+        keep = builder.bitcast(builder.not_(cover), _M64)
+        pile = builder.call(compress, [pile, keep, ir.Constant(_V64, None)])
+        count = builder.sub(count, builder.call(popcount, [cover]))
+    stuck = builder.icmp_unsigned("!=", _runs_of_four(builder, pile), ir.Constant(_I64, 0))
+    return pile, count, stuck
+
+
+def _make_deal_pass(how, discard):
+    @intrinsic
+    def deal_pass(typingctx, ring, src, dst):
+        sig = types.int64(ring, types.int64, types.int64)
+        return sig, lambda context, builder, sig, args: _deal_pass_ir(context, builder, sig, args, how, discard)
+
+    return deal_pass
+
+
+# one intrinsic per gather and pile-four rule: the shuffles are then constants
+_deal_top_right, _deal_bottom_left, _deal_top_left, _deal_bottom_right = (
+    _make_deal_pass(how, False) for how in range(4)
+)
+_deal_top_right_4, _deal_bottom_left_4, _deal_top_left_4, _deal_bottom_right_4 = (
+    _make_deal_pass(how, True) for how in range(4)
+)
+
+
+@intrinsic
+def _fingerprint(typingctx, ring, row):
+    """64-bit fingerprint of the (zero-padded) deck in ``row``; never 0, the empty mark."""
+    sig = types.uint64(ring, types.int64)
+
+    def codegen(context, builder, sig, args):
+        words = builder.load(_row_ptr(context, builder, sig.args[0], args[0], args[1], _V8Q), align=1)
+        mixed = builder.mul(words, ir.Constant(_V8Q, _FP_MULTIPLIERS))
+        total = builder.call(_llvm_fn(builder, "llvm.vector.reduce.add.v8i64", _I64, [_V8Q]), [mixed])
+        return builder.or_(total, ir.Constant(_I64, 1))
+
+    return sig, codegen
+
+
+@intrinsic
+def _count_equal(typingctx, fps, row, fp):
+    """How many of the RING fingerprints in row ``row`` of ``fps`` equal ``fp`` (one vector compare)."""
+    sig = types.int64(fps, types.int64, types.uint64)
+
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        ptr = builder.gep(data, [builder.mul(args[1], ir.Constant(_I64, RING))])
+        words = builder.load(builder.bitcast(ptr, _V32Q.as_pointer()), align=8)
+        one = builder.insert_element(ir.Constant(_V32Q, None), args[2], ir.Constant(_I32, 0))
+        splat = builder.shuffle_vector(one, one, ir.Constant(ir.VectorType(_I32, RING), [0] * RING))
+        bits = builder.bitcast(builder.icmp_unsigned("==", words, splat), ir.IntType(RING))
+        return builder.call(_llvm_fn(builder, "llvm.ctpop.i64", _I64, [_I64]), [builder.zext(bits, _I64)])
+
+    return sig, codegen
+
+
+@intrinsic
+def _rows_equal(typingctx, ring, a, b):
+    sig = types.boolean(ring, types.int64, types.int64)
+
+    def codegen(context, builder, sig, args):
+        x = builder.load(_row_ptr(context, builder, sig.args[0], args[0], args[1]), align=1)
+        y = builder.load(_row_ptr(context, builder, sig.args[0], args[0], args[2]), align=1)
+        same = builder.bitcast(builder.icmp_unsigned("==", x, y), _I64)
+        return builder.icmp_unsigned("==", same, ir.Constant(_I64, -1))
+
+    return sig, codegen
+
+
+@njit(cache=True)
+def _gather_row(piles, heights, how, ring, dst, first):
+    """The general gather (see _gather_kernel) of piles[k, first:first + heights[k]]
+    into ring row ``dst``, zero after the deck."""
+    m = 0
+    for k in range(4):
+        p = k if how == 0 or how == 1 else 3 - k
+        for j in range(first, first + heights[p]):
+            ring[dst, m] = piles[p, j]
+            m += 1
+    if how == 1 or how == 3:
+        for k in range(m // 2):
+            t = ring[dst, k]
+            ring[dst, k] = ring[dst, m - 1 - k]
+            ring[dst, m - 1 - k] = t
+    for k in range(m, ROW):
+        ring[dst, k] = 0
+    return m
+
+
+@njit(cache=True, inline="always")
+def _push(piles, heights, i, card):
+    piles[i, heights[i]] = card
+    heights[i] += 1
+
+
+@njit(cache=True)
+def _scalar_pass(ring, src, dst, n, how, discard, piles, heights):
+    """One deal-matching pass card by card (for piles the vector pass leaves to the book)."""
+    heights[:] = 0
+    for pos in range(n, 0, -4):
+        c0, c1, c2, c3 = ring[src, pos - 1], ring[src, pos - 2], ring[src, pos - 3], ring[src, pos - 4]
+        if _all_equal4(c0, c1, c2, c3):
+            continue
+        _push(piles, heights, 0, c0)
+        _push(piles, heights, 0 if c1 == c0 else 1, c1)
+        _push(piles, heights, 0 if c2 == c0 else (1 if c2 == c1 else 2), c2)
+        _push(piles, heights, 0 if c3 == c0 else (1 if c3 == c1 else (2 if c3 == c2 else 3)), c3)
+        if discard:
+            for i in range(4):
+                _drop_top_four(piles, heights, i)
+    return _gather_row(piles, heights, how, ring, dst, 0)
+
+
+_EMPTY = 0x10  # pile k's slot 0 holds _EMPTY + k: an empty pile's "top" equals nothing
+
+
+@njit(cache=True)
+def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
+    """One cascade-matching pass.  ``top[k]`` indexes pile k's top card in
+    piles[k]; slot 0 holds a mark equal to nothing, so an empty pile needs no
+    test.  Written without helper calls: inlined helpers taking arrays would
+    count references on every card."""
+    for k in range(4):
+        piles[k, 0] = _EMPTY + k
+        top[k] = 0
+    for pos in range(n, 0, -4):
+        if _all_equal4(ring[src, pos - 1], ring[src, pos - 2], ring[src, pos - 3], ring[src, pos - 4]):
+            continue
+        for k in range(4):
+            c = ring[src, pos - 1 - k]
+            h = top[k] + 1
+            piles[k, h] = c
+            if discard and h >= 4 and piles[k, h - 1] == c and piles[k, h - 2] == c and piles[k, h - 3] == c:
+                h -= 4
+            top[k] = h
+        while True:
+            t0, t1, t2, t3 = piles[0, top[0]], piles[1, top[1]], piles[2, top[2]], piles[3, top[3]]
+            # most deals leave four different tops: one test before choosing a move
+            e01, e02, e12, e03, e13, e23 = t0 == t1, t0 == t2, t1 == t2, t0 == t3, t1 == t3, t2 == t3
+            if not (e01 | e02 | e12 | e03 | e13 | e23):
+                break
+            # the leftmost pile whose top equals one further left gives it to the leftmost such
+            j, i = (1, 0) if e01 else (2, 0) if e02 else (2, 1) if e12 else (3, 0) if e03 else (3, 1) if e13 else (3, 2)
+            c = piles[j, top[j]]
+            top[j] -= 1
+            h = top[i] + 1
+            piles[i, h] = c
+            if discard and h >= 4 and piles[i, h - 1] == c and piles[i, h - 2] == c and piles[i, h - 3] == c:
+                h -= 4
+            top[i] = h
+    return _gather_row(piles, top, how, ring, dst, 1)
+
+
+@njit(cache=True, inline="always")
+def _vector_pass(ring, src, dst, how, discard):
+    # how and discard arrive as literal constants: all but one branch folds away
+    if discard:
+        if how == 0:
+            return _deal_top_right_4(ring, src, dst)
+        if how == 1:
+            return _deal_bottom_left_4(ring, src, dst)
+        if how == 2:
+            return _deal_top_left_4(ring, src, dst)
+        return _deal_bottom_right_4(ring, src, dst)
+    if how == 0:
+        return _deal_top_right(ring, src, dst)
+    if how == 1:
+        return _deal_bottom_left(ring, src, dst)
+    if how == 2:
+        return _deal_top_left(ring, src, dst)
+    return _deal_bottom_right(ring, src, dst)
+
+
+@njit(cache=True)
+def _find_repeat(ring, fps, lane, p, fp):
+    """The smallest j < RING with deck p-j == deck p, or 0."""
+    base = lane * RING
+    dst = base + (p & (RING - 1))
+    for j in range(1, RING):
+        q = (p - j) & (RING - 1)
+        if fps[lane, q] == fp and _rows_equal(ring, base + q, dst):
+            return j
+    return 0
+
+
+@njit(cache=True)
+def _start_game(decks, i, ring, fps, lane):
+    base = lane * RING
+    for k in range(CARDS_IN_DECK):
+        ring[base, k] = decks[i, k]
+    for k in range(CARDS_IN_DECK, ROW):
+        ring[base, k] = 0
+    for k in range(RING):
+        fps[lane, k] = 0  # the initial deck is not recorded
+
+
+@njit(cache=True)
+def _play_lanes(decks, lo, hi, matching, how, discard, ring, fps, piles, heights, out):
+    """Play games lo..hi-1, _LANES at a time in turn (their passes overlap in the CPU).
+
+    ``out`` columns: won (1, 0, or -1 = replay with play_kernel), passes,
+    time_s, cycle_start, cycle_length."""
+    game = np.full(_LANES, -1, dtype=np.int64)
+    passes = np.zeros(_LANES, dtype=np.int64)
+    length = np.zeros(_LANES, dtype=np.int64)
+    time_s = np.zeros(_LANES, dtype=np.int64)
+    nxt = lo
+    active = 0
+    for lane in range(_LANES):
+        if nxt < hi:
+            _start_game(decks, nxt, ring, fps, lane)
+            game[lane], passes[lane], length[lane], time_s[lane] = nxt, 0, CARDS_IN_DECK, 0
+            nxt += 1
+            active += 1
+    while active > 0:
+        for lane in range(_LANES):
+            g = game[lane]
+            if g < 0:
+                continue
+            p = passes[lane]
+            base = lane * RING
+            src, dst = base + (p & (RING - 1)), base + ((p + 1) & (RING - 1))
+            if matching == 0:
+                m = _vector_pass(ring, src, dst, how, discard)
+                if m >= 256:  # rare: piles the vector pass leaves to the card-by-card rule
+                    m = _scalar_pass(ring, src, dst, length[lane], how, discard, piles, heights)
+            else:
+                m = _cascade_pass(ring, src, dst, length[lane], how, discard, piles, heights)
+            p += 1
+            t = time_s[lane] + length[lane] // CARDS_PER_DEAL * SECONDS_PER_DEAL
+            result = -2
+            if m == 0:
+                result, t = WON, t + SECONDS_PER_GATHER
+                j = 0
+            else:
+                fp = _fingerprint(ring, base + (p & (RING - 1)))
+                fps[lane, p & (RING - 1)] = fp
+                j = 0
+                if _count_equal(fps, lane, fp) > 1:
+                    j = _find_repeat(ring, fps, lane, p, fp)
+                if j > 0:
+                    result = LOOPED
+                elif p >= _PASS_LIMIT:
+                    result = -1
+            if result == -2:
+                passes[lane], length[lane], time_s[lane] = p, m, t + SECONDS_PER_GATHER
+                continue
+            out[g, 0], out[g, 1], out[g, 2], out[g, 3], out[g, 4] = result, p, t, p - j if j else 0, j
+            if nxt < hi:
+                _start_game(decks, nxt, ring, fps, lane)
+                game[lane], passes[lane], length[lane], time_s[lane] = nxt, 0, CARDS_IN_DECK, 0
+                nxt += 1
+            else:
+                game[lane] = -1
+                active -= 1
+
+
+@njit(cache=True)
+def _play_block(decks, lo, hi, matching, how, discard, out):
+    """Games lo..hi-1 with buffers of their own."""
+    ring = np.zeros((_LANES * RING, ROW), dtype=np.uint8)
+    fps = np.zeros((_LANES, RING), dtype=np.uint64)
+    piles = np.zeros((4, BUFFER), dtype=np.uint8)
+    heights = np.zeros(4, dtype=np.int64)
+    _play_lanes(decks, lo, hi, matching, how, discard, ring, fps, piles, heights, out)
+    for g in range(lo, hi):
+        if out[g, 0] < 0:  # rare: no win and no cycle shorter than RING within _PASS_LIMIT passes
+            bits = _HASH_BITS
+            w, p, t, s, l = play_kernel(decks[g], matching, how, discard, bits)
+            while w < 0:
+                bits += 4
+                w, p, t, s, l = play_kernel(decks[g], matching, how, discard, bits)
+            out[g, 0], out[g, 1], out[g, 2], out[g, 3], out[g, 4] = w, p, t, s, l
+
+
 @njit(cache=True, parallel=True)
 def play_many(decks, matching, how, discard):
-    """Play every row of ``decks`` (games in parallel; each game independent)."""
+    """Play every row of ``decks`` (blocks of games in parallel; each game independent).
+
+    The rule codes are compiled in as constants: one specialisation per rule
+    combination, each cached apart, so a run loads only the one it plays."""
+    literally(matching)
+    literally(how)
+    literally(discard)
     g = decks.shape[0]
-    won = np.empty(g, dtype=np.bool_)
-    passes = np.empty(g, dtype=np.int32)
-    time_s = np.empty(g, dtype=np.int64)
-    cstart = np.empty(g, dtype=np.int32)
-    clen = np.empty(g, dtype=np.int32)
-    for i in prange(g):
-        w, p, t, s, l = play_kernel(decks[i], matching, how, discard, _HASH_BITS)
-        bits = _HASH_BITS
-        while w < 0:  # rare: more passes than the table holds; replay with a bigger one
-            bits += 4
-            w, p, t, s, l = play_kernel(decks[i], matching, how, discard, bits)
-        won[i] = w == 1
-        passes[i] = p
-        time_s[i] = t
-        cstart[i] = s
-        clen[i] = l
-    return won, passes, time_s, cstart, clen
+    out = np.empty((g, 5), dtype=np.int64)
+    for b in prange((g + _BLOCK - 1) // _BLOCK):
+        _play_block(decks, b * _BLOCK, min(g, (b + 1) * _BLOCK), matching, how, discard, out)
+    won = out[:, 0] == WON
+    return (won, out[:, 1].astype(np.int32), out[:, 2].copy(), out[:, 3].astype(np.int32), out[:, 4].astype(np.int32))
 
 
 @njit(cache=True, parallel=True)
@@ -282,6 +673,6 @@ def play(decks: np.ndarray, rules: Rules) -> dict[str, np.ndarray]:
     decks = np.ascontiguousarray(decks, dtype=np.uint8)
     m, g, p = rules.codes()
     # Games differ in length a hundredfold: small dynamic chunks keep threads busy.
-    with numba.parallel_chunksize(64):
+    with numba.parallel_chunksize(1):
         won, passes, time_s, cstart, clen = play_many(decks, m, g, p)
     return {"won": won, "passes": passes, "time_s": time_s, "cycle_start": cstart, "cycle_length": clen}

@@ -68,6 +68,19 @@ def test_kernel_matches_reference(rules):
         )
 
 
+def test_replay_kernel_matches_fast_path():
+    """play_kernel (every earlier deck in a hash table) replays the rare games the
+    fast path gives up on (no win and no cycle shorter than its ring); it must agree."""
+    from engines.narcotic.kernel import play_kernel
+
+    decks = N.shuffled_decks(np.uint64(4242), 0, 150)
+    for rules in N.all_rules():
+        res = N.play(decks, rules)
+        for i in range(len(decks)):
+            w, p, t, s, l = play_kernel(decks[i], *rules.codes(), 11)
+            assert (w == 1, p, t, s, l) == outcome_tuple(res, i), (rules.variant, i)
+
+
 def test_reference_comparisons_cover_ten_thousand_decks():
     """The parametrised comparison above plays at least 10,000 decks in all."""
     total = sum(2500 if r.preset_name in ("seed", "classic") else 700 for r in N.all_rules())
