@@ -21,7 +21,11 @@ narcotic:
     - {name: classic, rules: classic, games: 1000, shards: 1, seed: 12}
     - {name: combos, rules: all, games: 100, shards: 1, seed: 2}
 redblack:
-  exhaustive: {k_min: 1, k_max: 6, deals_per_shard: 1000}
+  exhaustive:
+    - {k_min: 1, k_max: 6, method: brute, deals_per_shard: 1000}
+    - {k: [8], method: owner, deals_per_shard: 5000}
+  audit:
+    - {name: published, file: workflow/data/redblack/published_infinite.txt}
   basins: true
   experiments:
     - {name: sample26, k: 26, deals: 300, shards: 1, seed: 13, balanced: true}

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,7 @@ from .audit import audit, list_digest, read_deal_list
 from .basins import basin
 from .exhaustive import SearchResult, search_range
 from .rules import BASIN_MAX_STATES, K_MAX, canonical_deals
-from .sample import sample_range
+from .sample import owner_sample_range, sample_range
 
 TABLES: dict[str, pa.Schema] = {
     # one row per search shard (exhaustive rank range or sample index range)
@@ -269,19 +271,9 @@ def search_tables(
 
 def audit_tables(spec: Mapping[str, Any], progress=None) -> dict[str, dict]:
     rows = audit(read_deal_list(spec["file"]), int(spec["max_states"]), progress)
-    cols: dict[str, list] = {c: [] for c in TABLES["redblack_audit"].names}
-    for r in rows:
-        for c, v in (
-            ("experiment", spec["experiment"]),
-            ("k", r.k),
-            ("p1", r.p1),
-            ("p2", r.p2),
-            ("status", r.status),
-            ("cycle_id", r.cycle_id),
-            ("rounds", r.rounds),
-        ):
-            cols[c].append(v)
-    return {"redblack_audit": cols}
+    names = TABLES["redblack_audit"].names
+    records = [{"experiment": spec["experiment"], **asdict(r)} for r in rows]
+    return {"redblack_audit": {c: [rec[c] for rec in records] for c in names}}
 
 
 def read_cycle_ids(inputs: Sequence[str]) -> list[str]:
@@ -424,7 +416,13 @@ class RedBlackEngine(Engine):
                     f"redblack.experiments[{i}].name: {name!r} is reserved "
                     "(exhaustive_* and basins name the other jobs); choose another name"
                 )
-            variant = "balanced" if balanced else "any_split"
+            owner = exp.get("method", "brute") == "owner"
+            if owner and not balanced:
+                raise CardlabError(
+                    f"redblack.experiments[{i}]: method 'owner' needs balanced deals (the owner rule compares ranks "
+                    "of balanced deals); set balanced: true or method: brute"
+                )
+            variant = "owner" if owner else "balanced" if balanced else "any_split"
             root = int(exp["seed"])
             for shard, (d0, d1) in enumerate(split_range(int(exp["deals"]), int(exp.get("shards", 1)))):
                 specs.append(
@@ -435,6 +433,7 @@ class RedBlackEngine(Engine):
                         "kind": "sample",
                         "k": k,
                         "balanced": balanced,
+                        **({"method": "owner"} if owner else {}),
                         "root_seed": root,
                         "seed": shard_seed(root, self.name, name, variant, shard),
                         "seed_derivation": seed_derivation(root, self.name, name, variant, shard),
@@ -487,7 +486,10 @@ class RedBlackEngine(Engine):
             # spec places it in the experiment, the table's range_start/stop in that stream
             d0, d1 = spec["range"]
             n = int(d1) - int(d0)
-            res = sample_range(int(spec["k"]), int(spec["seed"]), 0, n, bool(spec["balanced"]), progress)
+            if spec.get("method", "brute") == "owner":
+                res = owner_sample_range(int(spec["k"]), int(spec["seed"]), 0, n, progress)
+            else:
+                res = sample_range(int(spec["k"]), int(spec["seed"]), 0, n, bool(spec["balanced"]), progress)
             return search_tables(spec, res, "sample", bool(spec["balanced"]), n, 0, n)
         if kind == "basin":
             return basin_tables(spec, inputs, progress)
@@ -512,8 +514,13 @@ class RedBlackEngine(Engine):
             yield f"{p1} {p2}", play(p1, p2), play_reference(p1, p2)
 
     def tiny_config(self) -> dict:
+        published = Path(__file__).resolve().parents[2] / "workflow" / "data" / "redblack" / "published_infinite.txt"
         return {
-            "exhaustive": {"k_min": 1, "k_max": 6, "deals_per_shard": 100},
+            "exhaustive": [
+                {"k_min": 1, "k_max": 6, "method": "brute", "deals_per_shard": 100},
+                {"k": [8], "method": "owner", "deals_per_shard": 1000},
+            ],
+            "audit": [{"name": "published", "file": str(published)}],
             "basins": True,
             "experiments": [{"name": "sample26", "k": 26, "deals": 50, "shards": 2, "seed": 3}],
         }

@@ -94,7 +94,7 @@ GROUP BY ALL ORDER BY method, k
 
 COVERAGE_SQL = """
 SELECT k, cards, canonical_deals, ranks_searched, share_searched, prefix_done, complete,
-       cpu_s_per_deal, core_hours_left
+       1e9 * cpu_s_per_round AS ns_per_round, rounds_per_deal, core_hours_left
 FROM redblack_coverage ORDER BY k
 """
 
@@ -276,13 +276,13 @@ def full_deck_section(con, k: int = 26) -> list[str]:
             f"searched ({100 * c['share_searched']:.2g} %); ranks [0, {fmt(c['prefix_done'])}) without a gap, so "
             "every cycle whose smallest basin deal has a rank below that has been found; nothing more is claimed."
         )
-        if c["cpu_s_per_deal"]:
+        if c["core_hours_left"] is not None:
             hours = c["core_hours_left"]
             text += (
-                f" At the measured rate ({1 / c['cpu_s_per_deal']:,.0f} deals per CPU-second with the owner rule, "
-                f"over {fmt(c['timed_deals'])} timed deals) the rest needs about {hours:,.0f} core-hours: "
-                f"{hours / CLUSTER_CORES:,.1f} hours on a {CLUSTER_CORES:,}-core cluster through the SLURM profile "
-                "(docs/scaling.md)."
+                f" With the owner rule the rest costs {c['rounds_per_deal']:.1f} rounds per deal (measured on the "
+                f"{c['rounds_per_deal_from']}) at {1e9 * c['cpu_s_per_round']:.1f} ns of CPU per round (measured on "
+                f"this size's timed shards): about {hours:,.0f} core-hours, {hours / CLUSTER_CORES:,.1f} hours on a "
+                f"{CLUSTER_CORES:,}-core cluster through the SLURM profile (docs/scaling.md)."
             )
         out += [text, ""]
     _, samp = query(con, SAMPLE_BOUND_SQL, [k])
@@ -332,7 +332,8 @@ def coverage_section(con) -> list[str]:
         "## Exhaustive coverage",
         "",
         "Canonical deals searched per size (overlapping shards counted once); `prefix_done`: ranks "
-        "[0, prefix_done) searched without a gap; rate and projection from the owner-rule shards' timed logs.",
+        "[0, prefix_done) searched without a gap; the cost of the rest: CPU per round from the owner-rule shards' "
+        "timed logs, rounds per deal from uniformly drawn deals when an owner-rule sample exists.",
         "",
         markdown_table(
             [
@@ -343,7 +344,8 @@ def coverage_section(con) -> list[str]:
                 "share",
                 "prefix done",
                 "complete",
-                "CPU s per deal",
+                "ns per round",
+                "rounds per deal",
                 "core-hours left",
             ],
             rows,

@@ -7,7 +7,7 @@ from numba import njit, prange
 
 from ..core.errors import CardlabError
 from ..core.rng import bounded, stream_start
-from .exhaustive import SearchResult
+from .exhaustive import SearchResult, _owner_play
 from .kernel import _cycle_info, _mask, _play
 from .rules import K_MAX, canonical, cycle_id_str, deal_strings
 
@@ -54,6 +54,87 @@ def _sample_batch(seed, i0, i1, k, balanced):
             out[t, 4] = period
             out[t, 5] = key
     return out
+
+
+@njit(cache=True, parallel=True)
+def _owner_sample_batch(seed, i0, i1, k):
+    """Deals i0..i1-1 of a balanced shard under the owner rule, each against its own rank:
+    per deal (canonical deal bits, rounds played, stopped, mu, period, cycle key; period 0 if not a cycle).
+
+    Uniformly drawn deals measure what an owner-rule search costs per deal on average,
+    which a contiguous window of ranks (structured deals) does not."""
+    n = i1 - i0
+    out = np.zeros((n, 6), dtype=np.int64)
+    full = _mask(2 * k)
+    for t in prange(n):
+        s, a = _random_deal(seed, i0 + t, k, True)
+        if s & 1:  # the canonical member of the colour-swap pair: player 1's first card red
+            s = ~s & full
+        rounds, lam, stopped = _owner_play(s, k)
+        out[t, 0] = s
+        out[t, 1] = rounds
+        out[t, 2] = np.int64(stopped)
+        if lam > 0:
+            mu, period, key, sym = _cycle_info(s & _mask(k), k, s >> k, k, lam)
+            out[t, 3] = mu
+            out[t, 4] = period
+            out[t, 5] = key
+    return out
+
+
+def owner_sample_range(k: int, seed: int, start: int, stop: int, progress=None, batch: int = 1 << 16) -> SearchResult:
+    """Balanced deals start..stop-1 of the seeded stream played under the owner rule (method "owner").
+
+    finite, lengths and the longest game count games played to their end; stopped deals
+    merge into a smaller deal's game; rounds counts every round played."""
+    if not 1 <= k <= K_MAX:
+        raise CardlabError(f"k must be between 1 and {K_MAX}, got {k}")
+    lengths = np.zeros(0, dtype=np.int64)
+    finite = stopped = rounds_played = longest = 0
+    longest_deal = ("", "")
+    infinite: list[dict] = []
+    for b0 in range(start, stop, batch):
+        b1 = min(stop, b0 + batch)
+        out = _owner_sample_batch(np.uint64(seed), np.int64(b0), np.int64(b1), k)
+        rounds_played += int(out[:, 1].sum())
+        stop_mask = out[:, 2] == 1
+        cycle = out[:, 4] > 0
+        done = ~stop_mask & ~cycle
+        stopped += int(stop_mask.sum())
+        finite += int(done.sum())
+        counts = np.bincount(out[done, 1], minlength=len(lengths))
+        lengths = np.concatenate([lengths, np.zeros(len(counts) - len(lengths), dtype=np.int64)]) + counts
+        if done.any():
+            t = int(np.argmax(np.where(done, out[:, 1], -1)))
+            if out[t, 1] > longest:
+                longest = int(out[t, 1])
+                longest_deal = deal_strings(int(out[t, 0]), k, 2 * k)
+        for t in np.flatnonzero(cycle):
+            p1, p2 = deal_strings(int(out[t, 0]), k, 2 * k)
+            infinite.append(
+                {
+                    "p1": p1,
+                    "p2": p2,
+                    "deal_index": b0 + int(t),
+                    "cycle_id": cycle_id_str(int(out[t, 5]), 2 * k),
+                    "rounds_before_cycle": int(out[t, 3]),
+                    "period": int(out[t, 4]),
+                }
+            )
+        if progress is not None:
+            progress.update(b1 - b0)
+    return SearchResult(
+        k,
+        stop - start,
+        finite,
+        np.trim_zeros(lengths, "b"),
+        longest,
+        longest_deal,
+        infinite,
+        stopped=stopped,
+        rounds=rounds_played,
+        method="owner",
+    )
 
 
 def sample_deal(seed: int, index: int, k: int, balanced: bool) -> tuple[str, str]:

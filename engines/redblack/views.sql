@@ -36,11 +36,14 @@ GROUP BY k, p1, p2
 ORDER BY k, p1, p2;
 
 -- Exhaustive coverage per size k: the canonical deals whose rank has been searched (any
--- method; overlapping shards counted once), the prefix [0, prefix_done) searched without
--- a gap, whether the size is complete, and the measured rate behind a projection of the
--- core-hours the rest needs (CPU seconds per deal of the size's owner-rule shards, from
--- the shard jobs' logs; NULL when none was timed).  What a partial search proves: every
--- cycle whose smallest basin deal has a rank below prefix_done has been found.
+-- method, overlapping shards counted once), the prefix [0, prefix_done) searched without
+-- a gap, whether the size is complete, and what the rest costs with the owner rule:
+-- CPU seconds per round measured on the size's timed owner-rule shards (shard_timings,
+-- from the job logs) times rounds per deal, measured on uniformly drawn deals of the size
+-- (an owner-rule sample experiment) when there is one, else on the ranks searched (a
+-- window of low ranks holds structured deals and can cost several times the average).
+-- What a partial search proves: every cycle whose smallest basin deal has a rank below
+-- prefix_done has been found.
 CREATE VIEW redblack_coverage AS
 WITH r AS (
     SELECT DISTINCT k, range_start AS s, range_stop AS e, space
@@ -54,26 +57,35 @@ WITH r AS (
     FROM o
 ), islands AS (
     SELECT k, island, min(s) AS s, max(e) AS e, any_value(space) AS space FROM g GROUP BY k, island
-), rate AS (
-    SELECT c.k, sum(t.cpu_s) / sum(t.work) AS cpu_s_per_deal, sum(t.work) AS timed_deals
+), timed AS (
+    SELECT c.k, sum(t.cpu_s) / sum(c.rounds) AS cpu_s_per_round,
+           sum(c.rounds) / sum(c.deals) AS searched_rounds_per_deal
     FROM redblack_counts c
     JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
                          AND t.variant = 'owner' AND t.shard = c.shard
-    WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND t.work > 0
+    WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND c.rounds > 0
     GROUP BY c.k
+), uniform AS (
+    SELECT k, sum(rounds) / sum(deals) AS rounds_per_deal, sum(deals) AS sampled_deals
+    FROM redblack_counts WHERE method = 'sample' AND algorithm = 'owner'
+    GROUP BY k
+), cov AS (
+    SELECT k, any_value(space) AS canonical_deals, sum(e - s) AS ranks_searched,
+           coalesce(max(e) FILTER (WHERE s = 0), 0) AS prefix_done
+    FROM islands GROUP BY k
 )
-SELECT i.k, 2 * i.k AS cards,
-       any_value(i.space) AS canonical_deals,
-       sum(i.e - i.s) AS ranks_searched,
-       coalesce(max(i.e) FILTER (WHERE i.s = 0), 0) AS prefix_done,
-       sum(i.e - i.s) / any_value(i.space) AS share_searched,
-       sum(i.e - i.s) = any_value(i.space) AS complete,
-       any_value(rate.cpu_s_per_deal) AS cpu_s_per_deal,
-       any_value(rate.timed_deals) AS timed_deals,
-       (any_value(i.space) - sum(i.e - i.s)) * any_value(rate.cpu_s_per_deal) / 3600 AS core_hours_left
-FROM islands i LEFT JOIN rate USING (k)
-GROUP BY i.k
-ORDER BY i.k;
+SELECT cov.k, 2 * cov.k AS cards, cov.canonical_deals, cov.ranks_searched, cov.prefix_done,
+       cov.ranks_searched / cov.canonical_deals AS share_searched,
+       cov.ranks_searched = cov.canonical_deals AS complete,
+       timed.cpu_s_per_round,
+       coalesce(uniform.rounds_per_deal, timed.searched_rounds_per_deal) AS rounds_per_deal,
+       CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN 'uniform sample of ' || uniform.sampled_deals || ' deals'
+            WHEN timed.searched_rounds_per_deal IS NOT NULL THEN 'the ranks searched' END AS rounds_per_deal_from,
+       (cov.canonical_deals - cov.ranks_searched)
+           * coalesce(uniform.rounds_per_deal, timed.searched_rounds_per_deal) * timed.cpu_s_per_round / 3600
+           AS core_hours_left
+FROM cov LEFT JOIN timed USING (k) LEFT JOIN uniform USING (k)
+ORDER BY cov.k;
 
 -- Per size k and method: deals searched, whether the list is complete, infinite deals
 -- (canonical, and total counting colour swaps), cycles, and the longest finite game.

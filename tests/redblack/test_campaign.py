@@ -178,3 +178,21 @@ redblack:
     finally:
         con.close()
     assert rows == [(16, True), (17, True), (18, True), (19, True)]
+
+
+def test_owner_samples_measure_the_cost_per_deal_of_a_whole_size():
+    """Uniformly drawn deals under the owner rule cost what an owner search of the whole size
+    costs per deal: at k = 12 the sample's rounds per deal match the complete search's."""
+    from engines.redblack import search
+    from engines.redblack.sample import owner_sample_range
+
+    whole = search(12, method="owner")
+    sample = owner_sample_range(12, 99, 0, 40_000)
+    assert sample.stopped + sample.finite + len(sample.infinite) == sample.deals
+    assert abs(sample.rounds / sample.deals - whole.rounds / whole.deals) < 0.05 * whole.rounds / whole.deals
+
+
+def test_owner_samples_need_balanced_deals():
+    bad = {"experiments": [{"name": "o", "k": 10, "deals": 5, "seed": 1, "balanced": False, "method": "owner"}]}
+    with pytest.raises(CardlabError, match="needs balanced deals"):
+        validate_config({"redblack": bad})

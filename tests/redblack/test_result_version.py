@@ -20,10 +20,13 @@ SECTION = {
         {"k_min": 10, "k_max": 11, "method": "owner", "deals_per_shard": 100000},
     ],
     "basins": False,
-    "experiments": [{"name": "s26", "k": 26, "deals": 400, "shards": 2, "seed": 7}],
+    "experiments": [
+        {"name": "s26", "k": 26, "deals": 400, "shards": 2, "seed": 7},
+        {"name": "o26", "k": 26, "deals": 300, "shards": 1, "seed": 8, "method": "owner"},
+    ],
 }
 
-GOLDEN = {"version": "redblack-search-2", "digest": "d19162003b34d3ec0f6def4488646776b5e7056dd6f9763e6e382fb5cbed4181"}
+GOLDEN = {"version": "redblack-search-2", "digest": "f291d7265bbf56afb335392a17385411a1fd573fdf73a5ac59e3250b95455493"}
 
 
 def search_digest() -> str:
