@@ -253,6 +253,17 @@ def markdown(con, list_rows, cyc_cols, cyc_rows) -> str:
     return "\n".join(out)
 
 
+def small_pct(share: float) -> str:
+    """A share as a percentage with two significant digits, without scientific notation."""
+    if share <= 0:
+        return "0 %"
+    text = f"{100 * share:.2g}"
+    if "e" in text:
+        digits = max(0, -int(f"{100 * share:e}".split("e")[1]) + 1)
+        text = f"{100 * share:.{digits}f}"
+    return f"{text} %"
+
+
 def full_deck_section(con, k: int = 26) -> list[str]:
     """What is known about infinite games with a full deck (k = 26): every known deal with its
     certificate, the exhaustive coverage, the sampling bound, and what finishing would cost."""
@@ -273,7 +284,7 @@ def full_deck_section(con, k: int = 26) -> list[str]:
     if c:
         text = (
             f"Exhaustive search: {fmt(c['ranks_searched'])} of {fmt(c['canonical_deals'])} canonical deals "
-            f"searched ({100 * c['share_searched']:.2g} %); ranks [0, {fmt(c['prefix_done'])}) without a gap, so "
+            f"searched ({small_pct(c['share_searched'])}); ranks [0, {fmt(c['prefix_done'])}) without a gap, so "
             "every cycle whose smallest basin deal has a rank below that has been found; nothing more is claimed."
         )
         if c["core_hours_left"] is not None:
@@ -488,7 +499,7 @@ def lengths_figure(con, path: Path) -> Path:
 REDBLACK_SAMPLES_SQL = """
 SELECT k, balanced, string_agg(DISTINCT experiment, ', ' ORDER BY experiment) AS experiments,
        sum(deals) AS deals, sum(infinite) AS infinite
-FROM redblack_counts WHERE method = 'sample' GROUP BY k, balanced ORDER BY k, balanced DESC
+FROM redblack_counts WHERE method = 'sample' AND algorithm = 'brute' GROUP BY k, balanced ORDER BY k, balanced DESC
 """
 
 
@@ -540,7 +551,7 @@ def full_deck_answer(con: duckdb.DuckDBPyConnection, k: int = 26) -> list[str]:
     cov = one(con, "SELECT * FROM redblack_coverage WHERE k = ?", [k])
     if cov:
         text += (
-            f" Exhaustive search has covered {100 * cov['share_searched']:.2g} % of the "
+            f" Exhaustive search has covered {small_pct(cov['share_searched'])} of the "
             f"{cov['canonical_deals']:,} canonical deals"
         )
         if cov["core_hours_left"] is not None:
