@@ -163,6 +163,7 @@ redblack:
   basins: false
 """
     wd = workdir(tmp_path / "wd", config)
+    shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
     for table in ("redblack_counts", "redblack_hist", "redblack_found"):
         for k in (16, 17, 18, 19):
             src = KEPT / table / f"exhaustive_k{k}" / "owner"
