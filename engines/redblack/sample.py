@@ -82,6 +82,49 @@ def _owner_sample_batch(seed, i0, i1, k):
     return out
 
 
+class _Tally:
+    """What a sample shard reports, accumulated batch by batch: finished games by length, the
+    longest one (the first deal to reach it), and the deals that entered a cycle (canonical form)."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.lengths = np.zeros(0, dtype=np.int64)
+        self.finite = self.longest = 0
+        self.longest_deal = ("", "")
+        self.infinite: list[dict] = []
+
+    def add(self, b0, bits, p1_cards, rounds, done, cycle, mu_period_key) -> None:
+        n = 2 * self.k
+        self.finite += int(done.sum())
+        counts = np.bincount(rounds[done], minlength=len(self.lengths))
+        self.lengths = np.concatenate([self.lengths, np.zeros(len(counts) - len(self.lengths), dtype=np.int64)])
+        self.lengths += counts
+        if done.any():
+            t = int(np.argmax(np.where(done, rounds, -1)))  # first deal with the most rounds
+            if rounds[t] > self.longest:
+                self.longest = int(rounds[t])
+                self.longest_deal = deal_strings(int(bits[t]), int(p1_cards[t]), n)
+        for t in np.flatnonzero(cycle):
+            p1, p2 = canonical(*deal_strings(int(bits[t]), int(p1_cards[t]), n))
+            mu, period, key = (int(v) for v in mu_period_key[t])
+            self.infinite.append(
+                {
+                    "p1": p1,
+                    "p2": p2,
+                    "deal_index": b0 + int(t),
+                    "cycle_id": cycle_id_str(key, n),
+                    "rounds_before_cycle": mu,
+                    "period": period,
+                }
+            )
+
+    def result(self, deals: int, **extra) -> SearchResult:
+        t = self
+        return SearchResult(
+            t.k, deals, t.finite, np.trim_zeros(t.lengths, "b"), t.longest, t.longest_deal, t.infinite, **extra
+        )
+
+
 def owner_sample_range(k: int, seed: int, start: int, stop: int, progress=None, batch: int = 1 << 16) -> SearchResult:
     """Balanced deals start..stop-1 of the seeded stream played under the owner rule (method "owner").
 
@@ -89,10 +132,8 @@ def owner_sample_range(k: int, seed: int, start: int, stop: int, progress=None, 
     merge into a smaller deal's game; rounds counts every round played."""
     if not 1 <= k <= K_MAX:
         raise CardlabError(f"k must be between 1 and {K_MAX}, got {k}")
-    lengths = np.zeros(0, dtype=np.int64)
-    finite = stopped = rounds_played = longest = 0
-    longest_deal = ("", "")
-    infinite: list[dict] = []
+    tally = _Tally(k)
+    stopped = rounds_played = 0
     for b0 in range(start, stop, batch):
         b1 = min(stop, b0 + batch)
         out = _owner_sample_batch(np.uint64(seed), np.int64(b0), np.int64(b1), k)
@@ -101,40 +142,10 @@ def owner_sample_range(k: int, seed: int, start: int, stop: int, progress=None, 
         cycle = out[:, 4] > 0
         done = ~stop_mask & ~cycle
         stopped += int(stop_mask.sum())
-        finite += int(done.sum())
-        counts = np.bincount(out[done, 1], minlength=len(lengths))
-        lengths = np.concatenate([lengths, np.zeros(len(counts) - len(lengths), dtype=np.int64)]) + counts
-        if done.any():
-            t = int(np.argmax(np.where(done, out[:, 1], -1)))
-            if out[t, 1] > longest:
-                longest = int(out[t, 1])
-                longest_deal = deal_strings(int(out[t, 0]), k, 2 * k)
-        for t in np.flatnonzero(cycle):
-            p1, p2 = deal_strings(int(out[t, 0]), k, 2 * k)
-            infinite.append(
-                {
-                    "p1": p1,
-                    "p2": p2,
-                    "deal_index": b0 + int(t),
-                    "cycle_id": cycle_id_str(int(out[t, 5]), 2 * k),
-                    "rounds_before_cycle": int(out[t, 3]),
-                    "period": int(out[t, 4]),
-                }
-            )
+        tally.add(b0, out[:, 0], np.full(len(out), k), out[:, 1], done, cycle, out[:, 3:6])
         if progress is not None:
             progress.update(b1 - b0)
-    return SearchResult(
-        k,
-        stop - start,
-        finite,
-        np.trim_zeros(lengths, "b"),
-        longest,
-        longest_deal,
-        infinite,
-        stopped=stopped,
-        rounds=rounds_played,
-        method="owner",
-    )
+    return tally.result(stop - start, stopped=stopped, rounds=rounds_played, method="owner")
 
 
 def sample_deal(seed: int, index: int, k: int, balanced: bool) -> tuple[str, str]:
@@ -149,37 +160,15 @@ def sample_range(
     """Play deals start..stop-1 of the seeded stream ``seed`` (deal i uses splitmix64 stream i)."""
     if not 1 <= k <= K_MAX:
         raise CardlabError(f"k must be between 1 and {K_MAX}, got {k}")
-    lengths = np.zeros(0, dtype=np.int64)
-    finite, longest, longest_deal = 0, 0, ("", "")
-    infinite: list[dict] = []
+    tally = _Tally(k)
     for b0 in range(start, stop, batch):
         b1 = min(stop, b0 + batch)
         out = _sample_batch(np.uint64(seed), np.int64(b0), np.int64(b1), k, balanced)
         rounds = out[:, 2]
         done = rounds >= 0
-        finite += int(done.sum())
-        counts = np.bincount(rounds[done], minlength=len(lengths))
-        lengths = np.concatenate([lengths, np.zeros(len(counts) - len(lengths), dtype=np.int64)]) + counts
-        if done.any():
-            t = int(np.argmax(np.where(done, rounds, -1)))  # first deal with the most rounds
-            if rounds[t] > longest:
-                longest = int(rounds[t])
-                longest_deal = deal_strings(int(out[t, 0]), int(out[t, 1]), 2 * k)
-        for t in np.flatnonzero(~done):
-            p1, p2 = canonical(*deal_strings(int(out[t, 0]), int(out[t, 1]), 2 * k))
-            infinite.append(
-                {
-                    "p1": p1,
-                    "p2": p2,
-                    "deal_index": b0 + int(t),
-                    "cycle_id": cycle_id_str(int(out[t, 5]), 2 * k),
-                    "rounds_before_cycle": int(out[t, 3]),
-                    "period": int(out[t, 4]),
-                }
-            )
+        tally.add(b0, out[:, 0], out[:, 1], rounds, done, ~done, out[:, 3:6])
         if progress is not None:
             progress.update(b1 - b0)
-    lengths = np.trim_zeros(lengths, "b")
     # rounds of the finished games (an infinite deal's rounds until detection are not counted)
-    rounds = int((np.arange(len(lengths)) * lengths).sum())
-    return SearchResult(k, stop - start, finite, lengths, longest, longest_deal, infinite, rounds=rounds)
+    lengths = np.trim_zeros(tally.lengths, "b")
+    return tally.result(stop - start, rounds=int((np.arange(len(lengths)) * lengths).sum()))
