@@ -20,19 +20,24 @@ from .exhaustive import SearchResult, search_range
 from .rules import BASIN_MAX_STATES, K_MAX, canonical_deals
 from .sample import owner_sample_range, sample_range
 
+# The columns that name a search shard, first in each of its tables. ``method``: exhaustive or
+# sample; ``algorithm``: how deals were played, brute (every game to its end) or owner (a deal
+# stops when a smaller deal provably reaches the same state; finite counts, lengths and the
+# longest game then cover only games played to the end).
+SEARCH_SHARD_COLUMNS = [
+    ("experiment", pa.string()),
+    ("method", pa.string()),
+    ("algorithm", pa.string()),
+    ("k", pa.int32()),
+    ("balanced", pa.bool_()),
+    ("shard", pa.int32()),
+]
+
 TABLES: dict[str, pa.Schema] = {
     # one row per search shard (exhaustive rank range or sample index range)
     "redblack_counts": pa.schema(
-        [
-            ("experiment", pa.string()),
-            ("method", pa.string()),
-            # how deals were played: brute (every game to its end) or owner (a deal stops when a
-            # smaller deal provably reaches the same state; finite counts, lengths and the
-            # longest game then cover only games played to the end)
-            ("algorithm", pa.string()),
-            ("k", pa.int32()),
-            ("balanced", pa.bool_()),
-            ("shard", pa.int32()),
+        SEARCH_SHARD_COLUMNS
+        + [
             ("range_start", pa.int64()),
             ("range_stop", pa.int64()),
             ("space", pa.int64()),  # canonical balanced deals of size k (exhaustive), else deals drawn
@@ -49,32 +54,16 @@ TABLES: dict[str, pa.Schema] = {
     ),
     # histogram of rounds to finish (finite games only), per search shard
     "redblack_hist": pa.schema(
-        [
-            ("experiment", pa.string()),
-            ("method", pa.string()),
-            # how deals were played: brute (every game to its end) or owner (a deal stops when a
-            # smaller deal provably reaches the same state; finite counts, lengths and the
-            # longest game then cover only games played to the end)
-            ("algorithm", pa.string()),
-            ("k", pa.int32()),
-            ("balanced", pa.bool_()),
-            ("shard", pa.int32()),
+        SEARCH_SHARD_COLUMNS
+        + [
             ("rounds", pa.int32()),
             ("deals", pa.int64()),
         ]
     ),
     # one row per infinite deal met by a search shard (canonical form)
     "redblack_found": pa.schema(
-        [
-            ("experiment", pa.string()),
-            ("method", pa.string()),
-            # how deals were played: brute (every game to its end) or owner (a deal stops when a
-            # smaller deal provably reaches the same state; finite counts, lengths and the
-            # longest game then cover only games played to the end)
-            ("algorithm", pa.string()),
-            ("k", pa.int32()),
-            ("balanced", pa.bool_()),
-            ("shard", pa.int32()),
+        SEARCH_SHARD_COLUMNS
+        + [
             ("deal_index", pa.int64()),
             ("p1", pa.string()),
             ("p2", pa.string()),
