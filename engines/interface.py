@@ -31,9 +31,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import pyarrow as pa
+if TYPE_CHECKING:  # pyarrow only types the interface: `cardlab --help` need not import it
+    import pyarrow as pa
 
 SPEC_KEYS = ("experiment", "variant", "shard", "kind", "range", "work")
 """Keys every spec carries (checked by the conformance test and by jobs.run_shard)."""
