@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/blackjack.py [--hands 20000000]
 
-Targets (issue 4): every exact variant (decks 1..8, inf x soft17 x peek) in
-under one second in total; at least 20 million dealer hands per second per core.
+Targets (issues 4 and 11): every exact variant (decks 1..8, inf x soft17 x peek) in
+under one second in total; at least 20 million dealer hands per second per core;
+two cores at least 1.8x one core.
 The simulator is compared with the vectorised numpy version and the plain-Python
 reference in the same run.
 """
@@ -44,16 +45,24 @@ def bench_exact() -> None:
     )
 
 
-def bench_sim(hands: int) -> None:
-    numba.set_num_threads(1)  # per-core rate
+def best_time(repeat: int, fn, *args) -> float:
+    return min(timed(fn, *args)[0] for _ in range(repeat))
+
+
+def bench_sim(hands: int, repeat: int) -> None:
     upcard, decks = 10, "6"
+    cores = min(2, numba.config.NUMBA_NUM_THREADS)
     for mode in bj.SHOES:
         bj.simulate(1, upcard, decks, "stand", mode, 1000)  # compile / load the cache
-        dt, _ = timed(bj.simulate, 2, upcard, decks, "stand", mode, hands)
-        rate = hands / dt
+        numba.set_num_threads(1)  # per-core rate
+        rate = hands / best_time(repeat, bj.simulate, 2, upcard, decks, "stand", mode, hands)
+        numba.set_num_threads(cores)
+        many = hands / best_time(repeat, bj.simulate, 2, upcard, decks, "stand", mode, hands)
+        numba.set_num_threads(1)
         print(
-            f"numba {mode:10s}: {hands:,} hands in {dt:6.2f} s = {rate / 1e6:6.1f} M hands/s on 1 core "
-            f"(target >= 20: {'met' if rate >= 20e6 else 'MISSED'})"
+            f"numba {mode:10s}: {rate / 1e6:6.1f} M hands/s on 1 core (target >= 20: "
+            f"{'met' if rate >= 20e6 else 'MISSED'}), {many / 1e6:6.1f} M on {cores} cores = "
+            f"{many / rate:.2f}x (target >= 1.8)"
         )
         if mode == "fresh":
             fresh_rate = rate
@@ -70,9 +79,10 @@ def bench_sim(hands: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=20_000_000, help="hands per simulator timing")
+    ap.add_argument("--repeat", type=int, default=3, help="timings per figure; the best is kept")
     args = ap.parse_args()
     bench_exact()
-    bench_sim(args.hands)
+    bench_sim(args.hands, args.repeat)
 
 
 if __name__ == "__main__":

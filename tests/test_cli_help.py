@@ -38,6 +38,19 @@ def test_every_command_has_help_and_an_example(path, parser):
         assert action.help, f"{' '.join(path)}: {action.option_strings or action.dest} has no help text"
 
 
+def test_the_parser_loads_no_heavy_module():
+    """Start-up is part of every command's time (compare-speed times whole processes):
+    building the parser, as ``cardlab --help`` and every command do, imports none of these."""
+    heavy = ("numpy", "numba", "duckdb", "pyarrow", "polars", "jsonschema", "yaml")
+    code = (
+        "import sys; from engines.cli import build_parser; build_parser(); "
+        f"print(' '.join(m for m in {heavy!r} if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == []
+
+
 def test_narcotic_deal_makes_decks_for_play(capsys):
     from engines.narcotic import shuffled_decks
 

@@ -98,9 +98,9 @@ def test_kill_during_shard_write_leaves_only_a_temporary(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == -9 and "written" in proc.stdout
     assert not out.exists()
-    leftovers = jobs.temp_files(out)
+    leftovers = temp_files(out)
     assert len(leftovers) == 1 and leftovers[0].name.startswith(".shard=0000.parquet.")
-    assert jobs.remove_leftover_temps(out) == leftovers and not jobs.temp_files(out)
+    assert jobs.remove_leftover_temps(out) == leftovers and not temp_files(out)
 
 
 # ---------------------------------------------------------------- damaged and foreign files

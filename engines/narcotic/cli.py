@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..core.errors import CardlabError
-from .kernel import play
 from .rules import GATHERS, MATCHINGS, PILE_FOURS, PRESETS, Rules, check_deck
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def parse_decks(lines) -> np.ndarray:
@@ -28,6 +29,8 @@ def parse_decks(lines) -> np.ndarray:
         decks.append(values)
     if not decks:
         raise CardlabError("no decks on standard input (one deck per line: 52 integers 1..13)")
+    import numpy as np
+
     return np.asarray(decks, dtype=np.uint8)
 
 
@@ -39,6 +42,8 @@ def rules_from_args(args) -> Rules:
 def cmd_play(args) -> int:
     rules = rules_from_args(args)
     decks = parse_decks(sys.stdin)
+    from .kernel import play
+
     res = play(decks, rules)
     out = []
     for i in range(len(decks)):
@@ -50,6 +55,8 @@ def cmd_play(args) -> int:
 
 
 def cmd_deal(args) -> int:
+    import numpy as np
+
     from .kernel import shuffled_decks
 
     if args.n < 0:
@@ -71,9 +78,11 @@ def wilson(wins: int, n: int, z: float = 1.959963984540054) -> tuple[float, floa
 def cmd_simulate(args) -> int:
     """Play N seeded games (game i dealt from stream (seed, i), as in a shard) and print the summary."""
     import numba
+    import numpy as np
 
+    from ..core.fmt import duration
     from ..core.progress import Progress
-    from .kernel import GAMES_PER_CALL, shuffled_decks
+    from .kernel import GAMES_PER_CALL, play, shuffled_decks
 
     if args.games < 1:
         raise CardlabError(f"simulate: --games must be >= 1, got {args.games}")
@@ -113,11 +122,6 @@ def cmd_simulate(args) -> int:
         )
     print(line)
     return 0
-
-
-def duration(seconds: float) -> str:
-    s = round(seconds)
-    return f"{s // 3600} h {s % 3600 // 60} min {s % 60} s"
 
 
 MAX_SIMULATE_GAMES = 10**10  # about a day on one core: larger runs belong in the pipeline

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import duckdb
 
+from ..core.fmt import duration
 from ..core.store import write_text
-from ..report.common import duration, markdown_table, pct, pyplot, query, save_figure, write_csv
+from ..report.common import markdown_table, pct, pyplot, query, save_figure, write_csv
 from ..report.html import esc, html_table, pct_pm
 
 

@@ -40,9 +40,8 @@ gathered after pass ``cycle_start``, and ``cycle_length = passes - cycle_start``
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from dataclasses import dataclass
-
-import numpy as np
 
 from ..core.errors import CardlabError
 
@@ -115,8 +114,8 @@ def check_deck(values: list[int]) -> str | None:
     bad = [v for v in values if not 1 <= v <= VALUES]
     if bad:
         return f"card value {bad[0]} out of range 1..{VALUES}"
-    counts = np.bincount(np.asarray(values), minlength=VALUES + 1)[1:]
-    wrong = [v + 1 for v in range(VALUES) if counts[v] != 4]
+    counts = Counter(values)
+    wrong = [v for v in range(1, VALUES + 1) if counts[v] != 4]
     if wrong:
-        return f"value {wrong[0]} appears {counts[wrong[0] - 1]} times, expected exactly 4 of each value 1..13"
+        return f"value {wrong[0]} appears {counts[wrong[0]]} times, expected exactly 4 of each value 1..13"
     return None

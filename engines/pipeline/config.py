@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from jsonschema import Draft202012Validator
 
 from ..core.errors import CardlabError
 from ..registry import GAMES, engine
@@ -132,6 +131,8 @@ def validate_config(config: Any, source: str = "config") -> dict:
         config = {}
     if not isinstance(config, dict):
         raise CardlabError(f"{source}: the top level must be a mapping of game sections, got {type(config).__name__}")
+    from jsonschema import Draft202012Validator  # 25 ms: only when a config is checked
+
     validator = Draft202012Validator(full_schema())
     problems = sorted({describe(e) for e in validator.iter_errors(config)})
     # later checks assume a schema-valid config

@@ -18,7 +18,6 @@ from ..core.errors import CardlabError
 from ..core.progress import Progress
 from ..core.provenance import provenance
 from ..core.shards import shard_name
-from ..core.store import temp_files, write_parquet
 from ..registry import engine
 
 RESULTS = "results"
@@ -61,6 +60,8 @@ def set_threads(threads: int) -> int:
 
 def remove_leftover_temps(path: str | os.PathLike) -> list[Path]:
     """Delete temporaries a killed writer of ``path`` left (Snakemake runs one job per output)."""
+    from ..core.store import temp_files
+
     found = temp_files(path)
     for tmp in found:
         tmp.unlink(missing_ok=True)
@@ -200,6 +201,8 @@ def run_shard(
     game: str, spec: dict, outputs: dict[str, str], threads: int = 1, inputs: Sequence[str] = (), log: str | None = None
 ) -> None:
     """Compute one shard and write every table it produces, each atomically."""
+    from ..core.store import write_parquet
+
     eng = engine(game)
     for path in outputs.values():  # temporaries of an earlier, killed attempt at this shard
         remove_leftover_temps(path)

@@ -24,10 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.fmt import duration
 from ..registry import GAMES, engine
-from ..report.common import duration
-from .config import load_config
-from .jobs import RUN_LOCK, log_pattern, shard_path
 
 RUN_LOG = "results/logs/snakemake.log"
 
@@ -92,10 +90,13 @@ class Status:
         ]
 
 
-def run_alive(lock_path: str = RUN_LOCK) -> bool:
+def run_alive(lock_path: str | None = None) -> bool:
     """Whether a cardlab snakemake holds this directory (it keeps an flock on .snakemake/cardlab-run.lock)."""
     import fcntl
 
+    from .jobs import RUN_LOCK
+
+    lock_path = RUN_LOCK if lock_path is None else lock_path
     if not os.path.exists(lock_path):
         return False
     fd = os.open(lock_path, os.O_RDONLY)
@@ -136,6 +137,10 @@ def status(
     config: str = "config.yaml", results: str = "results", reports: str = "reports", alive: bool | None = None
 ) -> Status:
     """Where the campaign stands; ``alive`` says whether a run is known to be going (default: ask the run lock)."""
+    # imported here: `cardlab --help` and the game commands register this module without using it
+    from .config import load_config
+    from .jobs import log_pattern, shard_path
+
     cfg = load_config(config)
     alive = run_alive() if alive is None else alive
     games, newest = [], 0.0

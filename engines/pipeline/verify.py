@@ -16,8 +16,6 @@ from pathlib import Path
 
 from ..core.errors import CardlabError
 from ..registry import GAMES, engine
-from .config import load_config
-from .jobs import shard_path
 
 FIX = "rerun `snakemake --cores all`"
 
@@ -42,6 +40,8 @@ class Report:
 
 def planned(config: dict, results: str) -> dict[str, tuple[str, str, dict]]:
     """path -> (game, table, spec) for every file the config plans."""
+    from .jobs import shard_path
+
     out = {}
     for game in GAMES:
         if not config.get(game):
@@ -155,6 +155,8 @@ def check_warehouse(db: Path, metas: dict[str, dict], report: Report) -> None:
 
 def verify(results: str = "results", config: str = "config.yaml") -> Report:
     """Check ``results`` against the plan of ``config`` and the current engines."""
+    from .config import load_config
+
     cfg = load_config(config)
     plan = planned(cfg, results)
     report = Report()

@@ -27,9 +27,6 @@ def query(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> tuple[list[s
     return cols, rel.fetchall()
 
 
-MISSING = "–"  # the one mark for a missing value, in Markdown and HTML alike
-
-
 def heading(col: str) -> str:
     """A column name as a table heading: ``hands_per_upcard`` -> ``hands per upcard``."""
     return col.replace("_", " ")
@@ -38,20 +35,6 @@ def heading(col: str) -> str:
 def plural(n: int, word: str, words: str | None = None) -> str:
     """``1 deal``, ``2 deals``, ``1,000 games`` (thousands separated)."""
     return f"{n:,} {word if n == 1 else (words or word + 's')}"
-
-
-def duration(seconds) -> str:
-    """Seconds to the second: ``1 h 44 min 46 s``, ``4 min 07 s``, ``12 s``; '–' when missing."""
-    if seconds is None or seconds != seconds or seconds in (float("inf"), float("-inf")):
-        return MISSING
-    s = int(round(seconds))
-    h, rest = divmod(s, 3600)
-    m, sec = divmod(rest, 60)
-    if h:
-        return f"{h} h {m:02d} min {sec:02d} s"
-    if m:
-        return f"{m} min {sec:02d} s"
-    return f"{sec} s"
 
 
 def fmt(value, digits: int = 4) -> str:
