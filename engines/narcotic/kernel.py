@@ -484,10 +484,9 @@ def _scalar_pass(ring, src, dst, n, how, discard, piles, heights):
     return _gather_row(piles, heights, how, ring, dst, 0)
 
 
-_EMPTY = 0x10  # pile k's slot 0 holds _EMPTY + k: an empty pile's "top" equals nothing
+_EMPTY = 0x40  # pile k's slot 0 holds _EMPTY + 2k: an empty pile's "top" equals nothing
 _BASE = 16  # column of pile k's slot 0 in its row: 15 columns of zeros below for 8-byte reads
 _B1 = np.uint64(0x0101010101010101)
-_L7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _H8 = np.uint64(0x8080808080808080)
 _ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -536,6 +535,19 @@ def _store4(typingctx, arr, row, col, value):
 
 
 @intrinsic
+def _store1(typingctx, arr, row, col, value):
+    """arr[row, col] = the low byte of ``value`` (no negative-index wrap)."""
+    sig = types.void(arr, types.int64, types.int64, types.uint64)
+
+    def codegen(context, builder, sig, args):
+        ptr = _byte_ptr(context, builder, sig.args[0], args[0], args[1], args[2])
+        builder.store(builder.trunc(args[3], _I8), ptr)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
 def _clz(typingctx, x):
     """Leading zero bits of a nonzero word."""
     sig = types.uint64(types.uint64)
@@ -559,8 +571,9 @@ def _popcount(typingctx, x):
 
 @njit(cache=True, inline="always")
 def _zero_bytes(x):
-    """0x80 in each byte of ``x`` that is zero, 0 in the others (exact: no borrows)."""
-    return ~(((x & _L7) + _L7) | x) & _H8
+    """0x80 in each byte of ``x`` that is zero, 0 in the others.  Exact for words
+    of even bytes: a borrow only flags a byte 1 above a zero (cards are stored doubled)."""
+    return (x - _B1) & ~x & _H8
 
 
 @njit(cache=True, inline="always")
@@ -634,15 +647,15 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
     The rare deals it cannot do (a discard, eight cards or more to give) are replayed
     card by card from the state before the deal (its stores are all above that state)."""
     for k in range(4):
-        piles[k, _BASE] = _EMPTY + k
+        piles[k, _BASE] = _EMPTY + 2 * k
     w0 = np.uint64(_EMPTY + 0) << np.uint64(56)
-    w1 = np.uint64(_EMPTY + 1) << np.uint64(56)
-    w2 = np.uint64(_EMPTY + 2) << np.uint64(56)
-    w3 = np.uint64(_EMPTY + 3) << np.uint64(56)
+    w1 = np.uint64(_EMPTY + 2) << np.uint64(56)
+    w2 = np.uint64(_EMPTY + 4) << np.uint64(56)
+    w3 = np.uint64(_EMPTY + 6) << np.uint64(56)
     h0 = h1 = h2 = h3 = 0
     b8 = np.uint64(8)
     for pos in range(n - 4, -1, -4):
-        x = _load4(ring, src, pos)  # byte 3: the card dealt first
+        x = _load4(ring, src, pos) << np.uint64(1)  # byte 3: the card dealt first, doubled
         c3 = x & np.uint64(0xFF)
         if x == c3 * np.uint64(0x01010101):
             continue
@@ -653,10 +666,10 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         h1 += 1
         h2 += 1
         h3 += 1
-        piles[0, _BASE + h0] = c0
-        piles[1, _BASE + h1] = c1
-        piles[2, _BASE + h2] = c2
-        piles[3, _BASE + h3] = c3
+        _store1(piles, 0, _BASE + h0, c0)
+        _store1(piles, 1, _BASE + h1, c1)
+        _store1(piles, 2, _BASE + h2, c2)
+        _store1(piles, 3, _BASE + h3, c3)
         v0 = (w0 >> b8) | (c0 << np.uint64(56))
         v1 = (w1 >> b8) | (c1 << np.uint64(56))
         v2 = (w2 >> b8) | (c2 << np.uint64(56))
@@ -666,7 +679,7 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         e10 = _zero_bytes(v1 ^ b0)
         s1, m1 = _drain(v1, e10)
         bad = e10 == _H8
-        i0 = _popcount(e10 & m1)
+        i0 = s1  # (in bits: eight per card)
         v1 = _uncover(piles, 1, h1, v1, s1)
         g1 = h1 - np.int64(s1 >> np.uint64(3))
         b1 = (v1 >> np.uint64(56)) * _B1
@@ -675,8 +688,8 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         e21 = _zero_bytes(v2 ^ b1)
         s2, m2 = _drain(v2, e20 | e21)
         bad |= (e20 | e21) == _H8
-        i0 += _popcount(e20 & m2)
-        i1 = _popcount(e21 & m2)
+        i1 = _popcount(e21 & m2) * b8
+        i0 += s2 - i1
         v2 = _uncover(piles, 2, h2, v2, s2)
         g2 = h2 - np.int64(s2 >> np.uint64(3))
         b2 = (v2 >> np.uint64(56)) * _B1
@@ -686,15 +699,14 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         e32 = _zero_bytes(v3 ^ b2)
         s3, m3 = _drain(v3, e30 | e31 | e32)
         bad |= (e30 | e31 | e32) == _H8
-        i0 += _popcount(e30 & m3)
-        i1 += _popcount(e31 & m3)
-        i2 = _popcount(e32 & m3)
+        j0 = _popcount(e30 & m3) * b8
+        j1 = _popcount(e31 & m3) * b8
+        i0 += j0
+        i1 += j1
+        i2 = s3 - j0 - j1
         v3 = _uncover(piles, 3, h3, v3, s3)
         g3 = h3 - np.int64(s3 >> np.uint64(3))
         # the cards given land on top of piles 0..2
-        i0 *= b8
-        i1 *= b8
-        i2 *= b8
         v0 = (v0 >> i0) | (b0 & ~(_ONES >> i0))
         v1 = (v1 >> i1) | (b1 & ~(_ONES >> i1))
         v2 = (v2 >> i2) | (b2 & ~(_ONES >> i2))
@@ -764,6 +776,7 @@ def _gather_piles_ir(context, builder, sig, args, how):
         parts.append(builder.select(keep, row, ir.Constant(_V64, None)))
         counts.append(c)
     deck, n = _joined(context, builder, parts, counts)
+    deck = builder.lshr(deck, ir.Constant(_V64, [1] * 64))  # cards are stored doubled
     if how in (1, 3):  # bottom-left, bottom-right: the joined deck turned over, moved down to lane 0
         deck = builder.shuffle_vector(deck, deck, _lanes(range(63, -1, -1)))
         high = builder.shl(
