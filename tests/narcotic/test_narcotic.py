@@ -81,6 +81,26 @@ def test_replay_kernel_matches_fast_path():
             assert (w == 1, p, t, s, l) == outcome_tuple(res, i), (rules.variant, i)
 
 
+@pytest.mark.parametrize("rules", N.all_rules(), ids=lambda r: r.variant)
+def test_kernel_matches_reference_on_decks_with_runs(rules):
+    """Nearly sorted decks: long runs of equal cards make deep cascades, pile fours
+    and the fast cascade path's rare replays (eight or more cards to give)."""
+    rng = np.random.default_rng(31)
+    decks = []
+    for swaps in (0, 1, 2, 3, 5, 8, 12, 20) * 25:
+        deck = sorted(N.fresh_deck(), key=lambda v: (v, rng.random()))
+        if swaps == 0:
+            deck = deck[::-1] if rng.random() < 0.5 else deck
+        for _ in range(swaps):
+            i, j = rng.integers(0, 52, 2)
+            deck[i], deck[j] = deck[j], deck[i]
+        decks.append(deck)
+    res = N.play(np.array(decks, dtype=np.uint8), rules)
+    for i, deck in enumerate(decks):
+        ref = N.play_reference(deck, rules)
+        assert outcome_tuple(res, i) == (ref.won, ref.passes, ref.time_s, ref.cycle_start, ref.cycle_length), i
+
+
 def test_reference_comparisons_cover_ten_thousand_decks():
     """The parametrised comparison above plays at least 10,000 decks in all."""
     total = sum(2500 if r.preset_name in ("seed", "classic") else 700 for r in N.all_rules())
