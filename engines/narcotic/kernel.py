@@ -253,6 +253,18 @@ def _row_ptr(context, builder, aty, arr, row, vty=_V64):
     return builder.bitcast(builder.gep(data, [offset]), vty.as_pointer())
 
 
+def _has_expand(context) -> bool:
+    """Whether the CPU compiled for has AVX-512 VBMI2's byte expand (else: the portable path)."""
+    return "+avx512vbmi2" in context.codegen()._tm_features
+
+
+def _total(builder, counts):
+    total = counts[0]
+    for c in counts[1:]:
+        total = builder.add(total, c)
+    return total
+
+
 def _concat(context, builder, parts, counts, dst_bytes):
     """Write ``parts`` (each compressed to its low lanes, zero above) one after
     another from ``dst_bytes``, zero after the last; returns the total length.
@@ -260,19 +272,11 @@ def _concat(context, builder, parts, counts, dst_bytes):
     With AVX-512 VBMI2 the deck is assembled in a register (vpexpandb moves a
     part up to its offset), so the next pass reads it back from a single store
     at the same address instead of waiting for four overlapping ones."""
-    total = counts[0]
-    for c in counts[1:]:
-        total = builder.add(total, c)
-    if "+avx512vbmi2" in context.codegen()._tm_features:
-        expand = _llvm_fn(builder, "llvm.x86.avx512.mask.expand.v64i8", _V64, [_V64, _V64, _M64])
-        out = parts[0]
-        offset = counts[0]
-        for part, c in zip(parts[1:], counts[1:]):
-            above = builder.bitcast(builder.shl(ir.Constant(_I64, -1), offset), _M64)
-            out = builder.or_(out, builder.call(expand, [part, ir.Constant(_V64, None), above]))
-            offset = builder.add(offset, c)
+    if _has_expand(context):
+        out, total = _joined(context, builder, parts, counts)
         builder.store(out, builder.bitcast(dst_bytes, _V64.as_pointer()), align=1)
         return total
+    total = _total(builder, counts)
     offset = ir.Constant(_I64, 0)
     for part, c in zip(parts, counts):
         builder.store(part, builder.bitcast(builder.gep(dst_bytes, [offset]), _V64.as_pointer()), align=1)
@@ -736,10 +740,8 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
 def _joined(context, builder, parts, counts):
     """``parts`` (each zero above its count) one after another in one vector, zero
     above; and the total length (see _concat, which stores the same bytes)."""
-    total = counts[0]
-    for c in counts[1:]:
-        total = builder.add(total, c)
-    if "+avx512vbmi2" in context.codegen()._tm_features:
+    total = _total(builder, counts)
+    if _has_expand(context):
         expand = _llvm_fn(builder, "llvm.x86.avx512.mask.expand.v64i8", _V64, [_V64, _V64, _M64])
         out = parts[0]
         offset = counts[0]
