@@ -51,6 +51,20 @@ def test_the_parser_loads_no_heavy_module():
     assert proc.stdout.split() == []
 
 
+def test_the_command_flushes_its_output_and_keeps_its_exit_status():
+    """``cardlab`` ends with os._exit (no interpreter teardown): what it printed still
+    arrives whole, errors keep their status, and a reader that leaves early is no error."""
+    cmd = [sys.executable, "-m", "engines.cli", "narcotic", "deal"]
+    full = subprocess.run([*cmd, "3000"], capture_output=True, text=True, timeout=300)
+    assert full.returncode == 0 and len(full.stdout.splitlines()) == 3000 and full.stdout.endswith("\n")
+    bad = subprocess.run([*cmd, "-1"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and bad.stderr == "error: deal: N must be >= 0, got -1\n"
+    early = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f"{' '.join(cmd)} 200000 | head -1"], capture_output=True, text=True
+    )
+    assert early.returncode == 0 and len(early.stdout.split()) == 52 and "Traceback" not in early.stderr
+
+
 def test_narcotic_deal_makes_decks_for_play(capsys):
     from engines.narcotic import shuffled_decks
 
