@@ -150,22 +150,23 @@ def test_the_published_list_is_in_the_repository_and_its_audit_finds_full_deck_d
 # ----------------------------------------------------------------------------- kept campaign results
 
 KEPT = ROOT / "results" / "redblack"
+KEPT_KS = (16, 17, 18, 19, 20)
 
 
 @pytest.mark.skipif(not (KEPT / "redblack_counts" / "exhaustive_k16" / "owner").is_dir(), reason="no kept campaign")
 def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
-    """The committed k = 16..19 owner-rule shards, copied into a fresh directory with the default
+    """The committed k = 16..20 owner-rule shards, copied into a fresh directory with the default
     config's block, are taken as they are: nothing to recompute, and the warehouse loads them."""
     config = """
 redblack:
   exhaustive:
-    - {k_min: 16, k_max: 19, method: owner, deals_per_shard: 2000000000}
+    - {k_min: 16, k_max: 20, method: owner, deals_per_shard: 2000000000}
   basins: false
 """
     wd = workdir(tmp_path / "wd", config)
     shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
     for table in ("redblack_counts", "redblack_hist", "redblack_found"):
-        for k in (16, 17, 18, 19):
+        for k in KEPT_KS:
             src = KEPT / table / f"exhaustive_k{k}" / "owner"
             shutil.copytree(src, wd / "results" / "redblack" / table / f"exhaustive_k{k}" / "owner")
     dry = snakemake(wd, "-n", "--cores", "1").stdout
@@ -178,7 +179,7 @@ redblack:
         rows = con.execute("SELECT k, complete FROM redblack_coverage ORDER BY k").fetchall()
     finally:
         con.close()
-    assert rows == [(16, True), (17, True), (18, True), (19, True)]
+    assert rows == [(k, True) for k in KEPT_KS]
 
 
 def test_owner_samples_measure_the_cost_per_deal_of_a_whole_size():
