@@ -12,9 +12,10 @@ from ..report.common import markdown_table, pct, pyplot, query, save_figure, wri
 from ..report.html import esc, html_table, pct_pm
 
 
-def hm(seconds) -> str:
-    """A duration to the second (``1 h 44 min 46 s``): nothing cut."""
-    return duration(seconds)
+def combination_cells(r: tuple) -> tuple:
+    """Cells of a NARCOTIC_COMBOS_SQL row after its experiment, for the Markdown and HTML tables."""
+    mean_passes = "–" if r[8] is None else f"{r[8]:.1f}"
+    return (r[1], r[2], r[3], r[4], pct(r[5]), f"{pct(r[6])} – {pct(r[7])}", mean_passes, duration(r[9]))
 
 
 def exp_label(experiment: str, preset: str) -> str:
@@ -80,8 +81,8 @@ def build(con, outdir: Path) -> list[Path]:
         md.append(
             f"- **{exp_label(d['experiment'], d['preset'])}**: won {pct(d['win_p'])} of "
             f"{d['games']:,} games (95 % CI {pct(d['win_lo95'])} – {pct(d['win_hi95'])}); "
-            f"a won game takes {hm(d['mean_time_s'])} on average (median "
-            f"{hm(d['median_time_s'])}, 95th percentile {hm(d['p95_time_s'])}), "
+            f"a won game takes {duration(d['mean_time_s'])} on average (median "
+            f"{duration(d['median_time_s'])}, 95th percentile {duration(d['p95_time_s'])}), "
             f"{d['mean_passes']:.1f} passes on average; a lost game enters a cycle of "
             f"{d['mean_cycle_length']:.2f} passes on average."
         )
@@ -109,10 +110,10 @@ def build(con, outdir: Path) -> list[Path]:
                     d[2],
                     pct(d[4]),
                     f"{pct(d[5])} – {pct(d[6])}",
-                    hm(d[7]),
-                    hm(d[8]),
-                    hm(d[9]),
-                    hm(d[10]),
+                    duration(d[7]),
+                    duration(d[8]),
+                    duration(d[9]),
+                    duration(d[10]),
                     f"{d[11]:.1f}",
                     f"{d[12]:.0f}",
                     d[14],
@@ -150,7 +151,7 @@ def build(con, outdir: Path) -> list[Path]:
                     r[2],
                     f"{int(r[4])} hours {int(r[5])} minutes",
                     f"{r[6]:.2f} percent",
-                    hm(r[7]),
+                    duration(r[7]),
                     f"{pct(r[8])} ({pct(r[9])} – {pct(r[10])})",
                 )
                 for r in srows
@@ -181,20 +182,7 @@ def build(con, outdir: Path) -> list[Path]:
                     "mean passes (won)",
                     "mean time (won)",
                 ],
-                [
-                    (
-                        r[0],
-                        r[1],
-                        r[2],
-                        r[3],
-                        r[4],
-                        pct(r[5]),
-                        f"{pct(r[6])} – {pct(r[7])}",
-                        "–" if r[8] is None else f"{r[8]:.1f}",
-                        hm(r[9]),
-                    )
-                    for r in allrows
-                ],
+                [(r[0], *combination_cells(r)) for r in allrows],
             )
         )
         md += ["![win probability of the sixteen rule combinations](narcotic_rules.png)", ""]
@@ -295,7 +283,7 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
         out.append(
             f"Narcotic ({esc(preset)} rules) is won <b>{pct_pm(p, lo, hi)}</b> of the time "
             f"(95 % interval; {games:,} games, experiment <code>{esc(exp)}</code>); a won game takes "
-            f"{hm(mean_t)} on average by the seed's time model"
+            f"{duration(mean_t)} on average by the seed's time model"
             + (f", {mean_passes:.1f} passes through the deck." if mean_passes is not None else ".")
         )
     _, combos = query(con, NARCOTIC_COMBOS_SQL)
@@ -341,8 +329,8 @@ def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
                     r[3],
                     pct(r[4]),
                     f"{pct(r[5])} – {pct(r[6])}",
-                    hm(r[7]),
-                    hm(r[8]),
+                    duration(r[7]),
+                    duration(r[8]),
                     "–" if r[9] is None else f"{r[9]:.1f}",
                     r[10],
                 )
@@ -365,19 +353,7 @@ def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
                     "mean passes (won)",
                     "mean time (won)",
                 ],
-                [
-                    (
-                        r[1],
-                        r[2],
-                        r[3],
-                        r[4],
-                        pct(r[5]),
-                        f"{pct(r[6])} – {pct(r[7])}",
-                        "–" if r[8] is None else f"{r[8]:.1f}",
-                        hm(r[9]),
-                    )
-                    for r in combos
-                ],
+                [combination_cells(r) for r in combos],
             ),
         ]
     return out
