@@ -9,6 +9,7 @@ min_version("9.0")
 from snakemake.exceptions import WorkflowError
 
 from engines.core.errors import CardlabError
+from engines.core.layout import WILDCARDS
 from engines.pipeline.config import check_config_files
 
 # Snakemake's loader accepts duplicate keys and gives a traceback for text that is not
@@ -25,10 +26,9 @@ configfile: "config.yaml"
 report: "workflow/report/workflow.rst"
 
 
+# experiment, variant and shard: the results layout's own rules (engines/core/layout.py)
 wildcard_constraints:
-    experiment=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
-    variant=r"[A-Za-z0-9][A-Za-z0-9_.=+-]*",
-    shard=r"\d{4,7}",
+    **WILDCARDS,
 
 
 include: "workflow/rules/common.smk"

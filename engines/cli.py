@@ -211,6 +211,7 @@ def build_parser() -> ArgumentParser:
             importlib.import_module(f"engines.{game}.cli").register(sub)
     importlib.import_module("engines.pipeline.verify").register(sub)
     importlib.import_module("engines.pipeline.status").register(sub)
+    importlib.import_module("engines.pipeline.run").register(sub)
     return p
 
 

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engines.core import rng
-from engines.core.shards import shard_name, split_range
+from engines.core.layout import shard_name
+from engines.core.shards import split_range
 
 
 @given(st.integers(0, 2**64 - 1), st.integers(0, 2**40), st.integers(1, 60))

@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from wfhelp import ROOT
 
+from engines.core import layout
 from engines.core.progress import Progress
 from engines.core.store import read_meta
 from engines.interface import SPEC_KEYS, Engine
@@ -79,8 +80,8 @@ def run_plan(eng: Engine, root: Path) -> dict[str, str]:
     specs = tiny_plan(eng)
     out = {}
     for spec in specs:
-        inputs = [jobs.shard_path(eng.name, t, s, root=str(root)) for t, s in eng.shard_inputs(spec, specs)]
-        outputs = {t: jobs.shard_path(eng.name, t, spec, root=str(root)) for t in eng.spec_tables(spec)}
+        inputs = [layout.shard_path(eng.name, t, s, root=str(root)) for t, s in eng.shard_inputs(spec, specs)]
+        outputs = {t: layout.shard_path(eng.name, t, spec, root=str(root)) for t in eng.spec_tables(spec)}
         jobs.run_shard(eng.name, spec, outputs, inputs=inputs, log=str(root / "shard.log"))
         for table, path in outputs.items():
             meta = read_meta(path)

@@ -30,10 +30,12 @@ from wfhelp import (
     workdir,
 )
 
+from engines.core import layout
 from engines.core.errors import CardlabError
+from engines.core.layout import temp_files
 from engines.core.store import META_KEY, read_meta, write_parquet
 from engines.pipeline import jobs
-from engines.pipeline.warehouse import build, check_file, temp_files
+from engines.pipeline.warehouse import build, check_file
 from engines.registry import engine
 
 
@@ -100,7 +102,7 @@ def test_kill_during_shard_write_leaves_only_a_temporary(tmp_path):
     assert not out.exists()
     leftovers = temp_files(out)
     assert len(leftovers) == 1 and leftovers[0].name.startswith(".shard=0000.parquet.")
-    assert jobs.remove_leftover_temps(out) == leftovers and not temp_files(out)
+    assert layout.remove_temp_files(out) == leftovers and not temp_files(out)
 
 
 # ---------------------------------------------------------------- damaged and foreign files
@@ -113,7 +115,7 @@ def narcotic_shards(root: Path, n: int, games: int = 400) -> list[str]:
     )
     paths = []
     for spec in plan:
-        path = jobs.shard_path("narcotic", "narcotic_games", spec, root=str(root))
+        path = layout.shard_path("narcotic", "narcotic_games", spec, root=str(root))
         jobs.run_shard("narcotic", spec, {"narcotic_games": path}, log=str(root / "log.txt"))
         paths.append(path)
     return paths

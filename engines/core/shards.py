@@ -16,8 +16,3 @@ def split_range(total: int, shards: int) -> list[tuple[int, int]]:
         out.append((start, stop))
         start = stop
     return out
-
-
-def shard_name(shard: int) -> str:
-    """The file-name part of a shard, zero-padded so files sort in shard order."""
-    return f"shard={shard:04d}"

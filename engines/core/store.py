@@ -28,18 +28,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .errors import CardlabError
+from .layout import TEMP_SUFFIX, temp_prefix
 from .provenance import canonical_json
 
 META_KEY = b"cardlab"
 HASH_KEY = "data_sha256"  # provenance field: sha256 of the file's bytes before the footer
 # Fixed writer settings: same data -> same bytes on every run; a CRC32 on every page.
 WRITE_OPTIONS = {"compression": "zstd", "write_statistics": True, "write_page_checksum": True}
-
-
-def temp_files(path: str | os.PathLike) -> list[Path]:
-    """Temporaries of an atomic write of ``path`` (the names :func:`atomic_write` gives them)."""
-    path = Path(path)
-    return sorted(path.parent.glob(f".{path.name}.*.tmp")) if path.parent.is_dir() else []
 
 
 @contextmanager
@@ -50,7 +45,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb"):
     file or the whole new one, never part of one, and a failure leaves nothing."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, mode) as fh:
             yield fh

@@ -1,8 +1,8 @@
-"""Running one planned shard: the glue between Snakemake and a game engine.
+"""Running one planned shard: a game engine's tables written with their provenance.
 
-This module turns a spec (see :mod:`engines.interface`) into file paths, runs
-the engine, and writes each table atomically with the provenance record; it
-also lets a plain ``snakemake`` resume after a killed run.
+This module runs the engine on a spec (see :mod:`engines.interface`) and writes
+each table atomically with the provenance record, and the timing line the
+warehouse reads back from the job's log.  Paths come from :mod:`engines.core.layout`.
 """
 
 from __future__ import annotations
@@ -15,38 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..core.errors import CardlabError
+from ..core.layout import remove_temp_files
 from ..core.progress import Progress
 from ..core.provenance import provenance
-from ..core.shards import shard_name
 from ..registry import engine
-
-RESULTS = "results"
-
-# Held open for the life of the main snakemake process: the kernel drops an flock
-# when its holder dies (SIGKILL included), so holding it proves no other run is alive.
-_RUN_LOCK: int | None = None
-RUN_LOCK = ".snakemake/cardlab-run.lock"
-
-
-def shard_path(game: str, table: str, spec: dict, root: str = RESULTS) -> str:
-    """Where a shard's table lives: results/<game>/<table>/<experiment>/<variant>/shard=NNNN.parquet."""
-    return f"{root}/{game}/{table}/{spec['experiment']}/{spec['variant']}/{shard_name(int(spec['shard']))}.parquet"
-
-
-def shard_pattern(game: str, table: str, root: str = RESULTS) -> str:
-    """The same path as a Snakemake output pattern with wildcards."""
-    return f"{root}/{game}/{table}/{{experiment}}/{{variant}}/shard={{shard}}.parquet"
-
-
-def log_pattern(game: str, root: str = RESULTS) -> str:
-    return f"{root}/logs/{game}/{{experiment}}/{{variant}}/shard={{shard}}.log"
-
-
-def find_spec(plan: Sequence[dict], experiment: str, variant: str, shard: str | int) -> dict:
-    for spec in plan:
-        if spec["experiment"] == experiment and spec["variant"] == variant and int(spec["shard"]) == int(shard):
-            return spec
-    raise CardlabError(f"no planned shard {experiment}/{variant}/{shard} in the config")
 
 
 def set_threads(threads: int) -> int:
@@ -56,113 +28,6 @@ def set_threads(threads: int) -> int:
     n = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
     numba.set_num_threads(n)
     return numba.get_num_threads()
-
-
-def remove_leftover_temps(path: str | os.PathLike) -> list[Path]:
-    """Delete temporaries a killed writer of ``path`` left (Snakemake runs one job per output)."""
-    from ..core.store import temp_files
-
-    found = temp_files(path)
-    for tmp in found:
-        tmp.unlink(missing_ok=True)
-    return found
-
-
-def resume_after_kill(workflow, lock_path: str = RUN_LOCK) -> bool:
-    """Let a plain ``snakemake`` resume a run that was killed (called from common.smk).
-
-    A SIGKILLed Snakemake leaves its lock files and "incomplete" markers behind, and
-    the next run refuses to start (LockException, IncompleteFilesException).  When
-    this process can take an exclusive flock on ``lock_path``, no other cardlab
-    snakemake is alive in this directory, so those locks are stale and removed, and
-    the outputs of the jobs that were running are deleted with their markers, so
-    they are simply rerun (what ``--rerun-incomplete`` does; recomputing gives the
-    same bytes).  Only the main process does this: cluster jobs read the Snakefile too.
-    Returns whether this process holds the run lock.
-    """
-    global _RUN_LOCK
-    import fcntl
-
-    if not getattr(workflow, "is_main_process", False):
-        return False
-    if _RUN_LOCK is not None:
-        return True
-    os.makedirs(os.path.dirname(lock_path) or ".", exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:  # another snakemake runs here: its locks and markers are real
-        os.close(fd)
-        return False
-    _RUN_LOCK = fd
-    state = Path(lock_path).parent
-    locks = sorted((state / "locks").glob("*.lock")) if (state / "locks").is_dir() else []
-    for f in locks:
-        f.unlink(missing_ok=True)
-    rerun = clear_incomplete(state / "incomplete")
-    if locks or rerun:
-        print(
-            f"cardlab: resuming after a killed run: removed {len(locks)} stale lock file(s); "
-            f"{len(rerun)} output(s) of interrupted jobs will be recomputed",
-            file=sys.stderr,
-        )
-    return True
-
-
-def rebuild_what_is_missing(planned_files: Sequence[str], manifest: str) -> list[str]:
-    """Make this run recompute planned shard files that are missing (called from common.smk).
-
-    Snakemake reruns a job whose output is missing only when something downstream needs
-    to run: a deleted shard whose warehouse is newer stays deleted ("Nothing to be done").
-    So when a planned file is missing, a dangling symbolic link stands in its place (it is
-    removed), or the catalog is not the one the warehouse manifest records (deleted or
-    replaced), the manifest is removed: the warehouse job then runs and needs every shard.
-    The catalog itself stays queryable until the rebuild replaces it.  Returns what was
-    found missing (dangling links and the catalog included)."""
-    from .warehouse import catalog_of, manifest_current
-
-    missing = []
-    for f in planned_files:
-        if os.path.islink(f) and not os.path.exists(f):
-            os.unlink(f)  # a dangling link where a shard belongs: the rerun writes the file
-            missing.append(f)
-        elif not os.path.lexists(f):
-            missing.append(f)
-    if not os.path.exists(manifest):  # no warehouse built yet (or being rebuilt anyway)
-        return missing
-    if not manifest_current(manifest):
-        missing.append(catalog_of(manifest))
-    if missing:
-        os.unlink(manifest)
-        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-        print(f"cardlab: missing {shown}: recomputing it and rebuilding the warehouse", file=sys.stderr)
-    return missing
-
-
-def clear_incomplete(markers: Path) -> list[str]:
-    """Delete every output Snakemake marked incomplete, and its marker; returns the outputs.
-
-    Markers are files named by the urlsafe base64 of the output path, cut into
-    '@'-prefixed directory names when long (snakemake/persistence/file.py).
-    """
-    from base64 import urlsafe_b64decode
-
-    outputs: list[str] = []
-    if not markers.is_dir():
-        return outputs
-    for dirpath, _, names in os.walk(markers):
-        for name in names:
-            marker = Path(dirpath, name)
-            rel = marker.relative_to(markers)
-            try:
-                output = urlsafe_b64decode("".join(p.lstrip("@") for p in rel.parts)).decode()
-            except (ValueError, UnicodeDecodeError):
-                continue  # not a marker (e.g. snakemake's own migration flag)
-            if os.path.isfile(output):
-                os.unlink(output)
-            marker.unlink(missing_ok=True)
-            outputs.append(output)
-    return sorted(outputs)
 
 
 TIMING_TAG = "cardlab-timing "
@@ -205,7 +70,7 @@ def run_shard(
 
     eng = engine(game)
     for path in outputs.values():  # temporaries of an earlier, killed attempt at this shard
-        remove_leftover_temps(path)
+        remove_temp_files(path)
     n_threads = set_threads(threads)
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
@@ -247,17 +112,3 @@ def run_shard(
     finally:
         if log:
             stream.close()
-
-
-def shard_from_snakemake(smk) -> None:
-    """The shard step of workflow/scripts/step.py (``smk`` is Snakemake's ``snakemake`` object)."""
-    outputs = {name: str(path) for name, path in smk.output.items()}
-    log = str(smk.log[0]) if len(smk.log) else None
-    run_shard(
-        smk.params.game,
-        dict(smk.params.spec),
-        outputs,
-        threads=smk.threads,
-        inputs=[str(p) for p in smk.input],
-        log=log,
-    )

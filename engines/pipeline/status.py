@@ -1,4 +1,4 @@
-"""``cardlab status`` and ``cardlab run``: where a campaign stands, read from its files alone.
+"""``cardlab status``: where a campaign stands, read from its files alone.
 
 Every planned shard (from config.yaml and the engines) is *done* when all its
 Parquet files exist, *running* when a snakemake holds this directory and its log
@@ -8,16 +8,13 @@ and *waiting* otherwise.  Progress lines are the ones each shard job writes to
 and ETA, every few seconds), so the summary works for a live run, an interrupted
 one and a finished one alike, on a laptop or on a cluster's shared file system.
 
-``cardlab run [snakemake options]`` starts ``snakemake`` with its own output sent
-to ``results/logs/snakemake.log`` and redraws this summary on the terminal until
-the run ends (exit status: snakemake's).
+``cardlab run`` (:mod:`engines.pipeline.run`) redraws this summary while it runs snakemake.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -25,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.fmt import duration
+from ..core.layout import RUN_LOCK, log_path, shard_path
 from ..registry import GAMES, engine
 
 RUN_LOG = "results/logs/snakemake.log"
@@ -94,8 +92,6 @@ def run_alive(lock_path: str | None = None) -> bool:
     """Whether a cardlab snakemake holds this directory (it keeps an flock on .snakemake/cardlab-run.lock)."""
     import fcntl
 
-    from .jobs import RUN_LOCK
-
     lock_path = RUN_LOCK if lock_path is None else lock_path
     if not os.path.exists(lock_path):
         return False
@@ -139,7 +135,6 @@ def status(
     """Where the campaign stands; ``alive`` says whether a run is known to be going (default: ask the run lock)."""
     # imported here: `cardlab --help` and the game commands register this module without using it
     from .config import load_config
-    from .jobs import log_pattern, shard_path
 
     cfg = load_config(config)
     alive = run_alive() if alive is None else alive
@@ -159,11 +154,7 @@ def status(
                 gs.work_done += work
                 newest = max([newest, *times])
                 continue
-            log = Path(
-                log_pattern(game, root=results).format(
-                    experiment=spec["experiment"], variant=spec["variant"], shard=f"{int(spec['shard']):04d}"
-                )
-            )
+            log = Path(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=results))
             seen = last_progress(log)
             if seen is None and not (alive and log.exists()):
                 continue
@@ -233,39 +224,9 @@ def follow(args, proc: subprocess.Popen | None) -> int:
         time.sleep(args.every)
 
 
-def cmd_run(args) -> int:
-    """snakemake with its output in results/logs/snakemake.log and the live summary on the terminal."""
-    snakemake = str(Path(sys.executable).with_name("snakemake"))
-    if not os.path.exists(snakemake):
-        snakemake = "snakemake"
-    Path(RUN_LOG).parent.mkdir(parents=True, exist_ok=True)
-    cmd = [snakemake, *(args.snakemake_args or ["--cores", "all"])]
-    print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
-    with open(RUN_LOG, "w") as log:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            rc = follow(args, proc)
-        except KeyboardInterrupt:
-            os.killpg(proc.pid, signal.SIGINT)  # snakemake stops its jobs and cleans up
-            rc = proc.wait()
-            print(f"interrupted: resume with `cardlab run` (or `snakemake --cores all`); log: {RUN_LOG}")
-            return 130
-    if rc != 0:
-        tail = Path(RUN_LOG).read_text(errors="replace").splitlines()[-25:]
-        print("\n".join(tail), file=sys.stderr)
-        print(f"error: snakemake failed (exit status {rc}); full log: {RUN_LOG}", file=sys.stderr)
-    else:
-        print("done: open reports/index.html")
-    return rc
-
-
 EPILOG_STATUS = """examples:
   cardlab status              one summary of the campaign in this directory
   cardlab status --follow     redraw it every 2 s while a snakemake runs here (in a second terminal)"""
-
-EPILOG_RUN = """examples:
-  cardlab run                          snakemake --cores all, with a live per-game view
-  cardlab run --cores 8 -n             any snakemake options after `run` are passed on"""
 
 
 def register(subparsers) -> None:
@@ -284,14 +245,3 @@ def register(subparsers) -> None:
     s.add_argument("--config", default="config.yaml", help="config file (default: %(default)s)")
     s.add_argument("--results", default="results", help="results tree (default: %(default)s)")
     s.set_defaults(func=cmd_status)
-
-    r = subparsers.add_parser(
-        "run",
-        help="run snakemake with a compact live view (its own output goes to results/logs/snakemake.log)",
-        description="Runs snakemake (default options: --cores all) and redraws `cardlab status` "
-        f"until it ends; snakemake's output is written to {RUN_LOG}. Exit status: snakemake's.",
-        epilog=EPILOG_RUN,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    r.add_argument("snakemake_args", nargs=argparse.REMAINDER, help="options passed on to snakemake")
-    r.set_defaults(func=cmd_run, follow=True, every=1.0, config="config.yaml", results="results")

@@ -14,8 +14,6 @@ from collections.abc import Callable
 def _steps() -> dict[str, Callable]:
     from ..report.common import report_from_snakemake
     from ..report.index import index_from_snakemake
-    from .jobs import shard_from_snakemake
-    from .warehouse import warehouse_from_snakemake
 
     return {
         "shard": shard_from_snakemake,
@@ -25,10 +23,40 @@ def _steps() -> dict[str, Callable]:
     }
 
 
+def shard_from_snakemake(smk) -> None:
+    """The shard step: one planned shard's tables (``smk`` is Snakemake's ``snakemake`` object)."""
+    from .jobs import run_shard
+
+    outputs = {name: str(path) for name, path in smk.output.items()}
+    log = str(smk.log[0]) if len(smk.log) else None
+    run_shard(
+        smk.params.game,
+        dict(smk.params.spec),
+        outputs,
+        threads=smk.threads,
+        inputs=[str(p) for p in smk.input],
+        log=log,
+    )
+
+
+def warehouse_from_snakemake(smk) -> None:
+    """The warehouse step: the catalog from the files the config plans, each checked against
+    its planned spec; the rule's output is the manifest."""
+    from ..core.layout import catalog_of
+    from .config import validate_config
+    from .plan import planned
+    from .warehouse import build
+
+    plan = planned(validate_config(dict(smk.config), "config"), "results")
+    manifest = str(smk.output[0])
+    with open(smk.log[0], "w") if len(smk.log) else sys.stderr as log:
+        build([str(f) for f in smk.input], catalog_of(manifest), log=log, plan=plan, manifest=manifest)
+
+
 def catalog_inputs(smk) -> None:
     """A step reading the warehouse is given the catalog, not the manifest the warehouse rule
     declares (Snakemake deletes declared outputs; the catalog is swapped in by the job)."""
-    from .warehouse import MANIFEST_SUFFIX, catalog_of
+    from ..core.layout import MANIFEST_SUFFIX, catalog_of
 
     for i, f in enumerate(smk.input):
         if str(f).endswith(MANIFEST_SUFFIX):

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import CardlabError
-from ..registry import GAMES, engine
+from ..core.layout import is_temp
+from ..registry import GAMES
+from .plan import planned
 
 FIX = "rerun `snakemake --cores all`"
 
@@ -38,25 +40,10 @@ class Report:
         return Counter(kind for kind, _ in self.problems)
 
 
-def planned(config: dict, results: str) -> dict[str, tuple[str, str, dict]]:
-    """path -> (game, table, spec) for every file the config plans."""
-    from .jobs import shard_path
-
-    out = {}
-    for game in GAMES:
-        if not config.get(game):
-            continue
-        eng = engine(game)
-        for spec in eng.plan(config[game]):
-            for table in eng.spec_tables(spec):
-                out[shard_path(game, table, spec, root=results)] = (game, table, spec)
-    return out
-
-
 def check_planned(path: str, game: str, table: str, spec: dict, report: Report) -> dict | None:
     """One planned file: present and everything :func:`engines.pipeline.warehouse.load_file`
     checks against the plan (sound, undamaged, current, the shard its path names, planned rows)."""
-    from .warehouse import FileProblem, check_file
+    from .warehouse import FileProblem, check_file  # duckdb and pyarrow: only when verify runs
 
     if not os.path.lexists(path) or (os.path.islink(path) and not os.path.exists(path)):
         report.add("missing", f"{path}: missing; {FIX} to compute it")
@@ -83,7 +70,7 @@ def scan_tree(results: str) -> list[Path]:
 def check_unexpected(results: str, plan: dict, report: Report) -> None:
     planned_paths = {os.path.normpath(p) for p in plan}
     for p in scan_tree(results):
-        if p.name.endswith(".tmp"):
+        if is_temp(p):
             report.add(
                 "leftover",
                 f"{p}: temporary file of an interrupted write (never read as a result); "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
@@ -22,15 +21,20 @@ import duckdb
 import pyarrow as pa
 
 from ..core.errors import CardlabError, squeeze
-from ..core.shards import shard_name
-from ..core.store import read_meta, read_verified, write_text
+from ..core.layout import (
+    WAREHOUSE,
+    ShardPlace,
+    log_of_shard_file,
+    parse_shard_path,
+    remove_temp_files,
+    temp_path,
+)
+from ..core.store import HASH_KEY, read_meta, read_verified, write_text
 from ..registry import GAMES, engine
+from .jobs import read_timing
 
 STORAGE_VERSION = "v1.5.0"
-DEFAULT_PATH = "results/warehouse.duckdb"
-# The warehouse rule's declared output: Snakemake deletes a job's outputs before it runs and
-# when it fails, so it declares this small record of the build, never the catalog itself.
-MANIFEST_SUFFIX = ".manifest.json"
+DEFAULT_PATH = WAREHOUSE
 FIX = "delete it and rerun `snakemake --cores all` to recompute that shard"
 
 
@@ -43,15 +47,12 @@ class FileProblem(CardlabError):
         self.kind = kind
 
 
-PATH_PARTS = re.compile(r"(?:^|/)([^/]+)/([^/]+)/([^/]+)/([^/]+)/shard=(\d{4})\.parquet$")
-
-
-def place_of(path: str) -> tuple | None:
-    """(game, table, experiment, variant, shard) a path names, if it is laid out as a shard path."""
-    m = PATH_PARTS.search(str(path).replace(os.sep, "/"))
-    if not m or m.group(1) not in GAMES:
+def place_of(path: str) -> ShardPlace | None:
+    """(game, table, experiment, variant, shard) a path names, if it is laid out as a shard path of a game."""
+    parsed = parse_shard_path(path)
+    if parsed is None or parsed[1].game not in GAMES:
         return None
-    return (*m.groups()[:4], int(m.group(5)))
+    return parsed[1]
 
 
 def same_spec(a: dict, b: dict) -> list[str]:
@@ -167,76 +168,31 @@ def build(
 ) -> Path:
     """Check every file, then build the catalog into a temporary file and swap it in.
 
-    ``plan`` (path -> (game, table, spec), as :func:`engines.pipeline.verify.planned` gives) is
+    ``plan`` (path -> (game, table, spec), as :func:`engines.pipeline.plan.planned` gives) is
     the config's plan: then every file must be planned, every planned file given, and each
     must hold its planned shard.  Rows are loaded from the very bytes that were checked.
     A failure leaves the previous catalog in place.  ``manifest``, if given, is written
     after the swap: the files loaded, their content hashes, and the catalog's size and time."""
     files = sorted(set(map(str, files)))
-    if plan is not None:
-        planned_paths = {os.path.normpath(p): p for p in plan}
-        for f in files:
-            if os.path.normpath(f) not in planned_paths:
-                raise FileProblem("unexpected", f"{f}: not a planned shard of this config; move it out of results/")
-        given = {os.path.normpath(f) for f in files}
-        for p in sorted(plan):
-            if os.path.normpath(p) not in given:
-                raise FileProblem(
-                    "missing", f"{p}: planned shard missing from the build; rerun `snakemake --cores all`"
-                )
+    planned_of = files_match_plan(files, plan)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    remove_leftover_temps(out)
-    metas: dict[str, dict] = {}
+    tmp = temp_path(out, os.getpid())
+    remove_temp_files(out)
     con = duckdb.connect()
     try:
         con.execute(f"ATTACH '{tmp}' AS wh (STORAGE_VERSION '{STORAGE_VERSION}')")
         con.execute("USE wh")
-        for game in GAMES:
-            for table, schema in engine(game).tables.items():
-                con.register(
-                    "empty_arrow", pa.table({n: pa.array([], type=t) for n, t in zip(schema.names, schema.types)})
-                )
-                con.execute(f"CREATE TABLE {table} AS SELECT * FROM empty_arrow")
-                con.unregister("empty_arrow")
-        counts: dict[str, int] = defaultdict(int)
-        for f in files:
-            planned = plan[planned_paths[os.path.normpath(f)]] if plan is not None else None
-            meta, data = load_file(f, planned)
-            metas[f] = meta
-            load_table(con, meta["table"], data)
-            counts[meta["table"]] += 1
-        for game in GAMES:
-            for table in engine(game).tables:
-                print(f"warehouse: {table}: {counts[table]} file(s)", file=log)
-        prov = pa.table(provenance_rows(metas)) if metas else None
-        if prov is not None:
-            con.register("prov_arrow", prov)
-            con.execute("CREATE TABLE provenance AS SELECT * FROM prov_arrow")
-            con.unregister("prov_arrow")
-        else:
-            con.execute(
-                "CREATE TABLE provenance (path VARCHAR, game VARCHAR, table_name VARCHAR, "
-                "experiment VARCHAR, variant VARCHAR, shard BIGINT, rows BIGINT, "
-                "engine_version VARCHAR, root_seed BIGINT, seed VARCHAR, seed_derivation VARCHAR, "
-                "work_range VARCHAR, packages VARCHAR, spec VARCHAR)"
-            )
+        create_shard_tables(con)
+        metas = load_files(con, files, planned_of, log)
+        load_arrow(con, "provenance", provenance_table(metas))
         load_arrow(con, "shard_timings", timing_table(metas))
-        for game in GAMES:
-            for name, extra in engine(game).warehouse_tables().items():
-                load_arrow(con, name, extra)
-            for stmt in engine(game).views_sql():
-                try:
-                    con.execute(stmt)
-                except duckdb.Error as exc:
-                    raise CardlabError(f"engines/{game}/views.sql: {exc}") from None
+        add_game_tables_and_views(con)
         con.execute("USE memory")
         con.execute("DETACH wh")
     except BaseException:
         con.close()
-        tmp.unlink(missing_ok=True)
-        Path(f"{tmp}.wal").unlink(missing_ok=True)
+        remove_temp_files(out)
         raise
     con.close()
     os.replace(tmp, out)
@@ -246,14 +202,82 @@ def build(
     return out
 
 
+def files_match_plan(files: list[str], plan: dict[str, tuple[str, str, dict]] | None):
+    """The planned (game, table, spec) of a file, after checking the files are exactly the plan's
+    (without a plan, every file is checked against its path alone: None)."""
+    if plan is None:
+        return lambda f: None
+    planned_paths = {os.path.normpath(p): p for p in plan}
+    for f in files:
+        if os.path.normpath(f) not in planned_paths:
+            raise FileProblem("unexpected", f"{f}: not a planned shard of this config; move it out of results/")
+    given = {os.path.normpath(f) for f in files}
+    for p in sorted(plan):
+        if os.path.normpath(p) not in given:
+            raise FileProblem("missing", f"{p}: planned shard missing from the build; rerun `snakemake --cores all`")
+    return lambda f: plan[planned_paths[os.path.normpath(f)]]
+
+
+def create_shard_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """Every game's shard tables, empty, with the schemas the engines declare."""
+    for game in GAMES:
+        for table, schema in engine(game).tables.items():
+            con.register("empty_arrow", pa.table({n: pa.array([], type=t) for n, t in zip(schema.names, schema.types)}))
+            con.execute(f"CREATE TABLE {table} AS SELECT * FROM empty_arrow")
+            con.unregister("empty_arrow")
+
+
+def load_files(con: duckdb.DuckDBPyConnection, files: list[str], planned_of, log) -> dict[str, dict]:
+    """Check and append every file's rows; returns each file's provenance."""
+    metas: dict[str, dict] = {}
+    counts: dict[str, int] = defaultdict(int)
+    for f in files:
+        meta, data = load_file(f, planned_of(f))
+        metas[f] = meta
+        load_table(con, meta["table"], data)
+        counts[meta["table"]] += 1
+    for game in GAMES:
+        for table in engine(game).tables:
+            print(f"warehouse: {table}: {counts[table]} file(s)", file=log)
+    return metas
+
+
+PROVENANCE_SCHEMA = pa.schema(
+    [
+        (name, pa.int64() if name in ("shard", "rows", "root_seed") else pa.string())
+        for name in (
+            "path game table_name experiment variant shard rows engine_version root_seed seed "
+            "seed_derivation work_range packages spec"
+        ).split()
+    ]
+)
+
+
+def provenance_table(metas: dict[str, dict]) -> pa.Table:
+    """One row per loaded file: where it came from and how it was computed."""
+    if not metas:
+        return PROVENANCE_SCHEMA.empty_table()
+    return pa.table(provenance_rows(metas))
+
+
+def add_game_tables_and_views(con: duckdb.DuckDBPyConnection) -> None:
+    """Each game's extra tables, then its views (engines/<game>/views.sql)."""
+    for game in GAMES:
+        for name, extra in engine(game).warehouse_tables().items():
+            load_arrow(con, name, extra)
+        for stmt in engine(game).views_sql():
+            try:
+                con.execute(stmt)
+            except duckdb.Error as exc:
+                raise CardlabError(f"engines/{game}/views.sql: {exc}") from None
+
+
 def catalog_stamp(catalog: str | os.PathLike) -> list[int]:
     st = os.stat(catalog)
     return [st.st_size, st.st_mtime_ns]
 
 
 def write_manifest(manifest: str | os.PathLike, catalog: Path, metas: dict[str, dict]) -> None:
-    from ..core.store import HASH_KEY
-
     record = {
         "catalog": str(catalog),
         "catalog_stamp": catalog_stamp(catalog),
@@ -269,34 +293,6 @@ def manifest_current(manifest: str | os.PathLike) -> bool:
         return catalog_stamp(record["catalog"]) == record["catalog_stamp"]
     except (OSError, ValueError, KeyError, TypeError):
         return False
-
-
-def catalog_of(manifest: str | os.PathLike) -> str:
-    """The catalog a warehouse manifest describes: results/warehouse.manifest.json -> results/warehouse.duckdb."""
-    name = str(manifest)
-    if not name.endswith(MANIFEST_SUFFIX):
-        return name
-    return name[: -len(MANIFEST_SUFFIX)] + ".duckdb"
-
-
-def manifest_of(catalog: str | os.PathLike) -> str:
-    return str(catalog).removesuffix(".duckdb") + MANIFEST_SUFFIX
-
-
-def temp_files(out: str | os.PathLike) -> list[Path]:
-    """Temporary catalogs (and their WAL files) of builds of ``out``, e.g. left by a killed build."""
-    out = Path(out)
-    if not out.parent.is_dir():
-        return []
-    return sorted(
-        p for p in out.parent.glob(f".{out.name}.*.tmp*") if p.name.endswith(".tmp") or p.name.endswith(".tmp.wal")
-    )
-
-
-def remove_leftover_temps(out: str | os.PathLike) -> None:
-    """Delete the temporaries of earlier builds: Snakemake runs one warehouse job at a time."""
-    for p in temp_files(out):
-        p.unlink(missing_ok=True)
 
 
 TIMING_SCHEMA = {
@@ -316,16 +312,13 @@ def timing_table(metas: dict[str, dict]):
     """One row per shard whose job log ends with a timing line (results/logs/<game>/...): measured rates.
 
     A shard copied in without its log (or computed before timings were logged) has no row."""
-    from .jobs import read_timing
-
     rows = {}
     for path, m in metas.items():
         key = (m["game"], m.get("experiment"), m.get("variant"), m.get("shard"))
         if key in rows:
             continue
-        root = Path(path).parents[4]  # results/<game>/<table>/<experiment>/<variant>/shard=NNNN.parquet
-        log = root / "logs" / key[0] / str(key[1]) / str(key[2]) / f"{shard_name(int(key[3]))}.log"
-        rec = read_timing(log)
+        log = log_of_shard_file(path)
+        rec = read_timing(log) if log is not None else None
         if rec is not None:
             rows[key] = rec
     cols = {c: [] for c in TIMING_SCHEMA}
@@ -370,15 +363,3 @@ def connect(path: str | os.PathLike = DEFAULT_PATH) -> duckdb.DuckDBPyConnection
             f"{path}: cannot open the warehouse ({squeeze(str(exc))}); "
             "rebuild it with `snakemake --cores all --forcerun warehouse`"
         ) from None
-
-
-def warehouse_from_snakemake(smk) -> None:
-    """The warehouse step of workflow/scripts/step.py: the catalog from the files the config
-    plans, each checked against its planned spec; the rule's output is the manifest."""
-    from .config import validate_config
-    from .verify import planned
-
-    plan = planned(validate_config(dict(smk.config), "config"), "results")
-    manifest = str(smk.output[0])
-    with open(smk.log[0], "w") if len(smk.log) else sys.stderr as log:
-        build([str(f) for f in smk.input], catalog_of(manifest), log=log, plan=plan, manifest=manifest)

@@ -474,6 +474,7 @@ def test_cli_table_and_errors(capsys):
 def test_warehouse_views_and_report(tmp_path):
     """Shards -> warehouse -> views -> report, on a small config (the workflow's path)."""
     from engines.blackjack import report as report_blackjack
+    from engines.core import layout
     from engines.pipeline import jobs, warehouse
 
     section = {
@@ -487,7 +488,8 @@ def test_warehouse_views_and_report(tmp_path):
     files = []
     for spec in engine("blackjack").plan(section):
         outs = {
-            t: jobs.shard_path("blackjack", t, spec, root=str(tmp_path / "results")) for t in engine("blackjack").tables
+            t: layout.shard_path("blackjack", t, spec, root=str(tmp_path / "results"))
+            for t in engine("blackjack").tables
         }
         jobs.run_shard("blackjack", spec, outs, log=str(tmp_path / "shard.log"))
         files += outs.values()

@@ -9,8 +9,9 @@ import pytest
 
 from engines import redblack as rb
 from engines.core.errors import CardlabError
+from engines.core.layout import shard_path
 from engines.pipeline.config import validate_config
-from engines.pipeline.jobs import run_shard, shard_path
+from engines.pipeline.jobs import run_shard
 from engines.registry import engine
 
 SECTION = {

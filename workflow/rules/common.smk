@@ -1,19 +1,15 @@
 # Shared helpers for the rules: the validated config, every game's shard plan (from the
 # engine registry), and the paths, params and threads each shard rule uses.
+import sys
+
 from snakemake.exceptions import WorkflowError
 
 from engines.core.errors import CardlabError
+from engines.core.layout import WAREHOUSE, log_pattern, manifest_of, shard_path, shard_pattern
 from engines.core.provenance import files_version
 from engines.pipeline.config import validate_config
-from engines.pipeline.jobs import (
-    find_spec,
-    log_pattern,
-    rebuild_what_is_missing,
-    resume_after_kill,
-    shard_path,
-    shard_pattern,
-)
-from engines.pipeline.warehouse import manifest_of
+from engines.pipeline.plan import find_spec
+from engines.pipeline.resume import asks_for_a_run, prepare_run
 from engines.registry import GAMES, engine
 
 try:
@@ -23,15 +19,8 @@ try:
 except CardlabError as exc:
     raise WorkflowError(str(exc)) from None
 
-# A plain `snakemake --cores all` resumes after a kill (SIGKILL, power loss): stale
-# Snakemake locks are cleared when no other snakemake holds this directory, and jobs
-# marked incomplete are rerun (as with --rerun-incomplete). Safe because every output
-# is written atomically and recomputing a shard gives the same bytes. docs/scaling.md.
-HOLDS_RUN_LOCK = resume_after_kill(workflow)
-
-# The catalog users query; the warehouse rule declares its manifest as output, so a
-# rebuild (or a failed one) never deletes the catalog (engines/pipeline/warehouse.py).
-WAREHOUSE = "results/warehouse.duckdb"
+# The catalog users query is WAREHOUSE; the warehouse rule declares its manifest as output,
+# so a rebuild (or a failed one) never deletes the catalog (engines/pipeline/warehouse.py).
 WAREHOUSE_MANIFEST = manifest_of(WAREHOUSE)
 # The games the config runs: each gets shard rules, a report and a section of the index.
 RUN_GAMES = [g for g in GAMES if PLANS[g]]
@@ -43,11 +32,14 @@ def planned_files(game):
     return [shard_path(game, t, s) for s in PLANS[game] for t in eng.spec_tables(s)]
 
 
-# Snakemake does not recompute a deleted shard while the outputs built from it are newer:
-# a planned file missing (or a dangling link in its place), or a catalog that is not the one
-# the manifest records, makes this run rebuild it and the warehouse (docs/scaling.md).
-if HOLDS_RUN_LOCK:
-    rebuild_what_is_missing([f for g in GAMES for f in planned_files(g)], WAREHOUSE_MANIFEST)
+# A plain `snakemake --cores all` resumes after a kill (SIGKILL, power loss) and recomputes a
+# deleted shard: when no other run holds this directory, stale locks and the outputs of
+# interrupted jobs are removed, and a missing planned file (or a catalog the manifest does
+# not describe) removes the manifest so the warehouse rebuilds. Snakemake checks locks and
+# markers before any rule or onstart handler runs, so this happens here, and only in the
+# main process of a command that runs jobs: a dry run (-n) changes no file. docs/scaling.md.
+if workflow.is_main_process and asks_for_a_run(sys.argv):
+    prepare_run([f for g in GAMES for f in planned_files(g)], WAREHOUSE_MANIFEST)
 
 
 def spec_of(game):
