@@ -481,3 +481,36 @@ def test_failed_or_running_rebuild_keeps_the_last_good_catalog(finished_run, tmp
     assert run.returncode == 0 and gone == 0, gone
     assert digests(wd) == ref and answers(wd) == good
     assert cardlab(wd, "verify").returncode == 0
+
+
+def tree_state(wd: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file under the work dir (Snakemake's records included): content and modification time."""
+    return {str(p.relative_to(wd)): (p.read_bytes(), p.stat().st_mtime_ns) for p in wd.rglob("*") if p.is_file()}
+
+
+def test_a_dry_run_changes_no_file(finished_run):
+    """What a killed run leaves (a stale lock, an incomplete marker), a deleted planned shard and
+    the warehouse manifest: `snakemake -n` reads them and changes none; the real run clears them."""
+    from base64 import urlsafe_b64encode
+
+    wd = finished_run
+    shards = [p for p in parquet_files(wd) if "narcotic_games" in str(p)]
+    shards[0].unlink()
+    interrupted = str(shards[1].relative_to(wd))
+    (wd / ".snakemake" / "incomplete").mkdir(parents=True, exist_ok=True)
+    (wd / ".snakemake" / "incomplete" / urlsafe_b64encode(interrupted.encode()).decode()).write_text("")
+    (wd / ".snakemake" / "locks").mkdir(parents=True, exist_ok=True)
+    (wd / ".snakemake" / "locks" / "0.output.lock").write_text(f"{wd / interrupted}\n")
+    assert (wd / layout.manifest_of(WAREHOUSE)).exists()
+    before = tree_state(wd)
+    for args in (["-n"], ["--dry-run", "--cores", "2"], ["-pn"], ["--summary"]):
+        out = snakemake(wd, *args, check=False)
+        assert "Traceback" not in out.stderr, out.stderr[-2000:]
+        after = tree_state(wd)
+        changed = sorted(f for f in before if after.get(f) != before[f])
+        added = sorted(f for f in after if f not in before and not f.startswith(".snakemake/log/"))
+        assert not changed and not added, (args, changed, added)
+    out = snakemake(wd, "--cores", "2")
+    assert "resuming after a killed run" in out.stderr and "recomputing" in out.stderr
+    assert not list((wd / ".snakemake" / "incomplete").iterdir()) and not list((wd / ".snakemake" / "locks").iterdir())
+    assert cardlab(wd, "verify").returncode == 0
