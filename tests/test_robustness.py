@@ -483,9 +483,14 @@ def test_failed_or_running_rebuild_keeps_the_last_good_catalog(finished_run, tmp
     assert cardlab(wd, "verify").returncode == 0
 
 
+# Snakemake's own run logs and the I/O cache a dry run leaves for --trust-io-cache
+SNAKEMAKE_OWN = (".snakemake/log/", ".snakemake/iocache/")
+
+
 def tree_state(wd: Path) -> dict[str, tuple[bytes, int]]:
     """Every file under the work dir (Snakemake's records included): content and modification time."""
-    return {str(p.relative_to(wd)): (p.read_bytes(), p.stat().st_mtime_ns) for p in wd.rglob("*") if p.is_file()}
+    files = (p for p in wd.rglob("*") if p.is_file() and not str(p.relative_to(wd)).startswith(SNAKEMAKE_OWN))
+    return {str(p.relative_to(wd)): (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
 
 
 def test_a_dry_run_changes_no_file(finished_run):
@@ -503,14 +508,35 @@ def test_a_dry_run_changes_no_file(finished_run):
     (wd / ".snakemake" / "locks" / "0.output.lock").write_text(f"{wd / interrupted}\n")
     assert (wd / layout.manifest_of(WAREHOUSE)).exists()
     before = tree_state(wd)
-    for args in (["-n"], ["--dry-run", "--cores", "2"], ["-pn"], ["--summary"]):
+    for args in (["-n"], ["--dry-run", "--cores", "2"], ["-pn"], ["--summary"], ["--dag"]):
         out = snakemake(wd, *args, check=False)
         assert "Traceback" not in out.stderr, out.stderr[-2000:]
         after = tree_state(wd)
         changed = sorted(f for f in before if after.get(f) != before[f])
-        added = sorted(f for f in after if f not in before and not f.startswith(".snakemake/log/"))
+        added = sorted(f for f in after if f not in before)
         assert not changed and not added, (args, changed, added)
     out = snakemake(wd, "--cores", "2")
     assert "resuming after a killed run" in out.stderr and "recomputing" in out.stderr
     assert not list((wd / ".snakemake" / "incomplete").iterdir()) and not list((wd / ".snakemake" / "locks").iterdir())
     assert cardlab(wd, "verify").returncode == 0
+
+
+@pytest.mark.parametrize(
+    "argv, runs",
+    [
+        (["snakemake", "--cores", "all"], True),
+        (["snakemake", "--cores", "2", "warehouse"], True),
+        (["snakemake", "-n"], False),
+        (["snakemake", "-pn", "--cores", "2"], False),
+        (["snakemake", "--dry-run"], False),
+        (["snakemake", "--summary"], False),
+        (["snakemake", "--dag"], False),
+        (["snakemake", "--unlock"], False),
+        (["snakemake", "--report=r.html"], False),
+        (["snakemake", "-c2", "-p"], True),
+    ],
+)
+def test_only_a_command_that_runs_jobs_cleans_up(argv, runs):
+    from engines.pipeline.resume import asks_for_a_run
+
+    assert asks_for_a_run(argv) is runs
