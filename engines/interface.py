@@ -4,7 +4,8 @@ A game is a package ``engines/<game>/`` whose ``engine.py`` defines a subclass
 of :class:`Engine`, plus one line in :mod:`engines.registry`.  Everything else
 (config checks, Snakemake rules, the warehouse, ``cardlab verify``, the report
 index, provenance hashes, the CLI, the conformance tests) asks the engine
-through this class and nothing else, so a new game needs no edit elsewhere.
+through this class and nothing else, so a game runs with no edit elsewhere
+(docs/engines.md lists what a finished game adds: captions, config, docs).
 
 An engine composes :class:`engines.kinds.ShardKind` objects, one per type of shard
 it plans; the methods the pipeline calls (``plan``, ``run_shard``, ``stages``,
