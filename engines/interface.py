@@ -4,7 +4,14 @@ A game is a package ``engines/<game>/`` whose ``engine.py`` defines a subclass
 of :class:`Engine`, plus one line in :mod:`engines.registry`.  Everything else
 (config checks, Snakemake rules, the warehouse, ``cardlab verify``, the report
 index, provenance hashes, the CLI, the conformance tests) asks the engine
-through this class and nothing else, so a new game needs no edit elsewhere.
+through this class and nothing else, so a game runs with no edit elsewhere
+(docs/engines.md lists what a finished game adds: captions, config, docs).
+
+An engine composes :class:`engines.kinds.ShardKind` objects, one per type of shard
+it plans; the methods the pipeline calls (``plan``, ``run_shard``, ``stages``,
+``stage_of``, ``spec_tables``, ``expected_rows``, ``shard_threads``,
+``shard_backend``, ``shard_inputs``, ``result_version``) dispatch on a spec's
+``kind`` through them.
 
 Files the package may hold beside ``engine.py`` (found by name, all optional):
 
@@ -20,18 +27,23 @@ type, e.g. ``"sim"``, ``"exhaustive"``), ``range`` (``[start, stop)`` of the
 work items it covers, counted across the experiment), ``work`` (items, for
 progress), optionally ``work_unit``, ``root_seed``, ``seed`` and
 ``seed_derivation``, plus the game's own parameters.  Specs are
-JSON-serialisable and deterministic: they are recorded as provenance.
+JSON-serialisable and deterministic: they are recorded as provenance.  Threads
+and backends never change results, so they stay out of the spec.
 """
 
 from __future__ import annotations
 
 import importlib
-from abc import ABC, abstractmethod
+import importlib.util
+from abc import ABC
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
+
+from .core.errors import CardlabError
+from .kinds import ShardKind, kind_registry
 
 if TYPE_CHECKING:  # pyarrow only types the interface: `cardlab --help` need not import it
     import pyarrow as pa
@@ -62,10 +74,10 @@ class Stage:
 
 
 class Engine(ABC):
-    """A game: how its config is planned into shards, how a shard is computed, what it writes.
+    """A game: the shard kinds it plans, what they write, and the game's own declarations.
 
-    Subclasses set the class attributes and implement :meth:`plan` and
-    :meth:`run_shard`; every other method has a declared default.
+    Subclasses set the class attributes, ``kinds`` included; the shard methods below
+    are derived from the kinds, the others have declared defaults.
     """
 
     name: ClassVar[str]
@@ -76,60 +88,90 @@ class Engine(ABC):
     work_unit: ClassVar[str] = "items"
     """What ``progress.update`` counts (games, deals, hands) unless a spec names its own ``work_unit``."""
     tables: ClassVar[Mapping[str, pa.Schema]]
+    kinds: ClassVar[tuple[ShardKind, ...]]
+    """The shard kinds, in planning order (a kind that reads other shards comes after them)."""
     sharded_field: ClassVar[str | None] = None
     """The field of each configured experiment that shards split (each shard needs at least one unit)."""
     report_files: ClassVar[tuple[ReportFile, ...]] = ()
     figure_basis: ClassVar[Mapping[str, tuple[str, str]]] = {}
     """For a figure stem: (SQL giving one row, format string) saying what the figure is computed from."""
+    _kind_by_name: ClassVar[dict[str, ShardKind]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        missing = [a for a in ("name", "title", "question", "tables") if not hasattr(cls, a)]
-        if missing and not getattr(cls, "__abstractmethods__", None):
+        missing = [a for a in ("name", "title", "question", "tables", "kinds") if not hasattr(cls, a)]
+        if missing:
             raise TypeError(f"engine {cls.__name__} does not set {', '.join(missing)}")
+        cls._kind_by_name = kind_registry(cls.name, cls.kinds, cls.tables)
 
-    # ------------------------------------------------------------------ required
+    # ------------------------------------------------------------------ shard methods, from the kinds
 
-    @abstractmethod
+    def kind_of(self, spec: Mapping[str, Any]) -> ShardKind:
+        """The kind of a spec; a CardlabError for a kind the engine does not have."""
+        kind = self._kind_by_name.get(spec.get("kind"))
+        if kind is None:
+            raise CardlabError(
+                f"{self.name}: unknown shard kind {spec.get('kind')!r}; known: {', '.join(self._kind_by_name)}"
+            )
+        return kind
+
     def plan(self, section: Mapping[str, Any]) -> list[dict]:
-        """The shard specs of the game's (schema-valid) config section, in a fixed order."""
+        """The shard specs of the game's (schema-valid) config section: each kind's, in the order of ``kinds``."""
+        specs: list[dict] = []
+        for kind in self.kinds:
+            specs += kind.plan(section or {}, tuple(specs))
+        return specs
 
-    @abstractmethod
-    def run_shard(self, spec: Mapping[str, Any], progress, inputs: Sequence[str]) -> dict[str, dict]:
-        """Compute one shard: table name -> columns (numpy arrays or lists), calling ``progress.update(n)``."""
-
-    # ------------------------------------------------------------------ defaults
+    def run_shard(
+        self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str | None = None
+    ) -> dict[str, dict]:
+        """Compute one shard (with ``backend``, default the kind's first): table name -> columns."""
+        kind = self.kind_of(spec)
+        chosen = kind.default_backend if backend is None else kind.check_backend(backend, f"{self.name} shard")
+        return kind.run(spec, progress, inputs, chosen)
 
     def stages(self) -> dict[str, Stage]:
-        """Shard groups, each one Snakemake rule; one stage writing every table by default."""
-        return {"shard": Stage(tuple(self.tables))}
+        """Shard groups, each one Snakemake rule: the kinds' stages, in the order of ``kinds``."""
+        out: dict[str, Stage] = {}
+        for kind in self.kinds:
+            out.setdefault(kind.stage, Stage(kind.tables, kind.resources.runtime_min, kind.resources.mem_mb))
+        return out
 
     def stage_of(self, spec: Mapping[str, Any]) -> str:
-        return "shard"
+        return self.kind_of(spec).stage
 
     def spec_tables(self, spec: Mapping[str, Any]) -> tuple[str, ...]:
         """The tables one shard writes."""
-        return self.stages()[self.stage_of(spec)].tables
+        return self.kind_of(spec).tables
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
         """Rows a shard's table must hold by its spec; None when only the computation knows."""
-        return None
+        return self.kind_of(spec).expected_rows(spec, table)
 
     def shard_threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
         """numba threads of a shard job; kept out of the spec because threads never change results."""
-        return 1
+        return self.kind_of(spec).threads(section or {}, spec)
+
+    def shard_backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
+        """The backend the config chooses for a shard; kept out of the spec because backends never change results."""
+        return self.kind_of(spec).backend(section or {}, spec)
 
     def shard_inputs(self, spec: Mapping[str, Any], plan: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict]]:
         """(table, spec) of the shard files a second-stage shard reads (e.g. RedBlack's basins)."""
-        return []
+        return self.kind_of(spec).inputs(spec, plan)
 
     def result_version(self, spec: Mapping[str, Any]) -> str:
-        """The version a shard's results carry: a hash of the game's result-defining source and the core.
+        """The version a shard's results carry: its kind's explicit version, else a hash of the game's
+        result-defining source and the core.
 
-        A shard whose recorded version differs is stale and recomputed.  An engine may
-        return an explicit, test-guarded version for shards whose results must survive
-        edits that do not change them (e.g. a long search campaign)."""
-        return self.source_version()
+        A shard whose recorded version differs is stale and recomputed.  A kind may declare
+        an explicit, test-guarded version for shards whose results must survive edits that
+        do not change them (e.g. a long search campaign).  A spec of no known kind (a file
+        an older engine wrote) gets the source hash, so it reads as stale, not as an error."""
+        kind = self._kind_by_name.get(spec.get("kind"))
+        return (kind.result_version if kind else None) or self.source_version()
+
+    # ------------------------------------------------------------------ defaults
 
     def warehouse_tables(self) -> dict[str, pa.Table]:
         """Small tables made from the engine's own constants, loaded before ``views.sql`` (e.g. rule presets),

@@ -12,9 +12,11 @@ import pytest
 from wfhelp import ROOT
 
 from engines.core import layout
+from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.core.store import read_meta
 from engines.interface import SPEC_KEYS, Engine
+from engines.kinds import ShardKind
 from engines.pipeline import jobs
 from engines.pipeline.config import validate_config
 from engines.registry import ENGINES, GAMES, engine
@@ -42,6 +44,109 @@ def test_registry_entries_are_engines(eng):
 def test_engine_without_the_required_methods_is_refused():
     with pytest.raises(TypeError):
         type("Half", (Engine,), {"name": "half", "title": "t", "question": "q", "tables": {}})()
+
+
+class Toy(ShardKind):
+    name, tables = "toy", ("toy_rows",)
+
+    def plan(self, section, planned):
+        return []
+
+    def run(self, spec, progress, inputs, backend):
+        return {}
+
+
+def toy_engine(kinds: tuple, tables=("toy_rows",)) -> type:
+    attrs = {"name": "toy", "title": "t", "question": "q", "tables": dict.fromkeys(tables), "kinds": kinds}
+    return type("ToyEngine", (Engine,), attrs)
+
+
+@pytest.mark.parametrize(
+    "kinds, tables, problem",
+    [
+        ((Toy(), Toy()), ("toy_rows",), "two shard kinds named 'toy'"),
+        ((Toy(),), ("toy_other",), "writes tables the engine lacks"),
+        (
+            (Toy(), type("Wide", (Toy,), {"name": "wide", "tables": ("toy_rows", "toy_more")})()),
+            ("toy_rows", "toy_more"),
+            "share stage",
+        ),
+        (("toy",), ("toy_rows",), "is not a ShardKind"),
+    ],
+)
+def test_engine_with_badly_declared_kinds_is_refused(kinds, tables, problem):
+    with pytest.raises(TypeError, match=problem):
+        toy_engine(kinds, tables)
+
+
+def test_a_kind_belongs_to_one_game():
+    kind = Toy()
+    toy_engine((kind,))
+    with pytest.raises(TypeError, match="already belongs to game 'toy'"):
+        type(
+            "Other",
+            (Engine,),
+            {"name": "other", "title": "t", "question": "q", "tables": {"toy_rows": None}, "kinds": (kind,)},
+        )
+
+
+def test_kinds_declare_the_engines_tables_and_stages(eng):
+    stages = eng.stages()
+    assert eng.kinds and len({k.name for k in eng.kinds}) == len(eng.kinds)
+    for kind in eng.kinds:
+        assert isinstance(kind, ShardKind) and kind.game == eng.name
+        assert kind.tables and set(kind.tables) <= set(eng.tables), kind.name
+        assert stages[kind.stage].tables == kind.tables
+        assert (stages[kind.stage].runtime_min, stages[kind.stage].mem_mb) == (
+            kind.resources.runtime_min,
+            kind.resources.mem_mb,
+        )
+        assert kind.default_backend in kind.backends
+
+
+def test_every_kind_plans_deterministic_specs_of_its_own(eng):
+    """The tiny config exercises every kind; a kind's plan, given the same earlier specs, is the same."""
+    section, specs = eng.tiny_config(), tiny_plan(eng)
+    by_kind = {kind.name: [s for s in specs if s["kind"] == kind.name] for kind in eng.kinds}
+    assert all(by_kind.values()), f"the tiny config plans no shard of {[k for k, v in by_kind.items() if not v]}"
+    assert sum(map(len, by_kind.values())) == len(specs)
+    planned: list[dict] = []
+    for kind in eng.kinds:
+        mine = kind.plan(section, tuple(planned))
+        assert mine == by_kind[kind.name] == kind.plan(section, tuple(planned))
+        assert all(eng.kind_of(s) is kind and eng.spec_tables(s) == kind.tables for s in mine)
+        planned += mine
+
+
+def test_every_kind_has_one_stable_result_version(eng):
+    for kind in eng.kinds:
+        versions = {eng.result_version(s) for s in tiny_plan(eng) if s["kind"] == kind.name}
+        assert versions == {kind.result_version or eng.source_version()}, kind.name
+        assert versions == {eng.result_version(s) for s in tiny_plan(eng) if s["kind"] == kind.name}
+
+
+def test_an_unknown_kind_is_refused(eng):
+    spec = {**tiny_plan(eng)[0], "kind": "no-such-kind"}
+    known = ", ".join(k.name for k in eng.kinds)
+    for call in (
+        lambda: eng.kind_of(spec),
+        lambda: eng.stage_of(spec),
+        lambda: eng.spec_tables(spec),
+        lambda: eng.run_shard(spec, Progress(1, "items", enabled=False), []),
+        lambda: eng.shard_threads(eng.tiny_config(), spec),
+    ):
+        with pytest.raises(CardlabError, match=f"{eng.name}: unknown shard kind 'no-such-kind'; known: {known}"):
+            call()
+    # a file an older engine wrote, of a kind since removed, is stale (the source hash), not an error
+    assert eng.result_version(spec) == eng.source_version()
+
+
+def test_an_unknown_backend_is_refused(eng):
+    specs = tiny_plan(eng)
+    spec = next(s for s in specs if not eng.shard_inputs(s, specs))
+    assert eng.shard_backend(eng.tiny_config(), spec) in eng.kind_of(spec).backends
+    with pytest.raises(CardlabError, match="unknown backend 'no-such-backend'"):
+        eng.run_shard(spec, Progress(1, "items", enabled=False), [], backend="no-such-backend")
 
 
 def test_plan_is_deterministic_and_json(eng):

@@ -1,7 +1,7 @@
 """Adding a game is adding a package and one registry line: a toy game, end to end.
 
 The test copies the project into a temporary directory, writes ``engines/coin/``
-(an engine, SQL views and a report) and one line in ``engines/registry.py``, and
+(an engine composing one shard kind, SQL views and a report) and one line in ``engines/registry.py``, and
 nothing else; a plain ``snakemake`` then plans, runs and loads it, and the report
 index lists it.
 """
@@ -26,6 +26,32 @@ import pyarrow as pa
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
+from ..kinds import ShardKind
+
+
+class Flips(ShardKind):
+    name = "sim"
+    tables = ("coin_flips",)
+
+    def plan(self, section, planned):
+        specs = []
+        for exp in section["experiments"]:
+            for shard, (a, b) in enumerate(split_range(exp["flips"], exp["shards"])):
+                specs.append({"experiment": exp["name"], "variant": "fair", "shard": shard, "kind": self.name,
+                              "range": [a, b], "work": b - a, "root_seed": exp["seed"],
+                              "seed": shard_seed(exp["seed"], self.game, exp["name"], "fair", shard),
+                              "seed_derivation": seed_derivation(exp["seed"], self.game, exp["name"], "fair", shard)})
+        return specs
+
+    def expected_rows(self, spec, table):
+        return spec["range"][1] - spec["range"][0]
+
+    def run(self, spec, progress, inputs, backend):
+        a, b = spec["range"]
+        heads = np.random.Generator(np.random.PCG64(spec["seed"])).random(b - a) < 0.5
+        progress.update(b - a)
+        return {"coin_flips": {"experiment": [spec["experiment"]] * (b - a),
+                               "flip": np.arange(a, b, dtype=np.int64), "heads": heads}}
 
 
 class CoinEngine(Engine):
@@ -34,28 +60,9 @@ class CoinEngine(Engine):
     question = "How often does a fair coin land heads?"
     work_unit = "flips"
     tables = {"coin_flips": pa.schema([("experiment", pa.string()), ("flip", pa.int64()), ("heads", pa.bool_())])}
+    kinds = (Flips(),)
     sharded_field = "flips"
     report_files = (ReportFile("coin.md"),)
-
-    def plan(self, section):
-        specs = []
-        for exp in section["experiments"]:
-            for shard, (a, b) in enumerate(split_range(exp["flips"], exp["shards"])):
-                specs.append({"experiment": exp["name"], "variant": "fair", "shard": shard, "kind": "sim",
-                              "range": [a, b], "work": b - a, "root_seed": exp["seed"],
-                              "seed": shard_seed(exp["seed"], self.name, exp["name"], "fair", shard),
-                              "seed_derivation": seed_derivation(exp["seed"], self.name, exp["name"], "fair", shard)})
-        return specs
-
-    def expected_rows(self, spec, table):
-        return spec["range"][1] - spec["range"][0]
-
-    def run_shard(self, spec, progress, inputs):
-        a, b = spec["range"]
-        heads = np.random.Generator(np.random.PCG64(spec["seed"])).random(b - a) < 0.5
-        progress.update(b - a)
-        return {"coin_flips": {"experiment": [spec["experiment"]] * (b - a),
-                               "flip": np.arange(a, b, dtype=np.int64), "heads": heads}}
 '''
 
 VIEWS = """

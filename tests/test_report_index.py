@@ -338,9 +338,9 @@ def small_shard(game: str, monkeypatch) -> dict:
         monkeypatch.setattr(narcotic_engine, "CHUNK", 100)
         section = {"experiments": [{"name": "p", "rules": "seed", "games": 450, "shards": 1, "seed": 1}]}
     elif game == "redblack":
-        import engines.redblack.engine as redblack_engine
+        import engines.redblack.search_shards as search_shards
 
-        monkeypatch.setattr(redblack_engine, "sample_range", functools.partial(redblack_engine.sample_range, batch=64))
+        monkeypatch.setattr(search_shards, "sample_range", functools.partial(search_shards.sample_range, batch=64))
         section = {
             "exhaustive": {"k_min": 1, "k_max": 1, "deals_per_shard": 1000},
             "basins": False,

@@ -1,4 +1,8 @@
-"""The Blackjack engine: one shard of exact tables, seeded simulation shards of counts per upcard and outcome."""
+"""The Blackjack engine: one shard of exact tables, seeded simulation shards of counts per upcard and outcome.
+
+Both kinds run under one Snakemake stage and write both tables (the interface gives
+every shard of a stage the same outputs); the table that does not apply is empty.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from ..core.errors import CardlabError
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
+from ..kinds import ShardKind
 from .exact import exact_table
 from .rules import DECKS, OUTCOMES, PEEK, SHOES, SOFT17, UPCARD_VALUE, UPCARDS, parse_choice, parse_decks
 from .simulate import BLOCK_CONTINUOUS, simulate
@@ -133,12 +138,112 @@ def _sim_columns(spec: dict, progress) -> dict[str, list]:
     return cols
 
 
+def empty_tables() -> dict[str, dict]:
+    """Every table with no rows: each shard writes both tables (one stage), the one that does not apply empty."""
+    return {table: {name: [] for name in schema.names} for table, schema in TABLES.items()}
+
+
+ROWS_PER_TABLE = len(UPCARDS) * len(OUTCOMES)  # one row per upcard and outcome
+
+
+class ExactTables(ShardKind):
+    """One shard for every exact variant together (well under a second)."""
+
+    name = "exact"
+    tables = tuple(TABLES)
+
+    def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
+        variants = exact_variants(section)
+        if not variants:
+            return []
+        return [
+            {
+                "experiment": EXACT_EXPERIMENT,
+                "variant": "all",
+                "shard": 0,
+                "kind": self.name,
+                "variants": [list(v) for v in variants],
+                "range": [0, len(variants)],
+                "work": len(variants) * len(UPCARDS),
+                "work_unit": "upcard tables",
+            }
+        ]
+
+    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
+        """One row per upcard, outcome and exact variant; no simulated counts."""
+        return ROWS_PER_TABLE * len(spec.get("variants", [])) if table == "blackjack_exact_probs" else 0
+
+    def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
+        return {**empty_tables(), "blackjack_exact_probs": _exact_columns(spec["variants"], progress)}
+
+
+class Simulation(ShardKind):
+    """Each simulation experiment cut into ``shards`` ranges of hands per upcard."""
+
+    name = "sim"
+    tables = tuple(TABLES)
+
+    def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
+        specs: list[dict] = []
+        for i, exp in enumerate(section.get("experiments", []) or []):
+            specs += self.experiment_specs(exp, f"blackjack.experiments[{i}]")  # paths as the config checks write them
+        return specs
+
+    def experiment_specs(self, exp: Mapping[str, Any], where: str) -> list[dict]:
+        name = exp["name"]
+        decks = parse_decks(exp["decks"])
+        soft17 = parse_choice(f"{where}.soft17", exp.get("soft17", "stand"), SOFT17)
+        peek = parse_choice(f"{where}.peek", exp.get("peek", "no"), PEEK)
+        shoe = parse_choice(f"{where}.shoe", exp.get("shoe", "fresh"), SHOES)
+        if shoe == "continuous" and decks == "inf":
+            raise CardlabError(f"{where}: shoe 'continuous' needs decks 1..8, not inf")
+        if name == EXACT_EXPERIMENT:
+            raise CardlabError(f"{where}.name: the name {name!r} is reserved for the exact tables")
+        hands, shards = int(exp["hands_per_upcard"]), int(exp.get("shards", 1))
+        variant = sim_variant(decks, soft17, peek)
+        root = int(exp["seed"])
+        # Continuous shards start on block boundaries: a block is a run of shoes dealt in
+        # sequence, so it must not be cut in two by a shard boundary.
+        unit = BLOCK_CONTINUOUS if shoe == "continuous" else 1
+        specs = []
+        for shard, (b0, b1) in enumerate(split_range(-(-hands // unit), shards)):
+            start, stop = b0 * unit, min(b1 * unit, hands)
+            specs.append(
+                {
+                    "experiment": name,
+                    "variant": variant,
+                    "shard": shard,
+                    "kind": self.name,
+                    "shoe": shoe,
+                    "decks": decks,
+                    "soft17": soft17,
+                    "peek": peek,
+                    "penetration": float(exp.get("penetration", 0.75)),
+                    "range": [start, max(start, stop)],
+                    "work": max(0, stop - start) * len(UPCARDS),
+                    "root_seed": root,
+                    "seed": shard_seed(root, self.game, name, variant, shard),
+                    "seed_derivation": seed_derivation(root, self.game, name, variant, shard),
+                }
+            )
+        return specs
+
+    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
+        """One row per upcard and outcome; no exact tables."""
+        return ROWS_PER_TABLE if table == "blackjack_sim_counts" else 0
+
+    def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
+        return {**empty_tables(), "blackjack_sim_counts": _sim_columns(spec, progress)}
+
+
 class BlackjackEngine(Engine):
     name = "blackjack"
     title = "Blackjack dealer"
     question = "How likely is the dealer to bust, reach 17–21 or have a natural, by upcard?"
     work_unit = "hands"
     tables = TABLES
+    # exact tables first: every simulated table is compared with one
+    kinds = (ExactTables(), Simulation())
     sharded_field = "hands_per_upcard"
     report_files = (
         ReportFile("blackjack.md"),
@@ -152,82 +257,6 @@ class BlackjackEngine(Engine):
             "{0} exact tables, one per shoe size (no sampling error)",
         ),
     }
-
-    def plan(self, section: Mapping[str, Any]) -> list[dict]:
-        """One shard for every exact variant together (well under a second), then each
-        simulation experiment cut into ``shards`` ranges of hands per upcard."""
-        specs: list[dict] = []
-        variants = exact_variants(section)
-        if variants:
-            specs.append(
-                {
-                    "experiment": EXACT_EXPERIMENT,
-                    "variant": "all",
-                    "shard": 0,
-                    "kind": "exact",
-                    "variants": [list(v) for v in variants],
-                    "range": [0, len(variants)],
-                    "work": len(variants) * len(UPCARDS),
-                    "work_unit": "upcard tables",
-                }
-            )
-        for i, exp in enumerate(section.get("experiments", []) or []):
-            name, where = exp["name"], f"blackjack.experiments[{i}]"  # paths as the config checks write them
-            decks = parse_decks(exp["decks"])
-            soft17 = parse_choice(f"{where}.soft17", exp.get("soft17", "stand"), SOFT17)
-            peek = parse_choice(f"{where}.peek", exp.get("peek", "no"), PEEK)
-            shoe = parse_choice(f"{where}.shoe", exp.get("shoe", "fresh"), SHOES)
-            if shoe == "continuous" and decks == "inf":
-                raise CardlabError(f"{where}: shoe 'continuous' needs decks 1..8, not inf")
-            if name == EXACT_EXPERIMENT:
-                raise CardlabError(f"{where}.name: the name {name!r} is reserved for the exact tables")
-            hands, shards = int(exp["hands_per_upcard"]), int(exp.get("shards", 1))
-            variant = sim_variant(decks, soft17, peek)
-            root = int(exp["seed"])
-            # Continuous shards start on block boundaries: a block is a run of shoes dealt in
-            # sequence, so it must not be cut in two by a shard boundary.
-            unit = BLOCK_CONTINUOUS if shoe == "continuous" else 1
-            blocks = split_range(-(-hands // unit), shards)
-            for shard, (b0, b1) in enumerate(blocks):
-                start, stop = b0 * unit, min(b1 * unit, hands)
-                specs.append(
-                    {
-                        "experiment": name,
-                        "variant": variant,
-                        "shard": shard,
-                        "kind": "sim",
-                        "shoe": shoe,
-                        "decks": decks,
-                        "soft17": soft17,
-                        "peek": peek,
-                        "penetration": float(exp.get("penetration", 0.75)),
-                        "range": [start, max(start, stop)],
-                        "work": max(0, stop - start) * len(UPCARDS),
-                        "root_seed": root,
-                        "seed": shard_seed(root, self.name, name, variant, shard),
-                        "seed_derivation": seed_derivation(root, self.name, name, variant, shard),
-                    }
-                )
-        return specs
-
-    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
-        """Rows per table of a shard: one per upcard and outcome (and exact variant); the other table is empty."""
-        per_table = len(UPCARDS) * len(OUTCOMES)
-        exact = spec["kind"] == "exact"
-        if table == "blackjack_exact_probs":
-            return per_table * len(spec.get("variants", [])) if exact else 0
-        return 0 if exact else per_table
-
-    def run_shard(self, spec: Mapping[str, Any], progress, inputs: Sequence[str]) -> dict[str, dict]:
-        """Exact shard: every configured variant's table; sim shard: counts per upcard and outcome.
-
-        Both tables are written by every shard (the interface gives each shard the
-        same outputs); the one that does not apply is empty.
-        """
-        empty = {table: {name: [] for name in schema.names} for table, schema in TABLES.items()}
-        if spec["kind"] == "exact":
-            return {**empty, "blackjack_exact_probs": _exact_columns(spec["variants"], progress)}
-        return {**empty, "blackjack_sim_counts": _sim_columns(spec, progress)}
 
     def reference_checks(self, n: int):
         """Kernel counts against the plain-Python simulator (same seeds, same algorithm) for every upcard."""

@@ -11,6 +11,7 @@ import pyarrow as pa
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
+from ..kinds import ShardKind
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
 from .rules import PRESETS, Rules, all_rules
@@ -48,31 +49,13 @@ def experiment_rules(exp: dict) -> list[Rules]:
 CHUNK = GAMES_PER_CALL
 
 
-class NarcoticEngine(Engine):
-    name = "narcotic"
-    title = "Narcotic solitaire"
-    question = "How often can a shuffled deck be finished, and how long does it take?"
-    work_unit = "games"
-    tables = TABLES
-    sharded_field = "games"
-    report_files = (
-        ReportFile("narcotic.md"),
-        ReportFile("narcotic.csv", "narcotic_table"),
-        ReportFile("narcotic_passes.png", "narcotic_passes"),
-        ReportFile("narcotic_rules.png", "narcotic_rules"),
-    )
-    figure_basis = {
-        "narcotic_passes": (
-            "SELECT coalesce(sum(wins), 0), coalesce(sum(games), 0) FROM narcotic_summary WHERE preset IS NOT NULL",
-            "{0:,} won games out of {1:,} played (seed and classic rules)",
-        ),
-        "narcotic_rules": (
-            "SELECT coalesce(sum(games), 0), coalesce(min(games), 0) FROM narcotic_rule_combinations",
-            "{0:,} games, {1:,} per rule combination",
-        ),
-    }
+class GameSimulation(ShardKind):
+    """A shard of seeded games under one rule combination: game i's deck comes from stream (seed, i)."""
 
-    def plan(self, section: Mapping[str, Any]) -> list[dict]:
+    name = "sim"
+    tables = tuple(TABLES)
+
+    def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
         """For each experiment, each rule combination, ``shards`` seeded shards of games."""
         specs = []
         for exp in section.get("experiments", []):
@@ -84,15 +67,15 @@ class NarcoticEngine(Engine):
                             "experiment": exp["name"],
                             "variant": rules.variant,
                             "shard": shard,
-                            "kind": "sim",
+                            "kind": self.name,
                             "matching": rules.matching,
                             "gather": rules.gather,
                             "pile_four": rules.pile_four,
                             "range": [start, stop],
                             "work": stop - start,
                             "root_seed": root,
-                            "seed": shard_seed(root, self.name, exp["name"], rules.variant, shard),
-                            "seed_derivation": seed_derivation(root, self.name, exp["name"], rules.variant, shard),
+                            "seed": shard_seed(root, self.game, exp["name"], rules.variant, shard),
+                            "seed_derivation": seed_derivation(root, self.game, exp["name"], rules.variant, shard),
                         }
                     )
         return specs
@@ -102,7 +85,7 @@ class NarcoticEngine(Engine):
         start, stop = spec["range"]
         return int(stop) - int(start)
 
-    def run_shard(self, spec: Mapping[str, Any], progress, inputs: Sequence[str]) -> dict[str, dict]:
+    def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """Play games [start, stop) of one shard; game i's deck comes from stream (seed, i)."""
         rules = Rules(spec["matching"], spec["gather"], spec["pile_four"])
         start, stop = spec["range"]
@@ -129,6 +112,32 @@ class NarcoticEngine(Engine):
                 **cols,
             }
         }
+
+
+class NarcoticEngine(Engine):
+    name = "narcotic"
+    title = "Narcotic solitaire"
+    question = "How often can a shuffled deck be finished, and how long does it take?"
+    work_unit = "games"
+    tables = TABLES
+    kinds = (GameSimulation(),)
+    sharded_field = "games"
+    report_files = (
+        ReportFile("narcotic.md"),
+        ReportFile("narcotic.csv", "narcotic_table"),
+        ReportFile("narcotic_passes.png", "narcotic_passes"),
+        ReportFile("narcotic_rules.png", "narcotic_rules"),
+    )
+    figure_basis = {
+        "narcotic_passes": (
+            "SELECT coalesce(sum(wins), 0), coalesce(sum(games), 0) FROM narcotic_summary WHERE preset IS NOT NULL",
+            "{0:,} won games out of {1:,} played (seed and classic rules)",
+        ),
+        "narcotic_rules": (
+            "SELECT coalesce(sum(games), 0), coalesce(min(games), 0) FROM narcotic_rule_combinations",
+            "{0:,} games, {1:,} per rule combination",
+        ),
+    }
 
     def warehouse_tables(self) -> dict[str, pa.Table]:
         """``narcotic_presets``: the named rule combinations (``seed``, ``classic``) for the views."""

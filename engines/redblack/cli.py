@@ -28,6 +28,7 @@ AUDIT_EXAMPLES = """examples:
 
 
 def register(subparsers) -> None:
+    """``cardlab redblack``: one subcommand per ``add_*`` below."""
     raw = argparse.RawDescriptionHelpFormatter
     p = subparsers.add_parser(
         "redblack",
@@ -44,7 +45,12 @@ def register(subparsers) -> None:
         formatter_class=raw,
     )
     sub = p.add_subparsers(dest="redblack_command", required=True, parser_class=type(p))
+    for add in (add_replay, add_search, add_rank, add_audit, add_basin):
+        add(sub, raw)
 
+
+def add_replay(sub, raw) -> None:
+    """``cardlab redblack replay``: play one deal."""
     r = sub.add_parser(
         "replay",
         help="play one deal: the seed-style table, then the verdict",
@@ -57,6 +63,9 @@ def register(subparsers) -> None:
     r.add_argument("--rounds", type=int, default=REPLAY_ROUNDS, help="rounds shown play by play (default: %(default)s)")
     r.set_defaults(func=cmd_replay)
 
+
+def add_search(sub, raw) -> None:
+    """``cardlab redblack search``: search every deal of a size."""
     s = sub.add_parser(
         "search",
         help="every canonical balanced deal of size K (or a rank window): the infinite ones, then counts",
@@ -82,6 +91,9 @@ def register(subparsers) -> None:
     s.add_argument("--csv", action="store_true", help="CSV of the infinite deals for machines (counts on stderr)")
     s.set_defaults(func=cmd_search)
 
+
+def add_rank(sub, raw) -> None:
+    """``cardlab redblack rank``: rank a deal."""
     rk = sub.add_parser(
         "rank",
         help="the rank of a canonical balanced deal (its place in the search order)",
@@ -93,6 +105,9 @@ def register(subparsers) -> None:
     rk.add_argument("p2", help="player 2's deck")
     rk.set_defaults(func=cmd_rank)
 
+
+def add_audit(sub, raw) -> None:
+    """``cardlab redblack audit``: audit a list of claimed infinite deals."""
     a = sub.add_parser(
         "audit",
         help="replay a list of claimed infinite deals, walk their cycles' basins, name what it misses",
@@ -112,6 +127,9 @@ def register(subparsers) -> None:
     )
     a.set_defaults(func=cmd_audit)
 
+
+def add_basin(sub, raw) -> None:
+    """``cardlab redblack basin``: list a cycle's basin."""
     b = sub.add_parser(
         "basin",
         help="every balanced deal leading into the cycle this deal reaches",

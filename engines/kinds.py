@@ -1,0 +1,125 @@
+"""Shard kinds: each type of shard a game plans (a simulation, an exhaustive window, a basin job) as one object.
+
+A kind says everything the pipeline needs about its shards: the ``kind`` string
+its specs carry, the tables it writes, the Snakemake stage (rule) that runs it
+and that stage's resources, its result version, how it plans its specs from the
+game's config section, how it computes one, how many rows it writes, which other
+shards it reads, and its numba threads.  An :class:`engines.interface.Engine`
+composes kinds (``kinds = (ExhaustiveSearch(), SampleSearch(), ...)``) and
+dispatches on a spec's ``kind`` through them.
+
+A *backend* (scalar, SIMD, GPU) is a way a kind computes its shards that never
+changes their results: it is chosen outside the spec (like threads), so a spec and
+its result version are the same whichever backend computed it.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .core.errors import CardlabError
+
+DEFAULT_BACKEND = "scalar"
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What one job of a stage asks the scheduler for (Snakemake's ``runtime`` and ``mem_mb``)."""
+
+    runtime_min: int = 60
+    mem_mb: int = 1000
+
+
+class ShardKind(ABC):
+    """One type of shard: its spec's ``kind``, tables, stage, resources, result version, plan and run.
+
+    An instance belongs to one engine, which binds it to its game name (seeds are
+    derived from it) when the engine class is defined.
+    """
+
+    name: ClassVar[str]
+    """The ``kind`` value of the specs this kind plans."""
+    tables: ClassVar[tuple[str, ...]]
+    """The tables every shard of this kind writes (a subset of the engine's tables)."""
+    stage: ClassVar[str] = "shard"
+    """The Snakemake rule (``<game>_<stage>``) that runs these shards; kinds sharing a stage write the same tables."""
+    resources: ClassVar[Resources] = Resources()
+    backends: ClassVar[Mapping[str, Any]] = {DEFAULT_BACKEND: None}
+    """Backend name -> what :meth:`run` computes with under it (None where the kind has one way); first: the default."""
+    result_version: ClassVar[str | None] = None
+    """An explicit, test-guarded result version (kept campaigns outlive refactors), or None: the engine's source hash."""
+
+    game: str = ""
+    """The engine's name, set when an engine composes the kind."""
+
+    def bind(self, game: str) -> None:
+        if self.game and self.game != game:
+            raise TypeError(f"shard kind {self.name!r} already belongs to game {self.game!r}, not {game!r}")
+        self.game = game
+
+    @abstractmethod
+    def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
+        """This kind's specs for the game's config section, in a fixed order.
+
+        ``planned``: the specs the engine's earlier kinds planned (a second-stage kind reads them)."""
+
+    @abstractmethod
+    def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
+        """Compute one shard with ``backend``: table name -> columns, calling ``progress.update(n)``."""
+
+    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
+        """Rows a shard's table must hold by its spec; None when only the computation knows."""
+        return None
+
+    def inputs(self, spec: Mapping[str, Any], plan: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict]]:
+        """(table, spec) of the shard files this shard reads; none for a first-stage kind."""
+        return []
+
+    def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
+        """numba threads of a job; kept out of the spec because threads never change results."""
+        return 1
+
+    def backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
+        """The backend the config chooses for a shard; kept out of the spec because it never changes results."""
+        return self.default_backend
+
+    @property
+    def default_backend(self) -> str:
+        return next(iter(self.backends))
+
+    def check_backend(self, backend: str, where: str) -> str:
+        """``backend`` if this kind has it, else a CardlabError naming ``where`` and the known ones."""
+        if backend not in self.backends:
+            raise CardlabError(
+                f"{where}: unknown backend {backend!r} for {self.name} shards; known: {', '.join(self.backends)}"
+            )
+        return backend
+
+
+def kind_registry(game: str, kinds: Sequence[ShardKind], tables: Mapping[str, Any]) -> dict[str, ShardKind]:
+    """Kind name -> kind for an engine, each bound to the game; TypeError on what the engine declares wrongly.
+
+    Checks: names unique, every kind's tables among the engine's, kinds of one stage
+    writing the same tables with the same resources."""
+    registry: dict[str, ShardKind] = {}
+    stages: dict[str, ShardKind] = {}
+    for kind in kinds:
+        if not isinstance(kind, ShardKind):
+            raise TypeError(f"engine {game}: {kind!r} is not a ShardKind")
+        if kind.name in registry:
+            raise TypeError(f"engine {game}: two shard kinds named {kind.name!r}")
+        unknown = set(kind.tables) - set(tables)
+        if unknown or not kind.tables:
+            raise TypeError(f"engine {game}: kind {kind.name!r} writes tables the engine lacks: {sorted(unknown)}")
+        first = stages.setdefault(kind.stage, kind)
+        if (first.tables, first.resources) != (kind.tables, kind.resources):
+            raise TypeError(
+                f"engine {game}: kinds {first.name!r} and {kind.name!r} share stage {kind.stage!r} "
+                "but not its tables and resources"
+            )
+        kind.bind(game)
+        registry[kind.name] = kind
+    return registry

@@ -1,0 +1,288 @@
+"""RedBlack's search shard kinds: exhaustive rank ranges and seeded samples, and the tables they write.
+
+Both write the same three tables (``SEARCH_TABLES``) under one Snakemake stage, and
+carry the explicit ``SEARCH_RESULT_VERSION``: a finished campaign is a fact that
+outlives edits which do not change what a search computes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import CardlabError
+from ..core.rng import seed_derivation, shard_seed
+from ..core.shards import split_range
+from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
+from .exhaustive import SearchResult, search_range
+from .rules import K_MAX, canonical_deals
+from .sample import owner_sample_range, sample_range
+from .tables import SEARCH_TABLES
+
+# Search shards carry this explicit result version instead of a source hash, so a finished
+# campaign survives edits that do not change results (a refactor, a report).  Changing what a
+# search shard computes must bump it: tests/redblack/test_result_version.py pins the results.
+# A backend never changes results, so it is not part of it.
+SEARCH_RESULT_VERSION = "redblack-search-2"
+SEARCH_RESOURCES = Resources(runtime_min=120)
+
+DEFAULT_DEALS_PER_SHARD = 20_000_000
+MAX_SHARD_NUMBER = 10**6 - 1  # shard=NNNNNN: shard numbers beyond this are refused (raise deals_per_shard)
+MAX_PLANNED_SHARDS = 20_000  # one config plans at most this many exhaustive shards (Snakemake: ~2 ms a job)
+
+# brute-force shards keep the path they always had; owner shards sit beside them
+EXHAUSTIVE_VARIANT = {"brute": "canonical", "owner": "owner"}
+# names of the other kinds' experiments, refused for a sample experiment
+RESERVED_PREFIX, BASIN_EXPERIMENT = "exhaustive_", "basins"
+
+
+def exhaustive_experiment(k: int) -> str:
+    return f"{RESERVED_PREFIX}k{k:02d}"
+
+
+def block_sizes(block: Mapping[str, Any], where: str) -> list[int]:
+    """The sizes k of one exhaustive block: ``k`` (a list) or ``k_min..k_max``."""
+    if "k" in block:
+        ks = sorted({int(k) for k in block["k"]})
+    elif "k_max" in block:
+        lo, hi = int(block.get("k_min", 1)), int(block["k_max"])
+        if lo > hi:
+            raise CardlabError(f"{where}: k_min ({lo}) is larger than k_max ({hi})")
+        ks = list(range(lo, hi + 1))
+    else:
+        ks = []
+    bad = [k for k in ks if not 1 <= k <= K_MAX]
+    if bad:
+        raise CardlabError(f"{where}: k must be between 1 and {K_MAX}, got {bad}")
+    return ks
+
+
+def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
+    """The ``exhaustive`` setting as a list of blocks: sizes, method, shard size, threads, backend, rank window.
+
+    ``exhaustive`` is one block (a mapping) or a list of them.  Each block gives sizes as
+    ``k`` (a list) or ``k_min..k_max``; ``ranks: [start, stop]`` (one size only) searches a
+    window of ranks, on the same shard grid as the whole size, so windows run at different
+    times add up to the whole."""
+    raw = section.get("exhaustive") or []
+    blocks = [raw] if isinstance(raw, Mapping) else list(raw)
+    out = []
+    for i, block in enumerate(blocks):
+        where = "redblack.exhaustive" + (f"[{i}]" if not isinstance(raw, Mapping) else "")
+        ks = block_sizes(block, where)
+        ranks = block.get("ranks")
+        if ranks is not None and len(ks) != 1:
+            raise CardlabError(f"{where}.ranks: a rank window needs exactly one size k, got {ks or 'none'}")
+        out.append(
+            {
+                "where": where,
+                "ks": ks,
+                "method": block.get("method", "owner"),
+                "deals_per_shard": int(block.get("deals_per_shard", DEFAULT_DEALS_PER_SHARD)),
+                "threads": int(block.get("threads", 1)),
+                "backend": block.get("backend", DEFAULT_BACKEND),
+                "ranks": ranks,
+            }
+        )
+    return out
+
+
+def shard_grid(k: int, per_shard: int, ranks: Sequence[int] | None, where: str) -> list[tuple[int, int, int]]:
+    """(shard, start, stop) of the shards of size k that lie in the rank window (all ranks by default).
+
+    Shard i covers ranks [i * per_shard, (i + 1) * per_shard) whatever the window, so a
+    shard's number, range and file are the same in every campaign that contains it."""
+    total = canonical_deals(k)
+    start, stop = (0, total) if ranks is None else (int(ranks[0]), int(ranks[1]))
+    if not 0 <= start < stop <= total:
+        raise CardlabError(f"{where}.ranks: [{start}, {stop}) is not a non-empty window inside [0, {total}) for k={k}")
+    if start % per_shard or (stop % per_shard and stop != total):
+        raise CardlabError(
+            f"{where}.ranks: [{start}, {stop}) must start on a shard boundary (a multiple of deals_per_shard = "
+            f"{per_shard:,}) and end on one or at {total:,} (all ranks of k={k})"
+        )
+    first, last = start // per_shard, -(-stop // per_shard)
+    if last - 1 > MAX_SHARD_NUMBER:
+        raise CardlabError(
+            f"{where}: k={k} needs shard numbers up to {last - 1:,} with deals_per_shard = {per_shard:,}; "
+            f"at most {MAX_SHARD_NUMBER:,}: raise deals_per_shard"
+        )
+    if last - first > MAX_PLANNED_SHARDS:
+        raise CardlabError(
+            f"{where}: k={k} would plan {last - first:,} shards; at most {MAX_PLANNED_SHARDS:,} at a time (Snakemake "
+            "plans about 500 jobs a second): raise deals_per_shard or search a window of ranks (ranks: [start, stop])"
+        )
+    return [(i, i * per_shard, min((i + 1) * per_shard, total)) for i in range(first, last)]
+
+
+def search_tables(
+    spec: Mapping[str, Any], res: SearchResult, method: str, balanced: bool, space: int, start: int, stop: int
+) -> dict[str, dict]:
+    """The three search tables of one shard's result (``method``: exhaustive or sample)."""
+    common = {
+        "experiment": spec["experiment"],
+        "method": method,
+        "algorithm": res.method,
+        "k": int(spec["k"]),
+        "balanced": balanced,
+        "shard": int(spec["shard"]),
+    }
+    rounds = np.flatnonzero(res.lengths)
+    infinite = sorted(res.infinite, key=lambda r: (r["p1"], r["p2"], r["deal_index"]))
+    return {
+        "redblack_counts": {
+            **{c: [v] for c, v in common.items()},
+            "range_start": [int(start)],
+            "range_stop": [int(stop)],
+            "space": [int(space)],
+            "deals": [res.deals],
+            "finite": [res.finite],
+            "infinite": [res.infinite_count],
+            "longest_rounds": [res.longest_rounds],
+            "longest_p1": [res.longest_deal[0]],
+            "longest_p2": [res.longest_deal[1]],
+            "stopped": [res.stopped],
+            "rounds": [res.rounds],
+        },
+        "redblack_hist": {
+            **{c: [v] * len(rounds) for c, v in common.items()},
+            "rounds": rounds.astype(np.int32),
+            "deals": res.lengths[rounds],
+        },
+        "redblack_found": {
+            **{c: [v] * len(infinite) for c, v in common.items()},
+            **{
+                c: [r[c] for r in infinite]
+                for c in ("deal_index", "p1", "p2", "cycle_id", "rounds_before_cycle", "period")
+            },
+        },
+    }
+
+
+class SearchKind(ShardKind):
+    """What both search kinds share: tables, stage, resources, result version, one counts row a shard."""
+
+    tables = SEARCH_TABLES
+    resources = SEARCH_RESOURCES
+    result_version = SEARCH_RESULT_VERSION
+
+    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
+        """One counts row; the other tables' sizes depend on what the shard finds."""
+        return 1 if table == "redblack_counts" else None
+
+
+class ExhaustiveSearch(SearchKind):
+    """Every canonical balanced deal of a size k, by rank: shard i covers ranks [i * n, (i + 1) * n).
+
+    Backends: ``scalar``, the numba batch search of :func:`engines.redblack.exhaustive.search_range`."""
+
+    name = "exhaustive"
+    backends = {DEFAULT_BACKEND: search_range}
+
+    def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
+        specs: list[dict] = []
+        seen: dict[tuple[int, str], str] = {}
+        for block in exhaustive_blocks(section):
+            self.check_backend(block["backend"], f"{block['where']}.backend")
+            method = block["method"]
+            for k in block["ks"]:
+                if (k, method) in seen:
+                    raise CardlabError(
+                        f"{block['where']}: k={k} with method {method!r} is already planned by {seen[k, method]}; "
+                        "give each size and method one block (rank windows of one size go in one block)"
+                    )
+                seen[k, method] = block["where"]
+                grid = shard_grid(k, block["deals_per_shard"], block["ranks"], block["where"])
+                specs += [self.spec(k, method, shard, r0, r1) for shard, r0, r1 in grid]
+        return specs
+
+    def spec(self, k: int, method: str, shard: int, start: int, stop: int) -> dict:
+        return {
+            "experiment": exhaustive_experiment(k),
+            "variant": EXHAUSTIVE_VARIANT[method],
+            "shard": shard,
+            "kind": self.name,
+            "k": k,
+            "method": method,
+            "range": [start, stop],
+            "work": stop - start,
+        }
+
+    def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
+        k, (r0, r1) = int(spec["k"]), spec["range"]
+        res = self.backends[backend](k, int(r0), int(r1), progress, method=spec["method"])
+        return search_tables(spec, res, "exhaustive", True, canonical_deals(k), r0, r1)
+
+    def block_of(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> dict | None:
+        """The config block that plans a shard (its size and method)."""
+        for block in exhaustive_blocks(section):
+            if spec["k"] in block["ks"] and block["method"] == spec["method"]:
+                return block
+        return None
+
+    def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
+        """The block's ``threads``."""
+        block = self.block_of(section, spec)
+        return block["threads"] if block else 1
+
+    def backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
+        """The block's ``backend``."""
+        block = self.block_of(section, spec)
+        return block["backend"] if block else self.default_backend
+
+
+class SampleSearch(SearchKind):
+    """Seeded random deals of a size k, where exhaustive search is out of reach."""
+
+    name = "sample"
+
+    def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
+        specs: list[dict] = []
+        for i, exp in enumerate(section.get("experiments") or []):
+            specs += self.experiment_specs(exp, f"redblack.experiments[{i}]")
+        return specs
+
+    def experiment_specs(self, exp: Mapping[str, Any], where: str) -> list[dict]:
+        name, k, balanced = exp["name"], int(exp["k"]), bool(exp.get("balanced", True))
+        if name.startswith(RESERVED_PREFIX) or name == BASIN_EXPERIMENT:
+            raise CardlabError(
+                f"{where}.name: {name!r} is reserved (exhaustive_* and basins name the other jobs); choose another name"
+            )
+        owner = exp.get("method", "brute") == "owner"
+        if owner and not balanced:
+            raise CardlabError(
+                f"{where}: method 'owner' needs balanced deals (the owner rule compares ranks "
+                "of balanced deals); set balanced: true or method: brute"
+            )
+        variant = "owner" if owner else "balanced" if balanced else "any_split"
+        root = int(exp["seed"])
+        return [
+            {
+                "experiment": name,
+                "variant": variant,
+                "shard": shard,
+                "kind": self.name,
+                "k": k,
+                "balanced": balanced,
+                **({"method": "owner"} if owner else {}),
+                "root_seed": root,
+                "seed": shard_seed(root, self.game, name, variant, shard),
+                "seed_derivation": seed_derivation(root, self.game, name, variant, shard),
+                "range": [d0, d1],
+                "work": d1 - d0,
+            }
+            for shard, (d0, d1) in enumerate(split_range(int(exp["deals"]), int(exp.get("shards", 1))))
+        ]
+
+    def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
+        # each sample shard draws deals 0..n-1 of its own seeded stream; its range in the
+        # spec places it in the experiment, the table's range_start/stop in that stream
+        d0, d1 = spec["range"]
+        n, k, balanced = int(d1) - int(d0), int(spec["k"]), bool(spec["balanced"])
+        if spec.get("method", "brute") == "owner":
+            res = owner_sample_range(k, int(spec["seed"]), 0, n, progress)
+        else:
+            res = sample_range(k, int(spec["seed"]), 0, n, balanced, progress)
+        return search_tables(spec, res, "sample", balanced, n, 0, n)
