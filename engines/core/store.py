@@ -53,6 +53,12 @@ def temp_files(path: str | os.PathLike) -> list[Path]:
     return sorted(path.parent.glob(f".{path.name}.*.tmp")) if path.parent.is_dir() else []
 
 
+def current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "wb"):
     """Open a temporary file beside ``path``; on success it is fsynced and renamed to ``path``.
@@ -63,6 +69,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb"):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp's 0600 would hide results from the team
         with os.fdopen(fd, mode) as fh:
             yield fh
             fh.flush()
