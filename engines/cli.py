@@ -70,11 +70,29 @@ def cmd_sql(args) -> int:
         raise CardlabError("SQL: no statement to run (the query is empty or only a comment)")
     con = connect(args.db)
     try:
-        rel = con.execute(args.query)
+        results = [result for stmt in statements if (result := run_statement(con, stmt)) is not None]
+    finally:
+        con.close()
+    if args.csv and len(results) > 1:
+        raise CardlabError(
+            f"SQL: {len(results)} statements return rows, and one CSV holds one table: run them one at a time"
+        )
+    for i, (cols, rows) in enumerate(results):
+        if i:
+            print()
+        (print_csv if args.csv else print_table)(cols, rows)
+    return 0
+
+
+def run_statement(con, stmt) -> tuple[list[str], list[tuple]] | None:
+    """Columns and rows of one statement (None when it returns none), DuckDB's errors made one clear line."""
+    import duckdb
+
+    try:
+        rel = con.execute(stmt)
         if rel.description is None:
-            return 0
-        cols = [d[0] for d in rel.description]
-        rows = rel.fetchall()
+            return None
+        return [d[0] for d in rel.description], rel.fetchall()
     except duckdb.Error as exc:
         lines = str(exc).splitlines()
         msg = lines[0]
@@ -87,10 +105,6 @@ def cmd_sql(args) -> int:
         elif "disabled by configuration" in msg or "configuration has been locked" in msg:
             msg += " (cardlab sql reads only the warehouse: no files, extensions or settings)"
         raise CardlabError(f"SQL: {msg}") from None
-    finally:
-        con.close()
-    (print_csv if args.csv else print_table)(cols, rows)
-    return 0
 
 
 def cmd_warehouse(args) -> int:
@@ -111,6 +125,13 @@ def cmd_report(args) -> int:
         for path in build_game(game, args.db, args.outdir):
             print(path)
     return 0
+
+
+def default_db() -> str:
+    """The warehouse ``cardlab sql`` and ``cardlab report`` read: ``$CARDLAB_DB``, else the project's own."""
+    import os
+
+    return os.environ.get("CARDLAB_DB") or "results/warehouse.duckdb"
 
 
 def version_text() -> str:
@@ -176,9 +197,9 @@ def build_parser() -> ArgumentParser:
         epilog=EXAMPLES["sql"],
         formatter_class=raw,
     )
-    s.add_argument("query", help='e.g. "SELECT * FROM narcotic_summary"')
+    s.add_argument("query", help='e.g. "SELECT * FROM narcotic_summary"; several statements print one table each')
     s.add_argument("--csv", action="store_true", help="CSV output for machines")
-    s.add_argument("--db", default="results/warehouse.duckdb", help="warehouse file (default: %(default)s)")
+    s.add_argument("--db", default=default_db(), help="warehouse file (default: $CARDLAB_DB, else %(default)s)")
     s.set_defaults(func=cmd_sql)
 
     w = sub.add_parser(
@@ -202,7 +223,7 @@ def build_parser() -> ArgumentParser:
         formatter_class=raw,
     )
     r.add_argument("--game", choices=GAMES, help="only this game (default: every game)")
-    r.add_argument("--db", default="results/warehouse.duckdb", help="warehouse to read (default: %(default)s)")
+    r.add_argument("--db", default=default_db(), help="warehouse to read (default: $CARDLAB_DB, else %(default)s)")
     r.add_argument("--outdir", default="reports", help="directory to write (default: %(default)s)")
     r.set_defaults(func=cmd_report)
 

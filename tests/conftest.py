@@ -10,7 +10,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from wfhelp import ROOT, snakemake, workdir
+
+# No deadline on property tests: a first example that loads (or compiles) a numba kernel on a
+# busy machine takes seconds, and speed is measured in bench/, never in unit tests.
+settings.register_profile("cardlab", deadline=None)
+settings.load_profile("cardlab")
 
 # Every game has data, RedBlack has cycles (k = 6), Narcotic has both presets and all
 # sixteen rule combinations; small enough for about half a minute on 2 loaded cores.

@@ -176,7 +176,7 @@ FIXES = {
     "row_count": "rows but its provenance says",
     "bad_json": "damaged cardlab provenance",
     "corrupt_page": "damaged Parquet data",
-    "flipped_bit": "damaged Parquet data (data_sha256 of its data is",
+    "flipped_bit": "damaged Parquet data (whole-file sha256 is",
     "misplaced": "provenance says narcotic/narcotic_games/t/deal.top-right.keep/0 but its path names",
     "directory": "not a readable Parquet file (a directory or special file is in its place)",
 }

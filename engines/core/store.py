@@ -4,13 +4,20 @@ A shard's file appears under its final name only when it is complete (written
 to a temporary file in the same directory, flushed, fsynced, then renamed),
 so a killed job never leaves a file that looks finished.
 
-Silent damage is caught two ways.  Every data page carries a CRC32 page
-checksum (Parquet's own, verified by :func:`read_verified` and by any reader
-that asks for it), and the provenance records ``data_sha256``: the sha256 of
-the file's bytes before its footer (every row group: page headers and data).
-The footer holds the provenance itself, so the hash covers everything except
-the record that states it; :func:`read_verified` recomputes it from the bytes
-it then parses, so what is checked is exactly what is loaded.
+Silent damage is caught three ways, and together they cover every byte.
+Every data page carries a CRC32 page checksum (Parquet's own); the provenance
+records ``data_sha256``, the sha256 of the file's bytes before its footer
+(every row group: page headers and data), which also names a shard's results
+independently of its footer; and the footer's last key-value entry,
+``cardlab.file_sha256``, is the sha256 of the whole file with that entry's
+64 hex digits read as zeros.  The footer holds the schema, the column
+statistics a query uses to skip row groups and the provenance, so a flipped
+byte there is as harmful as one in the data: the whole-file hash is checked
+before anything in the footer is believed.  :func:`read_verified` checks all
+three on one read of the bytes it then parses, so what is checked is exactly
+what is loaded.  Files written before the whole-file hash get it from
+:func:`seal`, which rewrites only the footer (the data part stays byte for
+byte, so their ``data_sha256`` and results stay what they were).
 """
 
 from __future__ import annotations
@@ -33,8 +40,18 @@ from .provenance import canonical_json
 
 META_KEY = b"cardlab"
 HASH_KEY = "data_sha256"  # provenance field: sha256 of the file's bytes before the footer
+# Footer key-value entry (outside the provenance JSON, which pyarrow also copies into the
+# ARROW:schema entry): sha256 of the whole file with the digest's own bytes zeroed.
+FILE_HASH_KEY = b"cardlab.file_sha256"
+_DIGEST_PLACEHOLDER = b"0" * 64
 # Fixed writer settings: same data -> same bytes on every run; a CRC32 on every page.
 WRITE_OPTIONS = {"compression": "zstd", "write_statistics": True, "write_page_checksum": True}
+
+
+def current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 @contextmanager
@@ -47,6 +64,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "wb"):
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=temp_prefix(path), suffix=TEMP_SUFFIX, dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp's 0600 would hide results from the team
         with os.fdopen(fd, mode) as fh:
             yield fh
             fh.flush()
@@ -83,21 +101,80 @@ def write_parquet(
     path = Path(path)
     table = to_table(columns, schema)
 
-    def encode(record: Mapping) -> bytes:
-        md = dict(table.schema.metadata or {})
-        md[META_KEY] = canonical_json(dict(record)).encode()
-        buf = io.BytesIO()
-        pq.write_table(table.replace_schema_metadata(md), buf, **WRITE_OPTIONS)
-        return buf.getvalue()
-
     record = {k: v for k, v in dict(meta).items() if k != HASH_KEY}
-    digest = data_sha256(encode(record))
-    data = encode({**record, HASH_KEY: digest})
+    digest = data_sha256(encode_parquet(table, record))
+    data = encode_parquet(table, {**record, HASH_KEY: digest})
     if data_sha256(data) != digest:  # cannot happen unless the writer puts metadata in data pages
         raise CardlabError(f"{path}: Parquet data part changed with its footer; not written")
     with atomic_write(path) as fh:
         fh.write(data)
     return path
+
+
+def encode_parquet(table: pa.Table, record: Mapping) -> bytes:
+    """The bytes of a cardlab file: ``table`` with ``record`` as provenance, sealed by its whole-file hash."""
+    md = dict(table.schema.metadata or {})
+    md[META_KEY] = canonical_json(dict(record)).encode()
+    buf = io.BytesIO()
+    with pq.ParquetWriter(buf, table.schema.with_metadata(md), **WRITE_OPTIONS) as writer:
+        writer.write_table(table.replace_schema_metadata(md))
+        writer.add_key_value_metadata({FILE_HASH_KEY: _DIGEST_PLACEHOLDER})
+    return _sealed(buf.getvalue())
+
+
+def _sealed(data: bytes) -> bytes:
+    """``data`` (written with the zero placeholder as its file hash) with the real digest in place."""
+    at = _digest_offset(data)
+    if at is None or data[at : at + 64] != _DIGEST_PLACEHOLDER:
+        raise CardlabError("internal error: the Parquet writer did not write the file-hash entry as expected")
+    digest = hashlib.sha256(data).hexdigest().encode()
+    return data[:at] + digest + data[at + 64 :]
+
+
+def _digest_offset(data: bytes) -> int | None:
+    """Offset of the 64 hex digits of the whole-file hash: the last occurrence of its key in the footer,
+    followed by the thrift string header of a 64-byte value (None if the file has no such entry)."""
+    try:
+        start = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    except (IndexError, ValueError):
+        return None
+    key = data.rfind(FILE_HASH_KEY, max(start, 0))
+    # the key is followed by the value's field header (0x18: binary, field delta 1) and its length, 64 (0x40)
+    if key < 0 or data[key + len(FILE_HASH_KEY) : key + len(FILE_HASH_KEY) + 2] != b"\x18\x40":
+        return None
+    at = key + len(FILE_HASH_KEY) + 2
+    return at if at + 64 <= len(data) - 8 else None
+
+
+def file_digest_problem(data: bytes) -> str | None:
+    """Why ``data`` fails its whole-file hash, or None when every byte is as written."""
+    at = _digest_offset(data)
+    if at is None:
+        return f"no {FILE_HASH_KEY.decode()} entry in its footer (written before whole-file hashes: `cardlab seal`)"
+    recorded = data[at : at + 64]
+    actual = hashlib.sha256(data[:at] + _DIGEST_PLACEHOLDER + data[at + 64 :]).hexdigest().encode()
+    if actual != recorded:
+        return f"whole-file sha256 is {actual[:16].decode()}..., its footer says {recorded[:16].decode(errors='replace')}..."
+    return None
+
+
+def seal(path: str | os.PathLike) -> bool:
+    """Give a sound cardlab file written before whole-file hashes its hash, keeping its data part byte for byte.
+
+    The file must pass every older check (page checksums, ``data_sha256``); it is rewritten atomically
+    with the same table and provenance.  Returns False when it was sealed already."""
+    path = Path(path)
+    data = _read_bytes(path)
+    if _digest_offset(data) is not None:
+        return False
+    meta, table = _checked(path, data, whole_file=False)
+    record = {k: v for k, v in meta.items() if k != HASH_KEY}
+    new = encode_parquet(table.replace_schema_metadata({}), {**record, HASH_KEY: meta[HASH_KEY]})
+    if data_part(new) != data_part(data):
+        raise CardlabError(f"{path}: sealing would change its data part; left as it is")
+    with atomic_write(path) as fh:
+        fh.write(new)
+    return True
 
 
 def data_part(data: bytes) -> bytes:
@@ -121,15 +198,35 @@ def _damaged_data(path: Path, reason: str) -> CardlabError:
     )
 
 
-def read_verified(path: str | os.PathLike) -> tuple[dict, pa.Table]:
-    """Provenance and table of a cardlab file, read from one read of its bytes and checked:
-    the data part's sha256 must be the one its provenance records, and every page checksum must hold."""
-    path = Path(path)
-    meta = read_meta(path)
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of a cardlab file; a file that is not one (missing, foreign, unreadable) gets its own message,
+    but only when it carries no whole-file hash: a damaged sealed file is named as damaged."""
+    _check_is_file(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise CardlabError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if _digest_offset(data) is None:
+        read_meta(path)
+    return data
+
+
+def read_verified(path: str | os.PathLike) -> tuple[dict, pa.Table]:
+    """Provenance and table of a cardlab file, read from one read of its bytes and checked: every byte
+    against the whole-file hash, the data part against ``data_sha256``, every page against its checksum."""
+    path = Path(path)
+    return _checked(path, _read_bytes(path))
+
+
+def _checked(path: Path, data: bytes, whole_file: bool = True) -> tuple[dict, pa.Table]:
+    if whole_file and (problem := file_digest_problem(data)) is not None:
+        raise _damaged_data(path, problem)
+    try:
+        meta = read_meta_bytes(pq.read_schema(pa.BufferReader(data)).metadata)
+    except Exception as exc:  # pyarrow raises several types for damaged footers
+        raise _damaged_data(path, f"{exc.__class__.__name__}: {' '.join(str(exc).split())}") from None
+    if meta is None:
+        raise _damaged_data(path, "its provenance is not a JSON record")
     if HASH_KEY not in meta:
         raise _damaged_data(path, f"its provenance records no {HASH_KEY}: not written by this cardlab")
     try:
@@ -144,8 +241,8 @@ def read_verified(path: str | os.PathLike) -> tuple[dict, pa.Table]:
         table = pq.read_table(pa.BufferReader(data), page_checksum_verification=True)
     except Exception as exc:  # pyarrow raises several types for damaged pages
         raise _damaged_data(path, f"{exc.__class__.__name__}: {' '.join(str(exc).split())}") from None
-    if read_meta_bytes(table.schema.metadata) != meta:  # the file changed between the two reads
-        raise _damaged_data(path, "the file changed while it was read")
+    if read_meta_bytes(table.schema.metadata) != meta:  # cannot happen: both come from the same bytes
+        raise _damaged_data(path, "its provenance reads differently twice")
     return meta, table
 
 
@@ -158,9 +255,7 @@ def read_meta_bytes(md) -> dict | None:
     return meta if isinstance(meta, dict) else None
 
 
-def read_meta(path: str | os.PathLike) -> dict:
-    """The provenance record of a cardlab Parquet file; a clear error if it is not one."""
-    path = Path(path)
+def _check_is_file(path: Path) -> None:
     if not path.exists():
         what = "dangling symbolic link" if path.is_symlink() else "file is missing"
         raise CardlabError(f"{path}: {what}")
@@ -169,6 +264,14 @@ def read_meta(path: str | os.PathLike) -> dict:
             f"{path}: not a readable Parquet file (a directory or special file is in its place). "
             "Remove it and rerun `snakemake --cores all` to recompute that shard."
         )
+
+
+def read_meta(path: str | os.PathLike) -> dict:
+    """The provenance record of a cardlab Parquet file; a clear error if it is not one.
+
+    Cheap (it reads the footer only), so not checked: :func:`read_verified` checks every byte."""
+    path = Path(path)
+    _check_is_file(path)
     try:
         md = pq.read_schema(path).metadata or {}
     except Exception as exc:  # pyarrow raises several types for damaged files

@@ -351,7 +351,10 @@ def connect(path: str | os.PathLike = DEFAULT_PATH) -> duckdb.DuckDBPyConnection
     while nothing writes; no query can read, write or attach files or load extensions)."""
     path = Path(path)
     if not path.exists():
-        raise CardlabError(f"{path}: no warehouse yet; run `snakemake --cores all` first")
+        raise CardlabError(
+            f"{path}: no warehouse yet (looked for it in {Path.cwd()}); run `snakemake --cores all` in the "
+            "project directory first, or name another warehouse with --db PATH or CARDLAB_DB=PATH"
+        )
     if not path.is_file():
         raise CardlabError(f"{path}: cannot open the warehouse (not a file); rebuild it with `snakemake --cores all`")
     try:

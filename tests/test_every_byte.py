@@ -1,0 +1,112 @@
+"""Every byte of a shard file is covered: a flip anywhere is refused before anything in it is believed.
+
+The footer holds the schema, the column statistics DuckDB uses to skip row groups and the
+provenance; in a small shard (every kept campaign shard) it is most of the file.  So the
+check is exhaustive here: each offset of a real search shard, flipped, must be refused.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from engines.core.errors import CardlabError
+from engines.core.store import (
+    FILE_HASH_KEY,
+    data_part,
+    file_digest_problem,
+    read_verified,
+    seal,
+    write_parquet,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+KEPT = ROOT / "results" / "redblack"
+
+
+def kept_files() -> list[Path]:
+    return sorted(KEPT.rglob("shard=*.parquet"))
+
+
+def small_shard(tmp_path: Path) -> Path:
+    """A search shard with rows in every column kind (strings, ints), statistics and provenance."""
+    path = tmp_path / "shard=0000.parquet"
+    cols = {"p1": ["0101", "0011", "0110"], "p2": ["1010", "1100", "1001"], "period": [13, 13, 221]}
+    write_parquet(path, cols, {"game": "redblack", "table": "redblack_found", "rows": 3})
+    return path
+
+
+def flipped(data: bytes, at: int) -> bytes:
+    out = bytearray(data)
+    out[at] ^= 0x10
+    return bytes(out)
+
+
+def test_a_flip_at_every_offset_is_refused(tmp_path):
+    path = small_shard(tmp_path)
+    data = path.read_bytes()
+    footer = len(data) - len(data_part(data))
+    assert footer > len(data) // 2  # the footer is most of a small file: the part the old checks missed
+    passed = []
+    for at in range(len(data)):
+        path.write_bytes(flipped(data, at))
+        try:
+            read_verified(path)
+        except CardlabError as exc:
+            assert "damaged" in str(exc) or "not a readable Parquet file" in str(exc), str(exc)
+        else:
+            passed.append(at)
+    assert passed == [], f"flips at offsets {passed[:20]} were read as sound"
+
+
+def test_every_kept_campaign_file_is_sealed_and_sound():
+    files = kept_files()
+    assert len(files) >= 140  # k = 16..20, three tables a shard
+    for path in files:
+        data = path.read_bytes()
+        assert file_digest_problem(data) is None, path
+        read_verified(path)
+
+
+@pytest.mark.parametrize("at_fraction", [0.1, 0.33, 0.5, 0.9, 0.99])
+def test_a_flip_in_a_kept_file_is_named(tmp_path, at_fraction):
+    src = next(p for p in kept_files() if "redblack_found" in str(p) and "k16" in str(p))
+    path = tmp_path / src.name
+    data = src.read_bytes()
+    path.write_bytes(flipped(data, int(at_fraction * len(data))))
+    with pytest.raises(CardlabError, match=str(path)):
+        read_verified(path)
+
+
+def test_seal_keeps_the_data_part_and_provenance(tmp_path):
+    path = small_shard(tmp_path)
+    meta, table = read_verified(path)
+    # an older file: the same table and provenance without the whole-file entry
+    old = tmp_path / "old.parquet"
+    md = {k: v for k, v in pq.read_metadata(path).metadata.items() if k != FILE_HASH_KEY}
+    pq.write_table(table.replace_schema_metadata(md), old, compression="zstd", write_page_checksum=True)
+    with pytest.raises(CardlabError, match="cardlab seal"):
+        read_verified(old)
+    before = old.read_bytes()
+    assert seal(old) is True
+    assert seal(old) is False  # sealed once
+    after = old.read_bytes()
+    assert data_part(after) == data_part(before)
+    meta2, table2 = read_verified(old)
+    assert meta2 == meta and table2.equals(table)
+
+
+def test_seal_refuses_a_damaged_file(tmp_path):
+    path = small_shard(tmp_path)
+    _, table = read_verified(path)
+    old = tmp_path / "old.parquet"
+    md = {k: v for k, v in pq.read_metadata(path).metadata.items() if k != FILE_HASH_KEY}
+    pq.write_table(table.replace_schema_metadata(md), old, compression="zstd", write_page_checksum=True)
+    data = old.read_bytes()
+    old.write_bytes(flipped(data, len(data_part(data)) // 2))  # inside the data pages
+    with pytest.raises(CardlabError, match="damaged"):
+        seal(old)
+    shutil.rmtree(tmp_path)
