@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from wfhelp import ROOT, snakemake, workdir
+from wfhelp import ROOT, reference_dir, snakemake, workdir
 
 # No deadline on property tests: a first example that loads (or compiles) a numba kernel on a
 # busy machine takes seconds, and speed is measured in bench/, never in unit tests.
@@ -56,4 +56,24 @@ def tiny_pipeline(tmp_path_factory) -> Path:
     wd = workdir(tmp_path_factory.mktemp("tiny") / "wd", config=TINY)
     shutil.copytree(ROOT / "engines", wd / "engines")
     snakemake(wd, "--cores", "2", "-q", env_extra=env_of(wd))
+    return wd
+
+
+@pytest.fixture
+def finished(tmp_path, tmp_path_factory) -> Path:
+    """A copy of a complete reference run (results and config)."""
+    src = reference_dir(tmp_path_factory.getbasetemp(), cores=2)
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    shutil.copytree(src / "results", wd / "results")
+    shutil.copy(src / "config.yaml", wd / "config.yaml")
+    return wd
+
+
+@pytest.fixture
+def finished_run(tmp_path, tmp_path_factory) -> Path:
+    """A copy of a complete reference run: workflow, config, results, reports and Snakemake's records."""
+    src = reference_dir(tmp_path_factory.getbasetemp(), cores=2)
+    wd = tmp_path / "run"
+    shutil.copytree(src, wd, symlinks=True)
     return wd

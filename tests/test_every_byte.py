@@ -7,6 +7,7 @@ check is exhaustive here: each offset of a real search shard, flipped, must be r
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -110,3 +111,54 @@ def test_seal_refuses_a_damaged_file(tmp_path):
     with pytest.raises(CardlabError, match="damaged"):
         seal(old)
     shutil.rmtree(tmp_path)
+
+
+# ---------------------------------------------------------------- verify, the build and recompute
+
+
+def found_shard(wd: Path) -> Path:
+    """The smallest RedBlack search shard with infinite deals in a run (a kept campaign file's shape)."""
+    files = sorted((wd / "results" / "redblack" / "redblack_found").rglob("shard=*.parquet"))
+    return min((p for p in files if pq.read_metadata(p).num_rows), key=lambda p: p.stat().st_size)
+
+
+def test_flips_spread_over_a_shard_are_refused_by_verify_and_the_build(finished, tmp_path):
+    from engines.pipeline.warehouse import FileProblem, build, check_file
+
+    victim = found_shard(finished)
+    data = victim.read_bytes()
+    others = [str(p) for p in (finished / "results" / "redblack").rglob("shard=*.parquet") if p != victim]
+    offsets = sorted(set(range(0, len(data), max(1, len(data) // 300))) | {len(data) - 1})
+    try:
+        for at in offsets:
+            victim.write_bytes(flipped(data, at))
+            with pytest.raises(FileProblem) as err:
+                check_file(str(victim))
+            assert err.value.kind == "damaged" and str(victim) in str(err.value), (at, str(err.value))
+        for at in offsets[:: max(1, len(offsets) // 8)]:  # the build refuses them too, and writes no catalog
+            victim.write_bytes(flipped(data, at))
+            out = tmp_path / f"wh{at}.duckdb"
+            with pytest.raises(CardlabError, match=str(victim)):
+                build([*others, str(victim)], out, log=open(os.devnull, "w"))
+            assert not out.exists()
+    finally:
+        victim.write_bytes(data)
+
+
+def test_verify_names_a_damaged_shard_and_recompute_gives_the_original_bytes(finished_run):
+    from wfhelp import cardlab
+
+    victim = found_shard(finished_run)
+    original = victim.read_bytes()
+    victim.write_bytes(flipped(original, len(original) // 3))  # in the footer of a small shard
+    res = cardlab(finished_run, "verify")
+    assert res.returncode == 1
+    rel = str(victim.relative_to(finished_run))
+    line = next(ln for ln in res.stdout.splitlines() if rel in ln)
+    assert line.startswith("damaged:") and f"cardlab recompute {rel}" in line and "of CPU" in line, line
+    res = cardlab(finished_run, "recompute", rel, "--cores", "1")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert victim.read_bytes() == original
+    moved = list((finished_run / "results" / "damaged").rglob("*"))
+    assert any(p.is_file() for p in moved), "the damaged file was not kept aside"
+    assert cardlab(finished_run, "verify").returncode == 0

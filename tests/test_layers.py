@@ -30,6 +30,7 @@ PIPELINE_LAYER = {
     "warehouse": "warehouse",
     "verify": "verify",
     "resume": "verify",
+    "repair": "verify",
     "steps": "steps",
     "status": "cli",
     "run": "cli",

@@ -23,7 +23,6 @@ from wfhelp import (
     kill_group,
     parquet_files,
     reference,
-    reference_dir,
     snakemake,
     start,
     wait_for,
@@ -276,17 +275,6 @@ def test_reader_during_rebuilds_sees_old_or_new_never_partial(shards, tmp_path):
 # ---------------------------------------------------------------- cardlab verify
 
 
-@pytest.fixture
-def finished(tmp_path, tmp_path_factory) -> Path:
-    """A copy of a complete reference run (results and config)."""
-    src = reference_dir(tmp_path_factory.getbasetemp(), cores=2)
-    wd = tmp_path / "wd"
-    wd.mkdir()
-    shutil.copytree(src / "results", wd / "results")
-    shutil.copy(src / "config.yaml", wd / "config.yaml")
-    return wd
-
-
 def verify(wd: Path, *args: str) -> tuple[int, list[str]]:
     proc = cardlab(wd, "verify", *args)
     assert "Traceback" not in proc.stderr, proc.stderr
@@ -401,15 +389,6 @@ def test_shard_copied_over_another_is_refused_by_name(shards, tmp_path):
     with pytest.raises(CardlabError, match="provenance says narcotic/.* but its path names blackjack/"):
         build([paths[0], str(other)], tmp_path / "wh.duckdb", log=open("/dev/null", "w"))
     assert not (tmp_path / "wh.duckdb").exists()
-
-
-@pytest.fixture
-def finished_run(tmp_path, tmp_path_factory) -> Path:
-    """A copy of a complete reference run: workflow, config, results, reports and Snakemake's records."""
-    src = reference_dir(tmp_path_factory.getbasetemp(), cores=2)
-    wd = tmp_path / "run"
-    shutil.copytree(src, wd, symlinks=True)
-    return wd
 
 
 def answers(wd: Path) -> str:

@@ -211,22 +211,42 @@ def _read_bytes(path: Path) -> bytes:
     return data
 
 
-def read_verified(path: str | os.PathLike) -> tuple[dict, pa.Table]:
-    """Provenance and table of a cardlab file, read from one read of its bytes and checked: every byte
-    against the whole-file hash, the data part against ``data_sha256``, every page against its checksum."""
+def open_shard(path: str | os.PathLike) -> tuple[bytes, dict]:
+    """The bytes and provenance of a cardlab file, its whole-file hash checked when it has one, so that
+    nothing in a damaged footer is believed; :func:`verified_table` then checks the rest of those bytes."""
     path = Path(path)
-    return _checked(path, _read_bytes(path))
-
-
-def _checked(path: Path, data: bytes, whole_file: bool = True) -> tuple[dict, pa.Table]:
-    if whole_file and (problem := file_digest_problem(data)) is not None:
+    data = _read_bytes(path)
+    if _digest_offset(data) is not None and (problem := file_digest_problem(data)) is not None:
         raise _damaged_data(path, problem)
+    return data, _provenance(path, data)
+
+
+def _provenance(path: Path, data: bytes) -> dict:
     try:
         meta = read_meta_bytes(pq.read_schema(pa.BufferReader(data)).metadata)
     except Exception as exc:  # pyarrow raises several types for damaged footers
         raise _damaged_data(path, f"{exc.__class__.__name__}: {' '.join(str(exc).split())}") from None
     if meta is None:
         raise _damaged_data(path, "its provenance is not a JSON record")
+    return meta
+
+
+def read_verified(path: str | os.PathLike) -> tuple[dict, pa.Table]:
+    """Provenance and table of a cardlab file, read from one read of its bytes and checked: every byte
+    against the whole-file hash, the data part against ``data_sha256``, every page against its checksum."""
+    path = Path(path)
+    return verified_table(path, _read_bytes(path))
+
+
+def verified_table(path: str | os.PathLike, data: bytes) -> tuple[dict, pa.Table]:
+    """Provenance and table of the bytes ``data`` of the file ``path``, after every check of :func:`read_verified`."""
+    return _checked(Path(path), data)
+
+
+def _checked(path: Path, data: bytes, whole_file: bool = True) -> tuple[dict, pa.Table]:
+    if whole_file and (problem := file_digest_problem(data)) is not None:
+        raise _damaged_data(path, problem)
+    meta = _provenance(path, data)
     if HASH_KEY not in meta:
         raise _damaged_data(path, f"its provenance records no {HASH_KEY}: not written by this cardlab")
     try:

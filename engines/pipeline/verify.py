@@ -43,6 +43,7 @@ class Report:
 def check_planned(path: str, game: str, table: str, spec: dict, report: Report) -> dict | None:
     """One planned file: present and everything :func:`engines.pipeline.warehouse.load_file`
     checks against the plan (sound, undamaged, current, the shard its path names, planned rows)."""
+    from .repair import damaged_hint
     from .warehouse import FileProblem, check_file  # duckdb and pyarrow: only when verify runs
 
     if not os.path.lexists(path) or (os.path.islink(path) and not os.path.exists(path)):
@@ -51,7 +52,7 @@ def check_planned(path: str, game: str, table: str, spec: dict, report: Report) 
     try:
         meta = check_file(path, (game, table, spec))
     except FileProblem as exc:
-        report.add(exc.kind, str(exc))
+        report.add(exc.kind, f"{exc}; {damaged_hint(path)}" if exc.kind == "damaged" else str(exc))
         return None
     report.checked += 1
     return meta

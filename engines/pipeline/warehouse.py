@@ -29,7 +29,7 @@ from ..core.layout import (
     remove_temp_files,
     temp_path,
 )
-from ..core.store import HASH_KEY, read_meta, read_verified, write_text
+from ..core.store import HASH_KEY, open_shard, verified_table, write_text
 from ..registry import GAMES, engine
 from .jobs import read_timing
 
@@ -74,8 +74,8 @@ def load_file(path: str, planned: tuple[str, str, dict] | None = None) -> tuple[
     (game, table, spec) of the config's plan) says: complete, undamaged (content hash and page
     checksums), current, of the right schema, the shard its path names, the planned spec and rows.
     Raises :class:`FileProblem` naming the file."""
-    try:
-        meta = read_meta(path)
+    try:  # every byte first: nothing a damaged footer says (version, table, statistics) is believed
+        raw, meta = open_shard(path)
     except CardlabError as exc:  # pyarrow's reasons can span lines: keep the message one line
         raise FileProblem("damaged", squeeze(str(exc))) from None
     game, table = meta.get("game"), meta.get("table")
@@ -96,7 +96,7 @@ def load_file(path: str, planned: tuple[str, str, dict] | None = None) -> tuple[
             f"engine is now {current}. Rerun `snakemake --cores all` to recompute it.",
         )
     try:
-        meta, data = read_verified(path)
+        meta, data = verified_table(path, raw)
     except CardlabError as exc:
         raise FileProblem("damaged", squeeze(str(exc))) from None
     schema = data.schema.remove_metadata()

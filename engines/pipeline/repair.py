@@ -1,0 +1,128 @@
+"""``cardlab seal`` and ``cardlab recompute``: mend a results tree without losing what it holds.
+
+``seal`` gives shard files written before whole-file hashes (engines/core/store.py) their
+hash; their data part stays byte for byte, so a kept campaign stays the same results.
+``recompute`` moves damaged shard files aside (under ``results/damaged/``, never
+deleted) and runs the workflow, which computes exactly the planned files now missing
+and rebuilds the warehouse and reports after them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ..core.errors import CardlabError
+from ..core.fmt import duration
+from ..core.layout import RESULTS, log_of_shard_file, parse_shard_path
+
+DAMAGED = "damaged"  # results/damaged/<path inside results>.<n>: files recompute moved aside
+
+
+def recompute_cost(path: str | os.PathLike) -> str:
+    """What recomputing a shard file costs, from the timing line of its job log ('' when unmeasured)."""
+    from .jobs import read_timing
+
+    log = log_of_shard_file(path)
+    timing = read_timing(log) if log else None
+    if not timing or not timing.get("cpu_s"):
+        return ""
+    return f"about {duration(float(timing['cpu_s']))} of CPU (measured: {log})"
+
+
+def is_tracked(path: str | os.PathLike) -> bool:
+    """Whether git tracks ``path`` (a kept campaign file), so the committed copy can be restored."""
+    try:
+        res = subprocess.run(
+            ["git", "ls-files", "--error-unmatch", str(path)], capture_output=True, cwd=Path(path).parent, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return res.returncode == 0
+
+
+def damaged_hint(path: str) -> str:
+    """How to get a damaged shard back: its cost, the one command, and the committed copy if there is one."""
+    cost = recompute_cost(path)
+    hint = f"recompute it with `cardlab recompute {path}`" + (f" ({cost})" if cost else "")
+    if is_tracked(path):
+        hint = f"a kept campaign file: restore the committed copy with `git checkout -- {path}`, or {hint}"
+    return hint
+
+
+def quarantine(path: Path, results: Path) -> Path:
+    """Move ``path`` to results/damaged/ under a name no earlier move took."""
+    inside = path.resolve().relative_to(results.resolve())
+    n = 0
+    while (dest := results / DAMAGED / f"{inside}.{n}").exists():
+        n += 1
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(path, dest)
+    return dest
+
+
+def cmd_seal(args) -> int:
+    from ..core.store import seal
+
+    paths = [Path(p) for p in args.paths] or sorted(Path(args.results).glob("*/*/*/*/shard=*.parquet"))
+    sealed = sum(seal(p) for p in paths)
+    print(f"seal: {sealed} of {len(paths)} shard file(s) given their whole-file hash; the rest had one")
+    return 0
+
+
+def cmd_recompute(args) -> int:
+    from .config import load_config
+    from .plan import planned
+
+    results = Path(args.results)
+    plan = planned(load_config(args.config), str(results))
+    paths = [Path(p) for p in args.paths]
+    planned_paths = {os.path.normpath(k) for k in plan}
+    for p in paths:
+        if parse_shard_path(p) is None or os.path.normpath(p) not in planned_paths:
+            raise CardlabError(
+                f"{p}: not a shard file {args.config} plans; recompute needs a config that plans it "
+                "(a kept campaign's block, see docs/redblack.md)"
+            )
+    for p in paths:
+        if p.exists():
+            print(f"recompute: {p} moved aside to {quarantine(p, results)}")
+    cmd = [str(Path(sys.executable).with_name("snakemake")), "--cores", args.cores]
+    if args.config != "config.yaml":
+        cmd += ["--configfile", args.config]
+    print(f"recompute: {' '.join(cmd)}", flush=True)
+    return subprocess.call(cmd)
+
+
+def register(subparsers) -> None:
+    import argparse
+
+    raw = argparse.RawDescriptionHelpFormatter
+    s = subparsers.add_parser(
+        "seal",
+        help="give shard files written before whole-file hashes their hash (data unchanged)",
+        description="Checks each file (page checksums, data hash) and rewrites its footer with the whole-file "
+        "hash; the data part stays byte for byte. Files that have one are left alone.",
+        epilog="examples:\n  cardlab seal                     every shard under results/\n"
+        "  cardlab seal results/redblack/redblack_counts/exhaustive_k21/owner/shard=0081.parquet",
+        formatter_class=raw,
+    )
+    s.add_argument("paths", nargs="*", help="shard files (default: every shard file under --results)")
+    s.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
+    s.set_defaults(func=cmd_seal)
+
+    r = subparsers.add_parser(
+        "recompute",
+        help="move damaged shard files aside and recompute them (then the warehouse and reports)",
+        description="Moves each named shard file to results/damaged/ (nothing is deleted) and runs "
+        "`snakemake --cores CORES`, which recomputes the planned files now missing.",
+        epilog="examples:\n  cardlab recompute results/redblack/redblack_found/exhaustive_k16/owner/shard=0000.parquet",
+        formatter_class=raw,
+    )
+    r.add_argument("paths", nargs="+", help="shard files to recompute")
+    r.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
+    r.add_argument("--config", default="config.yaml", help="config that plans them (default: %(default)s)")
+    r.add_argument("--cores", default="all", help="snakemake --cores (default: %(default)s)")
+    r.set_defaults(func=cmd_recompute)
