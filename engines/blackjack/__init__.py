@@ -9,7 +9,7 @@ from ..core.lazy import lazy_exports
 
 # name -> the submodule defining it, imported on first use
 _EXPORTS = {
-    "BLOCK_CONTINUOUS": "simulate",
+    "BLOCK_CONTINUOUS": "simulation",
     "clear_exact_cache": "exact",
     "condition_on_peek": "exact",
     "BUST": "rules",
@@ -28,9 +28,9 @@ _EXPORTS = {
     "UPCARDS": "rules",
     "hand_value": "rules",
     "parse_decks": "rules",
-    "simulate": "simulate",
-    "simulate_numpy": "simulate",
-    "simulate_py": "simulate",
+    "simulate": "simulation",
+    "simulate_numpy": "simulation",
+    "simulate_py": "simulation",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -19,7 +19,7 @@ from ..interface import Engine, ReportFile
 from ..kinds import ShardKind
 from .exact import exact_table
 from .rules import DECKS, OUTCOMES, PEEK, SHOES, SOFT17, UPCARD_VALUE, UPCARDS, parse_choice, parse_decks
-from .simulate import BLOCK_CONTINUOUS, simulate
+from .simulation import BLOCK_CONTINUOUS, simulate
 
 TABLES = {
     "blackjack_exact_probs": pa.schema(
@@ -260,7 +260,7 @@ class BlackjackEngine(Engine):
 
     def reference_checks(self, n: int):
         """Kernel counts against the plain-Python simulator (same seeds, same algorithm) for every upcard."""
-        from .simulate import simulate_py
+        from .simulation import simulate_py
 
         for shoe in SHOES:
             for upcard in UPCARDS:
