@@ -40,7 +40,12 @@ def test_python_code_ignores_comments_docstrings_and_layout():
 
 @pytest.mark.parametrize(
     "edit",
-    [("X = 1", "X = 2"), ("pow(r, 2)", "pow(r, 3)"), ("import math", "import cmath as math"), ('"""A module."""', "A = 1")],
+    [
+        ("X = 1", "X = 2"),
+        ("pow(r, 2)", "pow(r, 3)"),
+        ("import math", "import cmath as math"),
+        ('"""A module."""', "A = 1"),
+    ],
 )
 def test_python_code_sees_every_code_edit(edit):
     assert python_code(MODULE.replace(*edit)) != python_code(MODULE)
