@@ -207,16 +207,19 @@ class Engine(ABC):
         return Path(importlib.import_module(self.package).__file__).resolve().parent
 
     def result_files(self) -> list[str]:
-        """The package's result-defining sources: every module but the report and the CLI."""
-        skip = {"report.py", "cli.py", "__init__.py"}
+        """The package's result-defining sources: every module but the report, the CLI and the
+        test-only plain reference (shards never run it; tests compare the kernels with it)."""
+        skip = {"report.py", "cli.py", "__init__.py", "reference.py"}
         return sorted(p.name for p in self.directory.glob("*.py") if p.name not in skip)
 
     def source_version(self) -> str:
+        """A shard's version: the code (comments and docstrings left out) of :meth:`result_files` and the core."""
         from .core.provenance import CORE_FILES, files_version
 
         return files_version([f"{self.name}/{f}" for f in self.result_files()] + list(CORE_FILES))
 
     def report_version(self) -> str:
+        """A report's version: the code of the game's report and views and of the shared report helpers."""
         from .core.provenance import files_version
 
         files = [f"{self.name}/{f}" for f in ("report.py", "views.sql") if (self.directory / f).exists()]

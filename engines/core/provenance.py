@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.metadata
+import io
 import json
+import re
+import tokenize
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # engines/
@@ -17,14 +21,69 @@ _PACKAGES = ("numpy", "numba", "pyarrow", "duckdb", "polars", "snakemake")
 
 
 def files_version(files: tuple[str, ...] | list[str]) -> str:
-    """Short sha256 over the named files under engines/ (names and bytes, in order)."""
+    """Short sha256 over the named files under engines/: their names and their code (:func:`code_of`), in order.
+
+    Versions change when results can: a comment, a docstring or a layout change in a
+    hashed file leaves every version, and so every shard and report, as it was."""
     h = hashlib.sha256()
     for name in files:
         h.update(name.encode())
         h.update(b"\0")
-        h.update((PACKAGE_DIR / name).read_bytes())
+        h.update(code_of(PACKAGE_DIR / name))
         h.update(b"\0")
     return h.hexdigest()[:16]
+
+
+def code_of(path: Path) -> bytes:
+    """What of a source file can change what it computes: Python and SQL as their
+    tokens without comments (and, for Python, without docstrings or line breaks
+    inside brackets); any other file as its bytes."""
+    if path.suffix == ".py":
+        return python_code(path.read_text(encoding="utf-8")).encode()
+    if path.suffix == ".sql":
+        return sql_code(path.read_text(encoding="utf-8")).encode()
+    return path.read_bytes()
+
+
+def python_code(text: str) -> str:
+    """The tokens of a Python module, one a line, less comments, blank lines, indentation
+    widths and bare string statements (docstrings, also of attributes): none of them runs.
+
+    (No module whose code is hashed reads its own ``__doc__``; one that did would need
+    its docstring kept.)"""
+    bare = _bare_string_spans(text)
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+        if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
+            continue
+        if tok.type == tokenize.STRING and any(a <= tok.start and tok.end <= b for a, b in bare):
+            continue
+        layout = tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE, tokenize.ENDMARKER)
+        out.append(tokenize.tok_name[tok.type] if layout else f"{tokenize.tok_name[tok.type]} {tok.string}")
+    return "\n".join(out)
+
+
+def _bare_string_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) as (line, character) of every statement that is only a string literal."""
+    lines = text.split("\n")
+
+    def at(line: int, byte_col: int) -> tuple[int, int]:  # ast counts UTF-8 bytes, tokenize characters
+        return line, len(lines[line - 1].encode()[:byte_col].decode())
+
+    return [
+        (at(node.lineno, node.col_offset), at(node.end_lineno, node.end_col_offset))
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    ]
+
+
+# SQL lexemes: quoted strings and identifiers (kept whole), comments (dropped), words, single characters
+_SQL_TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/|\w+|\S", re.S)
+
+
+def sql_code(text: str) -> str:
+    """The lexemes of SQL text, one space apart, without ``--`` and ``/* */`` comments."""
+    return " ".join(t for t in _SQL_TOKEN.findall(text) if not t.startswith(("--", "/*")))
 
 
 def package_versions() -> dict[str, str]:

@@ -11,9 +11,9 @@ from ..core.lazy import lazy_exports
 _EXPORTS = {
     "deal_round": "reference",
     "gather": "reference",
-    "deal_deck": "kernel",
+    "deal_deck": "decks",
     "play": "kernel",
-    "shuffled_decks": "kernel",
+    "shuffled_decks": "decks",
     "Outcome": "reference",
     "play_reference": "reference",
     "proper_piles": "reference",

@@ -71,7 +71,7 @@ def test_kernel_matches_reference(rules):
 def test_replay_kernel_matches_fast_path():
     """play_kernel (every earlier deck in a hash table) replays the rare games the
     fast path gives up on (no win and no cycle shorter than its ring); it must agree."""
-    from engines.narcotic.kernel import play_kernel
+    from engines.narcotic.replay import play_kernel
 
     decks = N.shuffled_decks(np.uint64(4242), 0, 150)
     for rules in N.all_rules():

@@ -1,0 +1,242 @@
+"""The cascade-matching pass of the fast Narcotic kernel: pile windows as words, the gather as vectors.
+
+Cascade matching plays on pile tops, so a pass cannot be one vector step like deal
+matching: each deal is a few branch-free word operations on the top eight cards of
+every pile (:func:`_cascade_pass`), with the rare deals it cannot do replayed card by
+card (:func:`_cascade_deal_slow`); the piles are then joined into the next deck in
+one vector step per gather rule (:func:`_gather_piles_ir`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from .intrinsics import _clz, _load4, _load8, _popcount, _store1, _store4
+from .ir import _I64, _M64, _V64, _joined, _lanes, _llvm_fn, _row_ptr
+
+_EMPTY = 0x40  # pile k's slot 0 holds _EMPTY + 2k: an empty pile's "top" equals nothing
+_BASE = 16  # column of pile k's slot 0 in its row: 15 columns of zeros below for 8-byte reads
+_B1 = np.uint64(0x0101010101010101)
+_H8 = np.uint64(0x8080808080808080)
+_ONES = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _zero_bytes(x):
+    """0x80 in each byte of ``x`` that is zero, 0 in the others.  Exact for words
+    of even bytes: a borrow only flags a byte 1 above a zero (cards are stored doubled)."""
+    return (x - _B1) & ~x & _H8
+
+
+@njit(cache=True, inline="always")
+def _drain(w, members):
+    """How many cards from the top of a pile window ``w`` (top card in the high byte)
+    belong to the mask ``members`` (0x80 per member byte), as (bytes, bits) = (k, 8k),
+    and the mask of those k top bytes; k = 8 reads as 7 and is flagged by the caller."""
+    bits = _clz((~members & _H8) | np.uint64(1)) & np.uint64(0x38)
+    return bits, ~(_ONES >> bits)
+
+
+@njit(cache=True, inline="always")
+def _uncover(piles, j, h, w, bits):
+    """The window of pile j after its top bits // 8 cards left (h: its height before)."""
+    deep = _load8(piles, j, _BASE + h - 15)
+    return (w << bits) | ((deep >> np.uint64(1)) >> (np.uint64(63) - bits))
+
+
+@njit(cache=True, inline="always")
+def _four_on_top(w):
+    return (w >> np.uint64(32)) == (w >> np.uint64(56)) * np.uint64(0x01010101)
+
+
+@njit(cache=True)
+def _cascade_deal_slow(piles, top, c0, c1, c2, c3, discard):
+    """One cascade deal card by card (top[k] = pile k's height), for the deals the
+    fast path of _cascade_pass leaves to the book."""
+    cards = (c0, c1, c2, c3)
+    for k in range(4):
+        c = cards[k]
+        h = top[k] + 1
+        piles[k, _BASE + h] = c
+        if discard and h >= 4:
+            if piles[k, _BASE + h - 1] == c and piles[k, _BASE + h - 2] == c and piles[k, _BASE + h - 3] == c:
+                h -= 4
+        top[k] = h
+    while True:
+        src = -1
+        dst = -1
+        for j in range(1, 4):
+            tj = piles[j, _BASE + top[j]]
+            for i in range(j):
+                if piles[i, _BASE + top[i]] == tj:
+                    src = j
+                    dst = i
+                    break
+            if src >= 0:
+                break
+        if src < 0:
+            return
+        c = piles[src, _BASE + top[src]]
+        top[src] -= 1
+        h = top[dst] + 1
+        piles[dst, _BASE + h] = c
+        if discard and h >= 4:
+            if piles[dst, _BASE + h - 1] == c and piles[dst, _BASE + h - 2] == c and piles[dst, _BASE + h - 3] == c:
+                h -= 4
+        top[dst] = h
+
+
+@njit(cache=True)
+def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
+    """One cascade-matching pass: deck in ring row ``src`` -> gathered deck in row ``dst``.
+
+    Pile k lives in piles[k, _BASE + 1 : _BASE + 1 + h_k] (slot _BASE holds a mark
+    equal to no card); its top eight cards are also kept in a word w_k, top card in
+    the high byte.  Without a pile-four discard a move never changes the top value of
+    the pile it lands on, so after a deal the cascade is: pile 1, then 2, then 3, each
+    gives away cards from its top while they equal a top further left (each to the
+    pile showing its value).  That is a scan of eight bytes per pile, with no branch.
+    The rare deals it cannot do (a discard, eight cards or more to give) are replayed
+    card by card from the state before the deal (its stores are all above that state)."""
+    for k in range(4):
+        piles[k, _BASE] = _EMPTY + 2 * k
+    w0 = np.uint64(_EMPTY + 0) << np.uint64(56)
+    w1 = np.uint64(_EMPTY + 2) << np.uint64(56)
+    w2 = np.uint64(_EMPTY + 4) << np.uint64(56)
+    w3 = np.uint64(_EMPTY + 6) << np.uint64(56)
+    h0 = h1 = h2 = h3 = 0
+    b8 = np.uint64(8)
+    for pos in range(n - 4, -1, -4):
+        x = _load4(ring, src, pos) << np.uint64(1)  # byte 3: the card dealt first, doubled
+        c3 = x & np.uint64(0xFF)
+        if x == c3 * np.uint64(0x01010101):
+            continue
+        c0 = x >> np.uint64(24)
+        c1 = (x >> np.uint64(16)) & np.uint64(0xFF)
+        c2 = (x >> b8) & np.uint64(0xFF)
+        h0 += 1
+        h1 += 1
+        h2 += 1
+        h3 += 1
+        _store1(piles, 0, _BASE + h0, c0)
+        _store1(piles, 1, _BASE + h1, c1)
+        _store1(piles, 2, _BASE + h2, c2)
+        _store1(piles, 3, _BASE + h3, c3)
+        v0 = (w0 >> b8) | (c0 << np.uint64(56))
+        v1 = (w1 >> b8) | (c1 << np.uint64(56))
+        v2 = (w2 >> b8) | (c2 << np.uint64(56))
+        v3 = (w3 >> b8) | (c3 << np.uint64(56))
+        b0 = c0 * _B1
+        # pile 1 gives to pile 0
+        e10 = _zero_bytes(v1 ^ b0)
+        s1, m1 = _drain(v1, e10)
+        bad = e10 == _H8
+        i0 = s1  # (in bits: eight per card)
+        v1 = _uncover(piles, 1, h1, v1, s1)
+        g1 = h1 - np.int64(s1 >> np.uint64(3))
+        b1 = (v1 >> np.uint64(56)) * _B1
+        # pile 2 gives to piles 0 and 1
+        e20 = _zero_bytes(v2 ^ b0)
+        e21 = _zero_bytes(v2 ^ b1)
+        s2, m2 = _drain(v2, e20 | e21)
+        bad |= (e20 | e21) == _H8
+        i1 = _popcount(e21 & m2) * b8
+        i0 += s2 - i1
+        v2 = _uncover(piles, 2, h2, v2, s2)
+        g2 = h2 - np.int64(s2 >> np.uint64(3))
+        b2 = (v2 >> np.uint64(56)) * _B1
+        # pile 3 gives to piles 0, 1 and 2
+        e30 = _zero_bytes(v3 ^ b0)
+        e31 = _zero_bytes(v3 ^ b1)
+        e32 = _zero_bytes(v3 ^ b2)
+        s3, m3 = _drain(v3, e30 | e31 | e32)
+        bad |= (e30 | e31 | e32) == _H8
+        j0 = _popcount(e30 & m3) * b8
+        j1 = _popcount(e31 & m3) * b8
+        i0 += j0
+        i1 += j1
+        i2 = s3 - j0 - j1
+        v3 = _uncover(piles, 3, h3, v3, s3)
+        g3 = h3 - np.int64(s3 >> np.uint64(3))
+        # the cards given land on top of piles 0..2
+        v0 = (v0 >> i0) | (b0 & ~(_ONES >> i0))
+        v1 = (v1 >> i1) | (b1 & ~(_ONES >> i1))
+        v2 = (v2 >> i2) | (b2 & ~(_ONES >> i2))
+        if discard:
+            bad |= _four_on_top(v0) | _four_on_top(v1) | _four_on_top(v2) | _four_on_top(v3)
+        if bad:
+            top[0], top[1], top[2], top[3] = h0 - 1, h1 - 1, h2 - 1, h3 - 1
+            _cascade_deal_slow(piles, top, c0, c1, c2, c3, discard)
+            h0, h1, h2, h3 = top[0], top[1], top[2], top[3]
+            w0 = _load8(piles, 0, _BASE + h0 - 7)
+            w1 = _load8(piles, 1, _BASE + h1 - 7)
+            w2 = _load8(piles, 2, _BASE + h2 - 7)
+            w3 = _load8(piles, 3, _BASE + h3 - 7)
+            continue
+        _store4(piles, 0, _BASE + h0 + 1, b0)
+        _store4(piles, 1, _BASE + g1 + 1, b1)
+        _store4(piles, 2, _BASE + g2 + 1, b2)
+        h0 += np.int64(i0 >> np.uint64(3))
+        h1 = g1 + np.int64(i1 >> np.uint64(3))
+        h2 = g2 + np.int64(i2 >> np.uint64(3))
+        h3 = g3
+        w0, w1, w2, w3 = v0, v1, v2, v3
+    top[0], top[1], top[2], top[3] = h0, h1, h2, h3
+    return _gather_piles(piles, top, how, ring, dst)
+
+
+def _gather_piles_ir(context, builder, sig, args, how):
+    """The next deck from the four cascade piles (pile k: piles[k, _BASE + 1:][:top[k]],
+    bottom card first): each pile row is one vector, cut to its height; the piles are
+    joined in gather order, and a gather that deals a pile's bottom first turns the
+    joined deck over (one shuffle, then a compress moves it down to lane 0)."""
+    pty, tty, rty = sig.args[0], sig.args[1], sig.args[2]
+    piles = context.make_array(pty)(context, builder, args[0])
+    stride = cgutils.unpack_tuple(builder, piles.strides, 2)[0]
+    tops = context.make_array(tty)(context, builder, args[1]).data
+    parts, counts = [], []
+    for k in range(4) if how in (0, 1) else range(3, -1, -1):
+        at = builder.add(builder.mul(ir.Constant(_I64, k), stride), ir.Constant(_I64, _BASE + 1))
+        row = builder.load(builder.bitcast(builder.gep(piles.data, [at]), _V64.as_pointer()), align=1)
+        c = builder.load(builder.gep(tops, [ir.Constant(_I64, k)]))
+        keep = builder.bitcast(builder.not_(builder.shl(ir.Constant(_I64, -1), c)), _M64)
+        parts.append(builder.select(keep, row, ir.Constant(_V64, None)))
+        counts.append(c)
+    deck, n = _joined(context, builder, parts, counts)
+    deck = builder.lshr(deck, ir.Constant(_V64, [1] * 64))  # cards are stored doubled
+    if how in (1, 3):  # bottom-left, bottom-right: the joined deck turned over, moved down to lane 0
+        deck = builder.shuffle_vector(deck, deck, _lanes(range(63, -1, -1)))
+        high = builder.shl(
+            builder.shl(ir.Constant(_I64, -1), builder.sub(ir.Constant(_I64, 63), n)), ir.Constant(_I64, 1)
+        )
+        compress = _llvm_fn(builder, "llvm.experimental.vector.compress.v64i8", _V64, [_V64, _M64, _V64])
+        deck = builder.call(compress, [deck, builder.bitcast(high, _M64), ir.Constant(_V64, None)])
+    builder.store(deck, _row_ptr(context, builder, rty, args[2], args[3]), align=1)
+    return n
+
+
+def _make_gather(how):
+    @intrinsic
+    def gather(typingctx, piles, top, ring, dst):
+        sig = types.int64(piles, top, ring, types.int64)
+        return sig, lambda context, builder, sig, args: _gather_piles_ir(context, builder, sig, args, how)
+
+    return gather
+
+
+_gather_top_right, _gather_bottom_left, _gather_top_left, _gather_bottom_right = (_make_gather(h) for h in range(4))
+
+
+@njit(cache=True, inline="always")
+def _gather_piles(piles, top, how, ring, dst):
+    if how == 0:
+        return _gather_top_right(piles, top, ring, dst)
+    if how == 1:
+        return _gather_bottom_left(piles, top, ring, dst)
+    if how == 2:
+        return _gather_top_left(piles, top, ring, dst)
+    return _gather_bottom_right(piles, top, ring, dst)

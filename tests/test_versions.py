@@ -1,0 +1,151 @@
+"""Versions change when results can: comments, docstrings and layout leave every version (and shard) as it was."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import env_of
+from wfhelp import planned_jobs, snakemake
+
+from engines.core.provenance import CORE_FILES, python_code, sql_code
+from engines.registry import GAMES, engine
+
+MODULE = '''"""A module."""
+
+import math
+
+X = 1  # why one
+"""X's attribute docstring."""
+
+
+def area(r: float) -> float:
+    """The area of a disc."""
+    return math.pi * pow(r, 2)
+'''
+
+
+def test_python_code_ignores_comments_docstrings_and_layout():
+    edited = (
+        MODULE.replace('"""A module."""', '"""A module, edited."""\n# a comment')
+        .replace("# why one", "# why one: a longer reason")
+        .replace("attribute docstring", "attribute docstring, edited")
+        .replace("pow(r, 2)", "pow(\n        r, 2  # squared\n    )")
+    )
+    assert edited != MODULE
+    assert python_code(edited) == python_code(MODULE)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("X = 1", "X = 2"),
+        ("pow(r, 2)", "pow(r, 3)"),
+        ("import math", "import cmath as math"),
+        ('"""A module."""', "A = 1"),
+    ],
+)
+def test_python_code_sees_every_code_edit(edit):
+    assert python_code(MODULE.replace(*edit)) != python_code(MODULE)
+
+
+def test_python_code_keeps_strings_that_are_values():
+    code = 'def f():\n    """Doc."""\n    return "a value"\n'
+    assert python_code(code.replace("a value", "another")) != python_code(code)
+    assert python_code(code.replace("Doc.", "Other doc.")) == python_code(code)
+
+
+def test_sql_code_drops_comments_but_not_strings():
+    sql = "-- a view\nCREATE VIEW v AS SELECT 1 AS a, '-- not a comment' AS b /* why */ FROM t; -- end\n"
+    assert sql_code(sql) == "CREATE VIEW v AS SELECT 1 AS a , '-- not a comment' AS b FROM t ;"
+    assert sql_code(sql.replace("SELECT 1", "SELECT\n    1")) == sql_code(sql)
+    assert sql_code(sql.replace("not a comment", "a string")) != sql_code(sql)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_reference_report_and_cli_are_not_in_a_shard_version(game):
+    files = engine(game).result_files()
+    assert "engine.py" in files
+    assert not {"reference.py", "report.py", "cli.py", "__init__.py"} & set(files)
+
+
+# ----------------------------------------------------------------------------- the workflow
+
+
+def hashed_files(root: Path) -> list[Path]:
+    """Every file a shard, warehouse or report version hashes, in the copy under ``root``."""
+    names = list(CORE_FILES)
+    for game in GAMES:
+        eng = engine(game)
+        names += [f"{game}/{f}" for f in eng.result_files()]
+        names += [f"{game}/{f}" for f in ("report.py", "views.sql") if (eng.directory / f).exists()]
+    return [root / "engines" / n for n in names]
+
+
+def with_comments(text: str, suffix: str) -> str:
+    mark = "--" if suffix == ".sql" else "#"
+    return f"{mark} a comment edit\n{text}\n{mark} and another one\n"
+
+
+def with_docstrings_edited(text: str) -> str:
+    """Every module, class and function docstring with a few words more, before its closing quotes."""
+    lines = [ln.encode() for ln in text.split("\n")]
+    ends = []
+    for node in ast.walk(ast.parse(text)):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            doc = body[0].value
+            if isinstance(doc, ast.Constant) and isinstance(doc.value, str):
+                ends.append((doc.end_lineno, doc.end_col_offset))
+    for line, col in sorted(ends, reverse=True):
+        raw = lines[line - 1]
+        quote = 3 if raw[:col].endswith((b'"""', b"'''")) else 1
+        lines[line - 1] = raw[: col - quote] + b" (edited)" + raw[col - quote :]
+    assert ends, "no docstring to edit"
+    return b"\n".join(lines).decode()
+
+
+@pytest.fixture(scope="module")
+def copied_run(tiny_pipeline, tmp_path_factory) -> Path:
+    """A copy of the finished tiny run with its own engines/, to edit (mtimes kept: nothing to do)."""
+    wd = tmp_path_factory.mktemp("versions") / "wd"
+    shutil.copytree(tiny_pipeline, wd, symlinks=True)
+    return wd
+
+
+def dry_run_after(wd: Path, edits: dict[Path, str]) -> str:
+    """``snakemake -n`` output with ``edits`` (path -> new text) in place; the files are put back after."""
+    originals = {p: p.read_text() for p in edits}
+    try:
+        for path, text in edits.items():
+            path.write_text(text)
+        return snakemake(wd, "-n", "--cores", "1", env_extra=env_of(wd)).stdout
+    finally:
+        for path, text in originals.items():
+            path.write_text(text)
+
+
+def test_comment_and_docstring_edits_schedule_nothing(copied_run):
+    wd = copied_run
+    files = hashed_files(wd)
+    assert "Nothing to be done" in dry_run_after(wd, {})
+    comments = {p: with_comments(p.read_text(), p.suffix) for p in files}
+    assert "Nothing to be done" in dry_run_after(wd, comments)
+    docstrings = {p: with_docstrings_edited(p.read_text()) for p in files if p.suffix == ".py"}
+    assert "Nothing to be done" in dry_run_after(wd, docstrings)
+    # the test-only references and the CLIs are in no version at all
+    outside = [wd / "engines" / g / f for g in GAMES for f in ("reference.py", "cli.py")]
+    code = {p: p.read_text() + "\n_A_CODE_EDIT = 1\n" for p in outside if p.exists()}
+    assert "Nothing to be done" in dry_run_after(wd, code)
+
+
+def test_a_code_edit_in_the_core_reruns_every_game(copied_run):
+    wd = copied_run
+    rng = wd / "engines" / "core" / "rng.py"
+    jobs = planned_jobs(dry_run_after(wd, {rng: rng.read_text() + "\n_A_CODE_EDIT = 1\n"}))
+    # RedBlack's search shards carry an explicit result version (tests/redblack/test_result_version.py)
+    for game in GAMES:
+        assert any(r.startswith(f"{game}_") and r != "redblack_shard" and r != f"{game}_report" for r in jobs), jobs
+    assert jobs.get("warehouse") == 1
