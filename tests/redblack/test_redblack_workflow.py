@@ -119,10 +119,15 @@ def test_views_hold_the_complete_lists(warehouse):
 
 
 def test_report_writes_the_list_from_sql(warehouse, tmp_path):
+    from engines.pipeline.warehouse import connect
     from engines.report.common import build_game
 
     root, db = warehouse
-    files = build_game("redblack", db, tmp_path)
+    con = connect(db)
+    try:
+        files = build_game("redblack", con, tmp_path)
+    finally:
+        con.close()
     names = {Path(f).name for f in files}
     assert {"infinite_games.md", "infinite_games.csv", "redblack_infinite_share.png", "redblack_lengths.png"} <= names
     rows = list(csv.DictReader(open(tmp_path / "infinite_games.csv")))

@@ -1,0 +1,217 @@
+"""``infinite_games.md`` and the CSV files beside it: the RedBlack report as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from ...core.fmt import plural, small_pct, value
+from ...core.stats import wilson_upper
+from ...core.store import write_text
+from ...report.common import markdown_table, write_csv
+from . import queries as q
+from .figures import lengths_figure, share_figure
+
+MD, CSV, CYCLES_CSV = "infinite_games.md", "infinite_games.csv", "redblack_cycles.csv"
+SHARE_PNG, LENGTHS_PNG = "redblack_infinite_share.png", "redblack_lengths.png"
+
+CLUSTER_CORES = 1000  # the size of cluster a projection is also given for
+
+INTRO = (
+    "A deal is infinite when play reaches a state seen before (exact cycle detection, no round "
+    "limit). Deals are written as the seed's author does, `P1 P2`, top card first, 0 red, 1 black; "
+    "only the canonical deal of each colour-swap pair is listed (player 1's first card red), so "
+    "the total is twice the canonical count."
+)
+
+# Markdown headings of the status query's columns, in its order
+STATUS_COLUMNS = ("k", "list", "deals searched (exhaustive)", "deals sampled", "infinite (canonical)")
+STATUS_COLUMNS += ("infinite (total)", "cycles", "found only via basins", "longest finite game (rounds)")
+
+AUDIT_COLUMNS = ("list", "k", "listed", "confirmed infinite", "listed but finite", "missing", "cycles")
+AUDIT_COLUMNS += ("exhaustive search complete",)
+
+COVERAGE_COLUMNS = ("k", "cards", "canonical deals", "searched", "share", "prefix done", "complete")
+COVERAGE_COLUMNS += ("ns per round", "rounds per deal", "core-hours left")
+
+CYCLES_TEXT = (
+    "Cycle ids are the cycle's least state modulo colour swap, `LEADER/OTHER`; the period "
+    "counts rounds of the labelled game; basin states count every state (any split of the "
+    "cards) whose play leads into the cycle or its colour swap."
+)
+
+
+def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+    outdir = Path(outdir)
+    cycles = q.table(con, q.CYCLES_SQL)
+    return [
+        write_text(outdir / MD, markdown(con, cycles)),
+        write_csv(outdir / CSV, *q.table(con, q.LIST_SQL)),
+        write_csv(outdir / CYCLES_CSV, *cycles),
+        share_figure(q.shares(con), outdir / SHARE_PNG),
+        lengths_figure(q.lengths(con), q.length_stats(con), outdir / LENGTHS_PNG),
+    ]
+
+
+def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple]]) -> str:
+    out = ["# Infinite RedBlack games", "", INTRO, ""]
+    out += headline_section(q.headline(con))
+    out += full_deck_section(con)
+    out += audit_section(q.audit(con))
+    out += coverage_section(con)
+    st_cols, st_rows = q.table(con, q.STATUS_SQL)
+    out += ["## By size", "", markdown_table(STATUS_COLUMNS, st_rows)]
+    out += deals_section(q.infinite_by_k(con), {r[0]: dict(zip(st_cols, r)) for r in st_rows})
+    cyc_cols, cyc_rows = cycles
+    out += ["## Cycles", "", CYCLES_TEXT, ""]
+    out.append(markdown_table(cyc_cols, cyc_rows) if cyc_rows else "No cycles found.\n")
+    out += ["## Summary by method", "", markdown_table(*q.table(con, q.SUMMARY_SQL))]
+    out += ["## Figures", "", f"![Share of infinite deals by k]({SHARE_PNG})", ""]
+    out += [f"![Game length distribution by k]({LENGTHS_PNG})", ""]
+    return "\n".join(out)
+
+
+def headline_section(h: dict) -> list[str]:
+    out = []
+    if h["complete_sizes"]:
+        out.append(
+            f"* Exhaustive search covered every canonical balanced deal for "
+            f"{value(h['complete_sizes'])} sizes, k = {h['complete_from']}..{h['complete_to']} "
+            f"({value(h['exhaustive_deals'])} deals): those lists are **complete**."
+        )
+    if h["sampled_deals"]:
+        out.append(
+            f"* Seeded sampling played {value(h['sampled_deals'])} deals and met "
+            f"{value(h['sampled_infinite'])} infinite ones."
+        )
+    out.append(
+        f"* Known infinite balanced deals: {value(h['infinite_canonical'])} canonical "
+        f"({value(h['infinite_total'])} counting colour swaps), at sizes k = "
+        f"{h['sizes_list'] or 'none'}, in {value(h['cycles'])} cycle(s)."
+    )
+    return out + [""]
+
+
+def deals_section(by_k: dict[int, list[dict]], status: dict[int, dict]) -> list[str]:
+    """One block per size with known infinite deals, then the sizes with none."""
+    out = ["## Infinite deals", ""]
+    for k, deals in by_k.items():
+        s = status.get(k, {})
+        out.append(
+            f"### k = {k}: {value(s.get('infinite_canonical'))} canonical, "
+            f"{value(s.get('infinite_total'))} in all ({describe_list(s)})"
+        )
+        out += ["", "```", "# P1 P2  cycle  period  rounds-before-cycle  found-by"]
+        out += [
+            f"{d['p1']} {d['p2']}  {d['cycle_id']}  {d['period']}  {d['rounds_before_cycle']}  {d['found_by']}"
+            for d in deals
+        ]
+        out += ["```", ""]
+    none = [k for k in sorted(status) if k not in by_k]
+    for kind in ("complete", "partial"):
+        ks = [k for k in none if status[k]["list"] == kind]
+        if ks:
+            why = (
+                "(complete: every canonical deal was searched)."
+                if kind == "complete"
+                else "(" + "; ".join(f"k = {k}: {describe_list(status[k])}" for k in ks) + ")."
+            )
+            out += [f"No infinite balanced deal is known for k = {', '.join(map(str, ks))} " + why, ""]
+    return out
+
+
+def full_deck_section(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> list[str]:
+    """What is known about infinite games with a full deck (k = 26): every known deal with its
+    certificate, the exhaustive coverage, the sampling bound, and what finishing would cost."""
+    out = [f"## The full deck (k = {k}, {2 * k} cards)", ""]
+    deals = q.full_deck_deals(con, k)
+    if deals:
+        out.append(
+            f"**{len(deals):,} infinite full-deck deals are known** ({2 * len(deals):,} counting colour swaps). "
+            "Each certificate is exact: replaying the deal reaches the cycle `cycle_id` (its least state, "
+            "`LEADER/OTHER`) after `rounds_before_cycle` rounds, and the cycle repeats every `period` rounds."
+        )
+        out.append("")
+        cols = ["P1", "P2", "cycle_id", "period", "rounds before cycle", "how found"]
+        out.append(markdown_table(cols, [tuple(d.values()) for d in deals]))
+    else:
+        out += ["No infinite full-deck deal is known to this warehouse.", ""]
+    c = q.coverage_of(con, k)
+    if c:
+        out += [coverage_text(c), ""]
+    for s in q.sample_bounds(con, k):
+        up = wilson_upper(int(s["infinite"]), int(s["deals"]))
+        out += [
+            f"Sampling: {value(s['deals'])} seeded deals played, {value(s['infinite'])} infinite; 95 % upper bound "
+            f"on the share of infinite deals {100 * up:.2g} % (sampling can bound the share, never prove there is "
+            "none).",
+            "",
+        ]
+    return out
+
+
+def coverage_text(c: dict) -> str:
+    """A partial exhaustive search: what it covered, what it proves, what the rest costs."""
+    text = (
+        f"Exhaustive search: {value(c['ranks_searched'])} of {value(c['canonical_deals'])} canonical deals "
+        f"searched ({small_pct(c['share_searched'])}); ranks [0, {value(c['prefix_done'])}) without a gap, so "
+        "every cycle whose smallest basin deal has a rank below that has been found; nothing more is claimed."
+    )
+    if c["core_hours_left"] is not None:
+        hours = c["core_hours_left"]
+        text += (
+            f" With the owner rule the rest costs {c['rounds_per_deal']:.1f} rounds per deal (measured on the "
+            f"{c['rounds_per_deal_from']}) at {1e9 * c['cpu_s_per_round']:.1f} ns of CPU per round (measured on "
+            f"this size's timed shards): about {hours:,.0f} core-hours, {hours / CLUSTER_CORES:,.1f} hours on a "
+            f"{CLUSTER_CORES:,}-core cluster through the SLURM profile (docs/scaling.md)."
+        )
+    return text
+
+
+def audit_section(rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    return [
+        "## The published record, audited",
+        "",
+        "Every listed deal replayed exactly; the basin of every cycle a listed deal reaches walked completely. "
+        "An audit proves each listed deal infinite or finite and finds every infinite deal in those basins; "
+        "it proves a list complete for a size only together with a complete exhaustive search of that size "
+        "(`exhaustive_complete`).",
+        "",
+        markdown_table(AUDIT_COLUMNS, [tuple(r.values()) for r in rows]),
+    ]
+
+
+def coverage_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    _, rows = q.table(con, q.COVERAGE_SQL)
+    if not rows:
+        return []
+    return [
+        "## Exhaustive coverage",
+        "",
+        "Canonical deals searched per size (overlapping shards counted once); `prefix_done`: ranks "
+        "[0, prefix_done) searched without a gap; the cost of the rest: CPU per round from the owner-rule shards' "
+        "timed logs, rounds per deal from uniformly drawn deals when an owner-rule sample exists.",
+        "",
+        markdown_table(COVERAGE_COLUMNS, rows),
+    ]
+
+
+def describe_list(s: dict) -> str:
+    """How complete one size's list is, in words (numbers from the status query)."""
+    if s.get("list") == "complete":
+        n = s["exhaustive_deals"]
+        return (
+            "complete: the 1 canonical deal searched"
+            if n == 1
+            else f"complete: all {value(n)} canonical deals searched"
+        )
+    parts = []
+    if s.get("exhaustive_deals"):
+        parts.append(f"{plural(int(s['exhaustive_deals']), 'canonical deal')} searched")
+    if s.get("sampled_deals"):
+        parts.append(plural(int(s["sampled_deals"]), "seeded random deal"))
+    parts.append("basins of the cycles found")
+    return "partial: " + ", ".join(parts)
