@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..core.fmt import pct
+from ..core.fmt import pct, plural
 from ..core.store import write_text
 from ..report.common import markdown_table, one, pyplot, query, save_figure, write_csv
 from ..report.html import esc, html_table
@@ -253,7 +253,7 @@ def intro_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         "has a natural (21 with two cards).  Rules: `engines/blackjack/rules.py` (upcard removed from the "
         "shoe before the hole card; an ace counts 11 unless that busts the hand, several aces valued "
         "together).  Exact tables are computed over the shoe's composition with exact fractions "
-        f"({n['variants']} rule variants; fractions in `{EXACT_CSV}`); simulations deal "
+        f"({plural(n['variants'], 'rule variant')}; fractions in `{EXACT_CSV}`); simulations deal "
         f"{n['hands']:,} hands in all.  Generated from `results/warehouse.duckdb`.",
         "",
     ]
@@ -294,7 +294,7 @@ def simulations_section(con: duckdb.DuckDBPyConnection, variant: tuple[str, str,
         return []
     runs = [dict(zip(acols, r)) for r in arows]
     bounds = "; ".join(
-        f"below {false_alarm_bound(int(d['cells']))} for the {d['cells']} cells of {d['experiment']}"
+        f"below {false_alarm_bound(int(d['cells']))} for the {d['cells']:,} cells of {d['experiment']}"
         for d in runs
         if d["shoe"] == "fresh"
     )
@@ -361,14 +361,14 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
         head = f"Simulation <code>{esc(d['experiment'])}</code> ({esc(d['shoe'])} shoe, {hands_text(d)})"
         if d["shoe"] != "fresh":  # not the exact table's law: z measures the effect, not an error
             out.append(
-                f"{head} differs from the exact table by up to |z| = {z:.2f} over {d['cells']} cells: "
+                f"{head} differs from the exact table by up to |z| = {z:.2f} over {d['cells']:,} cells: "
                 "hands dealt one after another through one shoe are not independent "
                 "(the continuous-shoe effect)."
             )
             continue
         verdict = "agrees with" if z < Z_AGREE else "<b>disagrees</b> with"
         out.append(
-            f"{head} {verdict} the exact table: largest |z| = {z:.2f} over {d['cells']} cells "
+            f"{head} {verdict} the exact table: largest |z| = {z:.2f} over {d['cells']:,} cells "
             f"(agreement: every |z| &lt; {Z_AGREE:g})."
         )
     return out

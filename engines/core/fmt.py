@@ -40,6 +40,12 @@ def identifier(v) -> str:
     return MISSING if missing(v) else str(v)
 
 
+def half_open(bounds) -> str:
+    """A range ``[start, stop)`` of work items, as every page writes one: ``[0, 125,000)``."""
+    start, stop = bounds
+    return f"[{start:,}, {stop:,})"
+
+
 def pct(p) -> str:
     """A probability as a percentage with three decimals; MISSING when missing."""
     return MISSING if missing(p) else f"{100 * p:.3f} %"

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 
 from ..core import fmt
 from .common import heading
+from .page import scroll_box
 
 __all__ = ["esc", "html_table"]
 
@@ -24,4 +25,4 @@ def html_table(cols: Sequence[str], rows: Sequence[Sequence], formats: dict[str,
         + "</tr>\n"
         for row in rows
     )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>\n{body}</tbody></table>\n"
+    return scroll_box(f"<table><thead><tr>{head}</tr></thead><tbody>\n{body}</tbody></table>") + "\n"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..core.fmt import identifier
+from ..core.fmt import MISSING, half_open, identifier
 from ..core.store import write_text
 from ..registry import engine
 from .common import query
@@ -94,6 +94,15 @@ PACKAGES_SQL = "SELECT DISTINCT packages FROM provenance ORDER BY packages"
 SEED_FORMATS = {c: identifier for c in ("root_seed", "seed")}
 
 
+def range_cell(work_range: str | None) -> str:
+    """A shard's recorded ``[start, stop)`` (JSON) in the page's half-open notation."""
+    bounds = json.loads(work_range) if work_range else None
+    return half_open(bounds) if bounds else MISSING
+
+
+SHARD_FORMATS = {**SEED_FORMATS, "range": range_cell}
+
+
 def provenance_html(
     con: duckdb.DuckDBPyConnection, units: dict[str, str], config: dict | None, built_at: datetime, warehouse: str
 ) -> str:
@@ -118,7 +127,7 @@ def provenance_html(
         "<h3>Package versions of the shard jobs</h3>",
         "".join(f"<pre>{esc(json.dumps(p, indent=1, sort_keys=True))}</pre>" for p in packages),
         f"<details><summary>All {len(srows):,} shards: seed, range and rows</summary>",
-        html_table(scols, srows, SEED_FORMATS),
+        html_table(scols, srows, SHARD_FORMATS),
         "</details>",
     ]
     if config is not None:

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from ..core.store import write_text
-from .page import data_uri, html_page
+from .page import data_uri, html_page, scroll_box
 
 INLINE = re.compile(r"(`[^`]+`)|!\[([^\]]*)\]\(([^)\s]+)\)|\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*|(?<!\w)\*(\S.*?)\*")
 
@@ -79,7 +79,9 @@ def to_html(md: str, base: Path | None = None) -> tuple[str, str]:
             while j < len(lines) and lines[j].startswith("|"):
                 rows.append("<tr>" + "".join(f"<td>{inline(c, base)}</td>" for c in cells(lines[j])) + "</tr>")
                 j += 1
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
+            out.append(
+                scroll_box(f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
+            )
             i = j
         elif re.match(r"[*-] ", line):
             items, j = [], i

@@ -17,8 +17,8 @@ CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
        line-height: 1.45; color: #222; }
-table { border-collapse: collapse; margin: 0.6em 0 1.2em; font-size: 0.88em;
-        display: block; max-width: 100%; overflow-x: auto; }
+.scroll { max-width: 100%; overflow-x: auto; margin: 0.6em 0 1.2em; }
+table { border-collapse: collapse; font-size: 0.88em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; white-space: nowrap; }
 th { background: #f2f2f2; }
 td:first-child, th:first-child { text-align: left; }
@@ -33,6 +33,11 @@ pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 0.85em; 
 
 def data_uri(png: Path) -> str:
     return "data:image/png;base64," + base64.b64encode(Path(png).read_bytes()).decode("ascii")
+
+
+def scroll_box(table: str) -> str:
+    """A table in its own horizontally scrolling box: a wide table scrolls, the page's text column stays put."""
+    return f'<div class="scroll">{table}</div>'
 
 
 def html_page(title: str, body: str) -> str:

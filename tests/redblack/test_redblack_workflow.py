@@ -6,11 +6,11 @@ import csv
 from pathlib import Path
 
 import pytest
+from wfhelp import shards_warehouse
 
 from engines import redblack as rb
 from engines.core.errors import CardlabError
 from engines.pipeline.config import validate_config
-from engines.pipeline.jobs import run_shard, shard_path
 from engines.registry import engine
 
 SECTION = {
@@ -59,28 +59,8 @@ def test_k_min_above_k_max_is_an_error():
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory):
-    from engines.pipeline.warehouse import build
-
     root = tmp_path_factory.mktemp("rb")
-    specs = engine("redblack").plan(SECTION)
-    files = []
-    for spec in specs:
-        tables = (
-            engine("redblack").stages()["shard"].tables
-            if spec["kind"] != "basin"
-            else engine("redblack").stages()["basin"].tables
-        )
-        outputs = {t: shard_path("redblack", t, spec, root=str(root)) for t in tables}
-        inputs = (
-            [shard_path("redblack", t, s, root=str(root)) for t, s in engine("redblack").shard_inputs(spec, specs)]
-            if spec["kind"] == "basin"
-            else []
-        )
-        run_shard("redblack", spec, outputs, threads=1, inputs=inputs, log=str(root / "log.txt"))
-        files += outputs.values()
-    db = root / "warehouse.duckdb"
-    build(files, db, log=open(root / "wh.log", "w"))
-    return root, db
+    return root, shards_warehouse("redblack", SECTION, root)
 
 
 def test_views_hold_the_complete_lists(warehouse):

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import duckdb
 
-from ...core.fmt import small_pct
+from ...core.fmt import plural, small_pct
 from ...report.html import esc, html_table
 from . import queries as q
-from .markdown import CLUSTER_CORES, describe_list
+from .markdown import CLUSTER_CORES, describe_list, found_by_text
 
 FOLD_ROWS = 30  # tables longer than this are folded into a <details> element
 
@@ -20,13 +18,13 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
         text = (
             f"Infinite balanced RedBlack deals exist for k = {esc(h['sizes_list'])} cards per player: "
             f"<b>{h['infinite_canonical']:,}</b> canonical deals ({h['infinite_total']:,} counting "
-            f"colour swaps), falling into {h['cycles']:,} cycle(s)."
+            f"colour swaps), falling into {plural(h['cycles'], 'cycle')}."
         )
     else:
         text = "No infinite balanced RedBlack deal is known for the sizes searched."
     if h.get("complete_sizes"):
         text += (
-            f" The lists are complete for k = {h['complete_from']}..{h['complete_to']} "
+            f" The lists are complete for k = {h['complete_ranges']} "
             f"(every one of their {h['complete_deals']:,} canonical deals searched exactly)."
         )
     out = [text, *full_deck_answer(con), *audit_answer(q.audit(con))]
@@ -49,12 +47,10 @@ def full_deck_answer(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> li
     deals = q.full_deck_deals(con, k)
     if not deals:
         return []
-    how = Counter(d["how_found"] for d in deals)
     text = (
-        f"<b>The full deck (k = {k}): {len(deals):,} infinite deals are known</b> "
-        f"({2 * len(deals):,} counting colour swaps; "
-        + "; ".join(f"{n:,}: {esc(h)}" for h, n in sorted(how.items()))
-        + "), each certified by an exact cycle."
+        f"<b>The full deck (k = {k}): {plural(len(deals), 'infinite deal is', 'infinite deals are')} known</b> "
+        f"({2 * len(deals):,} counting colour swaps), each certified by an exact cycle: "
+        f"{esc(found_by_text(deals))}."
     )
     cov = q.coverage_of(con, k)
     if cov:
@@ -110,7 +106,7 @@ def infinite_deals_html(con: duckdb.DuckDBPyConnection) -> list[str]:
     for k, deals in by_k.items():
         s = status.get(k, {})
         head = (
-            f"k = {k}: {len(deals):,} canonical deal{'s' if len(deals) != 1 else ''} "
+            f"k = {k}: {plural(len(deals), 'canonical deal')} "
             f'({2 * len(deals):,} in all), <span class="list-{esc(s.get("list"))}">{esc(describe_list(s))}</span>'
         )
         table = html_table(cols, [[d[c] for c in DEAL_COLUMNS] for d in deals], {"P1": str, "P2": str})

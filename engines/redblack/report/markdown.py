@@ -36,9 +36,10 @@ COVERAGE_COLUMNS = ("k", "cards", "canonical deals", "searched", "share", "prefi
 COVERAGE_COLUMNS += ("ns per round", "rounds per deal", "core-hours left")
 
 CYCLES_TEXT = (
-    "Cycle ids are the cycle's least state modulo colour swap, `LEADER/OTHER`; the period "
+    "{known}. Cycle ids are the cycle's least state modulo colour swap, `LEADER/OTHER`; the period "
     "counts rounds of the labelled game; basin states count every state (any split of the "
-    "cards) whose play leads into the cycle or its colour swap."
+    "cards) whose play leads into the cycle or its colour swap, where a basin job walked it (an audited "
+    "cycle's basin is walked by the audit, whose deals are counted in `infinite known`)."
 )
 
 
@@ -64,7 +65,7 @@ def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple
     out += ["## By size", "", markdown_table(STATUS_COLUMNS, st_rows)]
     out += deals_section(q.infinite_by_k(con), {r[0]: dict(zip(st_cols, r)) for r in st_rows})
     cyc_cols, cyc_rows = cycles
-    out += ["## Cycles", "", CYCLES_TEXT, ""]
+    out += ["## Cycles", "", cycles_text(q.headline(con)), ""]
     out.append(markdown_table(cyc_cols, cyc_rows) if cyc_rows else "No cycles found.\n")
     out += ["## Summary by method", "", markdown_table(*q.table(con, q.SUMMARY_SQL))]
     out += ["## Figures", "", f"![Share of infinite deals by k]({SHARE_PNG})", ""]
@@ -72,25 +73,59 @@ def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple
     return "\n".join(out)
 
 
+def cycles_text(h: dict) -> str:
+    known = f"{plural(h['cycles_known'], 'cycle is', 'cycles are')} known"
+    if h["cycles_known"] != h["cycles"]:
+        known += f" ({h['cycles']:,} of them reached by a balanced deal)"
+    return CYCLES_TEXT.format(known=known[0].upper() + known[1:])
+
+
 def headline_section(h: dict) -> list[str]:
     out = []
     if h["complete_sizes"]:
         out.append(
             f"* Exhaustive search covered every canonical balanced deal for "
-            f"{value(h['complete_sizes'])} sizes, k = {h['complete_from']}..{h['complete_to']} "
-            f"({value(h['exhaustive_deals'])} deals): those lists are **complete**."
+            f"{plural(h['complete_sizes'], 'size')}, k = {h['complete_ranges']} "
+            f"({plural(h['complete_deals'], 'deal')}): those lists are **complete**."
         )
     if h["sampled_deals"]:
         out.append(
-            f"* Seeded sampling played {value(h['sampled_deals'])} deals and met "
-            f"{value(h['sampled_infinite'])} infinite ones."
+            f"* Seeded sampling played {plural(h['sampled_deals'], 'deal')} and met "
+            f"{value(h['sampled_infinite'])} infinite {'one' if h['sampled_infinite'] == 1 else 'ones'}."
         )
     out.append(
         f"* Known infinite balanced deals: {value(h['infinite_canonical'])} canonical "
         f"({value(h['infinite_total'])} counting colour swaps), at sizes k = "
-        f"{h['sizes_list'] or 'none'}, in {value(h['cycles'])} cycle(s)."
+        f"{h['sizes_list'] or 'none'}, in {plural(h['cycles'], 'cycle')}."
     )
     return out + [""]
+
+
+# How each known infinite deal was found (redblack_infinite.found_by), in words, in this order.
+FOUND_BY = {
+    "exhaustive": "met by our exhaustive search",
+    "sample": "met by our seeded sampling",
+    "basin": "in the basins of cycles our search found",
+    "audit": "from the audited list, replayed here",
+    "audit basin": "in the basins of the listed deals' cycles, missing from the list",
+}
+
+
+# The same, short, for the full-deck table's last column.
+FOUND_BY_SHORT = {
+    "exhaustive": "exhaustive search",
+    "sample": "sampling",
+    "basin": "basin of a cycle found",
+    "audit": "audited list",
+    "audit basin": "basin of a listed deal's cycle",
+}
+
+
+def found_by_text(deals: list[dict]) -> str:
+    """``13 from the audited list, replayed here and 58 in the basins of ...``: the deals by how found."""
+    counts = [(sum(d["found_by"] == how for d in deals), words) for how, words in FOUND_BY.items()]
+    parts = [f"{n:,} {words}" for n, words in counts if n]
+    return parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + "; and " + parts[-1]
 
 
 def deals_section(by_k: dict[int, list[dict]], status: dict[int, dict]) -> list[str]:
@@ -104,7 +139,8 @@ def deals_section(by_k: dict[int, list[dict]], status: dict[int, dict]) -> list[
         )
         out += ["", "```", "# P1 P2  cycle  period  rounds-before-cycle  found-by"]
         out += [
-            f"{d['p1']} {d['p2']}  {d['cycle_id']}  {d['period']}  {d['rounds_before_cycle']}  {d['found_by']}"
+            f"{d['p1']} {d['p2']}  {d['cycle_id']}  {value(d['period'])}  {value(d['rounds_before_cycle'])}  "
+            + d["found_by"].replace(" ", "-")
             for d in deals
         ]
         out += ["```", ""]
@@ -128,13 +164,14 @@ def full_deck_section(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> l
     deals = q.full_deck_deals(con, k)
     if deals:
         out.append(
-            f"**{len(deals):,} infinite full-deck deals are known** ({2 * len(deals):,} counting colour swaps). "
+            f"**{plural(len(deals), 'infinite full-deck deal is', 'infinite full-deck deals are')} known** "
+            f"({2 * len(deals):,} counting colour swaps): {found_by_text(deals)}. "
             "Each certificate is exact: replaying the deal reaches the cycle `cycle_id` (its least state, "
             "`LEADER/OTHER`) after `rounds_before_cycle` rounds, and the cycle repeats every `period` rounds."
         )
         out.append("")
         cols = ["P1", "P2", "cycle_id", "period", "rounds before cycle", "how found"]
-        out.append(markdown_table(cols, [tuple(d.values()) for d in deals]))
+        out.append(markdown_table(cols, [deal_row(d) for d in deals]))
     else:
         out += ["No infinite full-deck deal is known to this warehouse.", ""]
     c = q.coverage_of(con, k)
@@ -151,6 +188,10 @@ def full_deck_section(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> l
     return out
 
 
+def deal_row(d: dict) -> tuple:
+    return (d["p1"], d["p2"], d["cycle_id"], d["period"], d["rounds_before_cycle"], FOUND_BY_SHORT[d["found_by"]])
+
+
 def coverage_text(c: dict) -> str:
     """A partial exhaustive search: what it covered, what it proves, what the rest costs."""
     text = (
@@ -161,12 +202,19 @@ def coverage_text(c: dict) -> str:
     if c["core_hours_left"] is not None:
         hours = c["core_hours_left"]
         text += (
-            f" With the owner rule the rest costs {c['rounds_per_deal']:.1f} rounds per deal (measured on the "
-            f"{c['rounds_per_deal_from']}) at {1e9 * c['cpu_s_per_round']:.1f} ns of CPU per round (measured on "
+            f" With the owner rule the rest costs {c['rounds_per_deal']:,.1f} rounds per deal (measured on "
+            f"{rounds_basis(c)}) at {1e9 * c['cpu_s_per_round']:,.1f} ns of CPU per round (measured on "
             f"this size's timed shards): about {hours:,.0f} core-hours, {hours / CLUSTER_CORES:,.1f} hours on a "
             f"{CLUSTER_CORES:,}-core cluster through the SLURM profile (docs/scaling.md)."
         )
     return text
+
+
+def rounds_basis(c: dict) -> str:
+    """What a size's rounds per deal were measured on, in words."""
+    if c["rounds_per_deal_from"] == "uniform sample":
+        return f"a uniform sample of {plural(c['rounds_per_deal_sample'], 'deal')}"
+    return "the ranks searched"
 
 
 def audit_section(rows: list[dict]) -> list[str]:
@@ -200,7 +248,7 @@ def coverage_section(con: duckdb.DuckDBPyConnection) -> list[str]:
 
 
 def describe_list(s: dict) -> str:
-    """How complete one size's list is, in words (numbers from the status query)."""
+    """How complete one size's list is, in words (numbers from redblack_by_size)."""
     if s.get("list") == "complete":
         n = s["exhaustive_deals"]
         return (
@@ -213,5 +261,7 @@ def describe_list(s: dict) -> str:
         parts.append(f"{plural(int(s['exhaustive_deals']), 'canonical deal')} searched")
     if s.get("sampled_deals"):
         parts.append(plural(int(s["sampled_deals"]), "seeded random deal"))
+    if s.get("audited"):
+        parts.append("the deals of an audited list")
     parts.append("basins of the cycles found")
     return "partial: " + ", ".join(parts)

@@ -11,47 +11,16 @@ from ...report.common import one, query, records
 
 FULL_DECK = 26  # k of a full deck of 52 cards
 
-# Per size k: is the list complete (exhaustive search over every canonical deal), how it
-# was searched, and how many infinite deals / cycles are known.
+# Per size k (views.sql redblack_by_size): the columns of the by-size tables, in order.
 STATUS_SQL = """
-WITH m AS (
-    SELECT k,
-           bool_or(method = 'exhaustive' AND complete = 'yes') AS complete,
-           sum(deals) FILTER (WHERE method = 'exhaustive') AS exhaustive_deals,
-           sum(deals) FILTER (WHERE method = 'sample') AS sampled_deals,
-           max(longest_finite_rounds) AS longest_finite_rounds
-    FROM redblack_summary GROUP BY k
-), i AS (
-    SELECT k, count(*) AS infinite_canonical, count(DISTINCT cycle_id) AS cycles,
-           count(*) FILTER (WHERE found_by = 'basin') AS only_in_basins
-    FROM redblack_infinite GROUP BY k
-)
-SELECT m.k,
-       CASE WHEN m.complete THEN 'complete' ELSE 'partial' END AS list,
-       m.exhaustive_deals, m.sampled_deals,
-       coalesce(i.infinite_canonical, 0) AS infinite_canonical,
-       2 * coalesce(i.infinite_canonical, 0) AS infinite_total,
-       coalesce(i.cycles, 0) AS cycles,
-       coalesce(i.only_in_basins, 0) AS only_in_basins,
-       m.longest_finite_rounds
-FROM m LEFT JOIN i USING (k)
-ORDER BY k
+SELECT k, list, exhaustive_deals, sampled_deals, infinite_canonical, infinite_total, cycles, only_in_basins,
+       longest_finite_rounds
+FROM redblack_by_size ORDER BY k
 """
 
-HEADLINE_SQL = """
-SELECT (SELECT count(*) FROM redblack_infinite) AS infinite_canonical,
-       (SELECT 2 * count(*) FROM redblack_infinite) AS infinite_total,
-       (SELECT count(DISTINCT k) FROM redblack_infinite) AS sizes_with_infinite,
-       (SELECT string_agg(k::VARCHAR, ', ' ORDER BY k) FROM (SELECT DISTINCT k FROM redblack_infinite)) AS sizes_list,
-       (SELECT count(*) FROM redblack_cycles) AS cycles,
-       (SELECT min(k) FROM redblack_summary WHERE method = 'exhaustive' AND complete = 'yes') AS complete_from,
-       (SELECT max(k) FROM redblack_summary WHERE method = 'exhaustive' AND complete = 'yes') AS complete_to,
-       (SELECT count(DISTINCT k) FROM redblack_summary WHERE method = 'exhaustive' AND complete = 'yes') AS complete_sizes,
-       (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'exhaustive') AS exhaustive_deals,
-       (SELECT coalesce(sum(canonical_deals), 0) FROM redblack_coverage WHERE complete) AS complete_deals,
-       (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_deals,
-       (SELECT coalesce(sum(infinite_hits), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_infinite
-"""
+BY_SIZE_SQL = "SELECT * FROM redblack_by_size ORDER BY k"
+
+HEADLINE_SQL = "SELECT * FROM redblack_headline"
 
 LIST_SQL = """
 SELECT i.k, i.p1, i.p2, i.cycle_id, i.period, i.rounds_before_cycle, i.found_by,
@@ -63,7 +32,7 @@ ORDER BY i.k, i.p1, i.p2
 
 CYCLES_SQL = """
 SELECT k, cycle_id, period, colour_symmetric, basin_states, basin_complete, basin_depth,
-       balanced_deals_canonical, balanced_deals_total, found_by, deals_met
+       balanced_deals_canonical, balanced_deals_total, infinite_known, found_by, deals_met
 FROM redblack_cycles ORDER BY k, cycle_id
 """
 
@@ -94,16 +63,10 @@ FROM redblack_coverage ORDER BY k
 
 # Every known infinite deal of one size, with its certificate and how it was found.
 FULL_DECK_SQL = """
-SELECT i.p1, i.p2, i.cycle_id, i.period, i.rounds_before_cycle,
-       CASE WHEN i.found_by IN ('exhaustive', 'sample') THEN 'own search'
-            WHEN i.found_by = 'basin' THEN 'basin of a cycle our search found'
-            WHEN a.listed THEN 'published list; replayed here'
-            ELSE 'basin of a published deal''s cycle; not in the list' END AS how_found
-FROM redblack_infinite i
-LEFT JOIN (SELECT k, p1, p2, bool_or(status = 'listed-infinite') AS listed
-           FROM redblack_audit GROUP BY ALL) a USING (k, p1, p2)
-WHERE i.k = ?
-ORDER BY how_found DESC, i.p1, i.p2
+SELECT p1, p2, cycle_id, period, rounds_before_cycle, found_by
+FROM redblack_infinite WHERE k = ?
+ORDER BY CASE found_by WHEN 'exhaustive' THEN 0 WHEN 'sample' THEN 1 WHEN 'basin' THEN 2 WHEN 'audit' THEN 3
+         ELSE 4 END, p1, p2
 """
 
 AUDIT_SQL = """
@@ -138,12 +101,8 @@ def headline(con: Con) -> dict:
     return one(con, HEADLINE_SQL)
 
 
-def status(con: Con) -> list[dict]:
-    return records(con, STATUS_SQL)
-
-
 def status_by_k(con: Con) -> dict[int, dict]:
-    return {s["k"]: s for s in status(con)}
+    return {s["k"]: s for s in records(con, BY_SIZE_SQL)}
 
 
 def infinite_by_k(con: Con) -> dict[int, list[dict]]:
