@@ -61,9 +61,8 @@ def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple
     out += full_deck_section(con)
     out += audit_section(q.audit(con))
     out += coverage_section(con)
-    st_cols, st_rows = q.table(con, q.STATUS_SQL)
-    out += ["## By size", "", markdown_table(STATUS_COLUMNS, st_rows)]
-    out += deals_section(q.infinite_by_k(con), {r[0]: dict(zip(st_cols, r)) for r in st_rows})
+    out += ["## By size", "", markdown_table(STATUS_COLUMNS, q.table(con, q.STATUS_SQL)[1])]
+    out += deals_section(q.infinite_by_k(con), q.status_by_k(con))
     cyc_cols, cyc_rows = cycles
     out += ["## Cycles", "", cycles_text(q.headline(con)), ""]
     out.append(markdown_table(cyc_cols, cyc_rows) if cyc_rows else "No cycles found.\n")
