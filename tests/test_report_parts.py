@@ -1,9 +1,8 @@
-"""The report layer's shape: one Wilson interval (Python and SQL agree), one formatter family,
-imports one way (report code never reaches the pipeline), small functions and modules."""
+"""The report layer's shared parts: one Wilson interval (Python and SQL agree), one formatter
+family, one HTML page shell.  (Layers, circles and sizes: tests/test_layers.py.)"""
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 import duckdb
@@ -66,62 +65,6 @@ def test_one_formatter_family():
     assert fmt.identifier(20260101) == "20260101" and fmt.fixed(1234.56) == "1,234.6"
     assert fmt.plural(1, "deal") == "1 deal" and fmt.plural(2000, "round") == "2,000 rounds"
     assert fmt.small_pct(4e-7) == "0.000040 %" and fmt.pct_pm(0.5, 0.49, 0.51) == "50.0 % ± 1.0 %"
-
-
-def imports_of(path: Path) -> set[str]:
-    """Every engines module a file imports, at top level or inside a function."""
-    package = ".".join(path.relative_to(ENGINES.parent).with_suffix("").parts)
-    if path.name == "__init__.py":
-        package += ".__init__"
-    out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom):
-            base = package.split(".")[: -node.level] if node.level else []
-            name = ".".join([*base, node.module] if node.module else base)
-            out |= {name} | {f"{name}.{a.name}" for a in node.names}
-        elif isinstance(node, ast.Import):
-            out |= {a.name for a in node.names}
-    return {m for m in out if m.startswith("engines.")}
-
-
-def module_name(path: Path) -> str:
-    parts = path.relative_to(ENGINES.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def test_report_code_never_imports_the_pipeline():
-    assert REPORT_CODE and len(REPORT_CODE) >= 10
-    for path in REPORT_CODE:
-        reached = [m for m in imports_of(path) if m.startswith("engines.pipeline")]
-        assert not reached, f"{path.relative_to(ENGINES)} imports {reached}"
-
-
-def test_report_imports_run_one_way():
-    """No import circle among the report modules, function-level imports included."""
-    modules = {module_name(p): p for p in REPORT_CODE}
-    graph = {m: {i for i in imports_of(p) if i in modules and i != m} for m, p in modules.items()}
-    done: set[str] = set()
-
-    def visit(m: str, stack: tuple[str, ...]) -> None:
-        assert m not in stack, "import circle: " + " -> ".join((*stack[stack.index(m) :], m))
-        if m not in done:
-            for n in graph[m]:
-                visit(n, (*stack, m))
-            done.add(m)
-
-    for m in graph:
-        visit(m, ())
-    assert "engines.report.index" in graph and "engines.report.page" in graph["engines.report.markdown"]
-
-
-def test_report_functions_and_modules_are_small():
-    for path in REPORT_CODE:
-        lines = path.read_text().splitlines()
-        assert len(lines) <= 500, f"{path.relative_to(ENGINES)}: {len(lines)} lines"
-        for node in ast.walk(ast.parse("\n".join(lines))):
-            if isinstance(node, ast.FunctionDef):
-                length = node.end_lineno - node.lineno + 1
-                assert length <= 80, f"{path.relative_to(ENGINES)}:{node.name} has {length} lines"
 
 
 def test_the_html_page_shell_lives_once():
