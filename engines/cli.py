@@ -119,11 +119,16 @@ def cmd_warehouse(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from .pipeline.warehouse import connect
     from .report.common import build_game
 
-    for game in [args.game] if args.game else GAMES:
-        for path in build_game(game, args.db, args.outdir):
-            print(path)
+    con = connect(args.db)
+    try:
+        for game in [args.game] if args.game else GAMES:
+            for path in build_game(game, con, args.outdir):
+                print(path)
+    finally:
+        con.close()
     return 0
 
 

@@ -161,3 +161,23 @@ def planned_jobs(output: str) -> dict[str, int]:
     counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", output, re.M)}
     counts.pop("total", None)
     return counts
+
+
+def shards_warehouse(game: str, section: dict, root: Path) -> Path:
+    """Every planned shard of ``section`` computed in-process (no Snakemake), then the warehouse."""
+    from engines.pipeline.jobs import run_shard, shard_path
+    from engines.pipeline.warehouse import build
+    from engines.registry import engine
+
+    eng = engine(game)
+    specs = eng.plan(section)
+    files = []
+    for spec in specs:
+        outputs = {t: shard_path(game, t, spec, root=str(root)) for t in eng.spec_tables(spec)}
+        inputs = [shard_path(game, t, s, root=str(root)) for t, s in eng.shard_inputs(spec, specs)]
+        run_shard(game, spec, outputs, threads=1, inputs=inputs, log=str(root / "log.txt"))
+        files += outputs.values()
+    db = root / "warehouse.duckdb"
+    with open(root / "wh.log", "w") as log:
+        build(files, db, log=log)
+    return db

@@ -1,5 +1,8 @@
 """Blackjack report: exact dealer-outcome tables, simulations against them, and the
-effect of the rules on the bust probability, all from SQL over the warehouse."""
+effect of the rules on the bust probability, all from SQL over the warehouse.
+
+Writes ``blackjack.md``, ``blackjack.csv``, ``blackjack_sim.csv`` and ``blackjack_bust.png``
+(the names the engine declares)."""
 
 from __future__ import annotations
 
@@ -7,9 +10,13 @@ from pathlib import Path
 
 import duckdb
 
+from ..core.fmt import pct, plural
 from ..core.store import write_text
-from ..report.common import markdown_table, pct, pyplot, query, save_figure, write_csv
+from ..report.common import markdown_table, one, pyplot, query, save_figure, write_csv
 from ..report.html import esc, html_table
+
+MD, EXACT_CSV, SIM_CSV, BUST_PNG = "blackjack.md", "blackjack.csv", "blackjack_sim.csv", "blackjack_bust.png"
+SEED_VARIANT = ("2", "stand", "no")  # the seed's question: 2 decks, dealer stands on soft 17, no peek
 
 # Seed layout: columns in outcome order; the label of each outcome column.
 OUTCOME_LABELS = (
@@ -186,130 +193,146 @@ def bust_figure(con, path: Path) -> Path:
     return save_figure(fig, path)
 
 
-def build(con, outdir: Path) -> list[Path]:
-    outdir = Path(outdir)
-    cols, rows = query(
-        con,
-        "SELECT decks, soft17, peek, upcard, outcome, probability, exact FROM blackjack_exact "
-        "ORDER BY decks = 'inf', try_cast(decks AS INTEGER), soft17 DESC, peek, "
-        "upcard_order, outcome_order",
-    )
-    files = [write_csv(outdir / "blackjack.csv", cols, rows)]
-    cols, rows = query(
-        con,
-        "SELECT experiment, shoe, decks, soft17, peek, penetration, upcard, outcome, hands, "
-        '"count", simulated, exact, difference, standard_error, z FROM blackjack_compare '
-        "ORDER BY experiment, upcard_order, outcome_order",
-    )
-    files.append(write_csv(outdir / "blackjack_sim.csv", cols, rows))
-    files.append(bust_figure(con, outdir / "blackjack_bust.png"))
+EXACT_CSV_SQL = """
+SELECT decks, soft17, peek, upcard, outcome, probability, exact FROM blackjack_exact
+ORDER BY decks = 'inf', try_cast(decks AS INTEGER), soft17 DESC, peek, upcard_order, outcome_order
+"""
 
-    _, counts = query(
-        con,
-        """
-        SELECT (SELECT count(DISTINCT (decks, soft17, peek)) FROM blackjack_exact),
-               (SELECT coalesce(sum(dealt), 0) FROM blackjack_sim WHERE outcome = 'bust')""",
-    )
-    n_variants, n_hands = counts[0]
-    md = [
+SIM_CSV_SQL = """
+SELECT experiment, shoe, decks, soft17, peek, penetration, upcard, outcome, hands, "count", simulated, exact,
+       difference, standard_error, z
+FROM blackjack_compare ORDER BY experiment, upcard_order, outcome_order
+"""
+
+COUNTS_SQL = """
+SELECT (SELECT count(DISTINCT (decks, soft17, peek)) FROM blackjack_exact) AS variants,
+       (SELECT coalesce(sum(dealt), 0) FROM blackjack_sim WHERE outcome = 'bust') AS hands
+"""
+
+# Each effect of the rules on the bust probability: (title, value per upcard and deck count, HAVING).
+EFFECTS = (
+    (
+        "Bust probability (%) by shoe size, dealer stands on soft 17, no peek",
+        "printf('%.2f', 100 * s17)",
+        "TRUE",
+    ),
+    (
+        "Hitting soft 17: change in bust probability (percentage points, hit − stand, no peek)",
+        "printf('%+.2f', 100 * (h17 - s17))",
+        "TRUE",
+    ),
+    (
+        "Peeking for a natural: change in bust probability (percentage points, peek − no peek, "
+        "stand on soft 17), for the upcards where it changes anything",
+        "printf('%+.2f', 100 * (s17_peek - s17))",
+        "max(abs(s17_peek - s17)) > 0",
+    ),
+)
+
+
+def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+    outdir = Path(outdir)
+    files = [
+        write_csv(outdir / EXACT_CSV, *query(con, EXACT_CSV_SQL)),
+        write_csv(outdir / SIM_CSV, *query(con, SIM_CSV_SQL)),
+        bust_figure(con, outdir / BUST_PNG),
+    ]
+    variant = seed_variant(con)
+    md = intro_section(con) + exact_section(con, variant) + simulations_section(con, variant)
+    if variant is not None:
+        md += effects_section(con)
+    return [write_text(outdir / MD, "\n".join(md)), *files]
+
+
+def intro_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    n = one(con, COUNTS_SQL)
+    return [
         "# Blackjack dealer outcomes",
         "",
         "For each dealer upcard, the probability that the dealer busts, finishes on 17..21, or "
         "has a natural (21 with two cards).  Rules: `engines/blackjack/rules.py` (upcard removed from the "
         "shoe before the hole card; an ace counts 11 unless that busts the hand, several aces valued "
         "together).  Exact tables are computed over the shoe's composition with exact fractions "
-        f"({n_variants} rule variants; fractions in `blackjack.csv`); simulations deal "
-        f"{n_hands:,} hands in all.  Generated from `results/warehouse.duckdb`.",
+        f"({plural(n['variants'], 'rule variant')}; fractions in `{EXACT_CSV}`); simulations deal "
+        f"{n['hands']:,} hands in all.  Generated from `results/warehouse.duckdb`.",
         "",
     ]
 
-    variant = seed_variant(con)
+
+def exact_section(con: duckdb.DuckDBPyConnection, variant: tuple[str, str, str] | None) -> list[str]:
     if variant is None:
-        md += ["No exact tables in the warehouse: add a `blackjack:` section to config.yaml.", ""]
-    else:
-        md += [f"## Exact table: {variant_title(*variant)}", ""]
-        if variant == ("2", "stand", "no"):
-            md += [
-                "The seed's question; every printed digit matches the seed's exhaustive table "
-                "(pinned in `tests/test_blackjack.py`).",
-                "",
-            ]
-        md += [markdown_table(*exact_layout(con, variant))]
+        return ["No exact tables in the warehouse: add a `blackjack:` section to config.yaml.", ""]
+    md = [f"## Exact table: {variant_title(*variant)}", ""]
+    if variant == SEED_VARIANT:
+        md += [
+            "The seed's question; every printed digit matches the seed's exhaustive table "
+            "(pinned in `tests/test_blackjack.py`).",
+            "",
+        ]
+    return md + [markdown_table(*exact_layout(con, variant))]
 
+
+SIMULATIONS_TEXT = (
+    "Each cell of a simulated table is compared with the exact probability of the same rule "
+    "variant: z = (simulated − exact) / sqrt(p (1 − p) / hands).  A fresh shoe per hand is the "
+    "exact table's law, so its z values should look standard normal; a fresh-shoe experiment "
+    "*agrees* when every |z| < {z:g} (under the exact law that fails with probability {bounds})."
+    "  Peeking (peek = yes) removes the dealer's naturals from the table, so fewer hands are kept "
+    "than dealt; the table shows both, the kept count for the upcard that kept fewest.  A continuous shoe is "
+    "*not* the exact table's law: hands dealt "
+    "one after another from one shoe depend on each other, and which hands are dealt before the "
+    "reshuffle depends on the cards, so its z values measure that effect (the binomial standard "
+    "error is then only a guide).  It is the likely source of the small differences the seed's "
+    "thread could not explain between its exhaustive table and the simulations that dealt "
+    "through a shoe."
+)
+
+
+def simulations_section(con: duckdb.DuckDBPyConnection, variant: tuple[str, str, str] | None) -> list[str]:
     acols, arows = agreement(con)
-    if arows:
-        md += [
-            "## Simulations against the exact tables",
-            "",
-            "Each cell of a simulated table is compared with the exact probability of the same rule "
-            "variant: z = (simulated − exact) / sqrt(p (1 − p) / hands).  A fresh shoe per hand is the "
-            "exact table's law, so its z values should look standard normal; a fresh-shoe experiment "
-            f"*agrees* when every |z| < {Z_AGREE:g} (under the exact law that fails with probability "
-            + "; ".join(
-                f"below {false_alarm_bound(int(r[acols.index('cells')]))} for the {r[acols.index('cells')]} cells "
-                f"of {r[0]}"
-                for r in arows
-                if r[acols.index("shoe")] == "fresh"
-            )
-            + ").  Peeking (peek = yes) removes the dealer's naturals from the table, so fewer hands are kept "
-            "than dealt; the table shows both, the kept count for the upcard that kept fewest.  A continuous shoe is *not* the exact table's law: hands dealt "
-            "one after another from one shoe depend on each other, and which hands are dealt before the "
-            "reshuffle depends on the cards, so its z values measure that effect (the binomial standard "
-            "error is then only a guide).  It is the likely source of the small differences the seed's "
-            "thread could not explain between its exhaustive table and the simulations that dealt "
-            "through a shoe.",
-            "",
-            markdown_table(acols, arows),
-        ]
-        for row in arows:
-            d = dict(zip(acols, row))
-            variant_e = (d["decks"], d["soft17"], d["peek"])
-            md += [
-                f"### {d['experiment']}: {d['shoe']} shoe, {variant_title(*variant_e)}",
-                "",
-                f"{hands_text(d)}; largest |z| = {d['max_abs_z']} "
-                f"(upcard / outcome {d['max_abs_z_at']}).  Simulated percentages, (z) against the exact "
-                "table:",
-                "",
-                markdown_table(*simulated_layout(con, d["experiment"])),
-            ]
-            if variant_e != variant:
-                md += ["Exact table of this variant:", "", markdown_table(*exact_layout(con, variant_e))]
-
-    effects = [
-        (
-            "Bust probability (%) by shoe size, dealer stands on soft 17, no peek",
-            "printf('%.2f', 100 * s17)",
-            "TRUE",
-            "TRUE",
-        ),
-        (
-            "Hitting soft 17: change in bust probability (percentage points, hit − stand, no peek)",
-            "printf('%+.2f', 100 * (h17 - s17))",
-            "TRUE",
-            "TRUE",
-        ),
-        (
-            "Peeking for a natural: change in bust probability (percentage points, peek − no peek, "
-            "stand on soft 17), for the upcards where it changes anything",
-            "printf('%+.2f', 100 * (s17_peek - s17))",
-            "TRUE",
-            "max(abs(s17_peek - s17)) > 0",
-        ),
+    if not arows:
+        return []
+    runs = [dict(zip(acols, r)) for r in arows]
+    bounds = "; ".join(
+        f"below {false_alarm_bound(int(d['cells']))} for the {d['cells']:,} cells of {d['experiment']}"
+        for d in runs
+        if d["shoe"] == "fresh"
+    )
+    md = [
+        "## Simulations against the exact tables",
+        "",
+        SIMULATIONS_TEXT.format(z=Z_AGREE, bounds=bounds),
+        "",
+        markdown_table(acols, arows),
     ]
-    if variant is not None:
+    for d in runs:
+        variant_e = (d["decks"], d["soft17"], d["peek"])
         md += [
-            "## Effect of the rules on the dealer's bust probability",
+            f"### {d['experiment']}: {d['shoe']} shoe, {variant_title(*variant_e)}",
             "",
-            "![bust probability by upcard](blackjack_bust.png)",
+            f"{hands_text(d)}; largest |z| = {d['max_abs_z']} "
+            f"(upcard / outcome {d['max_abs_z_at']}).  Simulated percentages, (z) against the exact "
+            "table:",
             "",
+            markdown_table(*simulated_layout(con, d["experiment"])),
         ]
-        for title, value_sql, where, having in effects:
-            ecols, erows = rule_effect(con, value_sql, where, having)
-            if erows:
-                md += [f"**{title}**", "", markdown_table(ecols, erows)]
-    files.insert(0, write_text(outdir / "blackjack.md", "\n".join(md)))
-    return files
+        if variant_e != variant:
+            md += ["Exact table of this variant:", "", markdown_table(*exact_layout(con, variant_e))]
+    return md
+
+
+def effects_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    md = [
+        "## Effect of the rules on the dealer's bust probability",
+        "",
+        f"![bust probability by upcard]({BUST_PNG})",
+        "",
+    ]
+    for title, value_sql, having in EFFECTS:
+        ecols, erows = rule_effect(con, value_sql, "TRUE", having)
+        if erows:
+            md += [f"**{title}**", "", markdown_table(ecols, erows)]
+    return md
 
 
 # ----------------------------------------------------------------------------- the one-page index
@@ -338,14 +361,14 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
         head = f"Simulation <code>{esc(d['experiment'])}</code> ({esc(d['shoe'])} shoe, {hands_text(d)})"
         if d["shoe"] != "fresh":  # not the exact table's law: z measures the effect, not an error
             out.append(
-                f"{head} differs from the exact table by up to |z| = {z:.2f} over {d['cells']} cells: "
+                f"{head} differs from the exact table by up to |z| = {z:.2f} over {d['cells']:,} cells: "
                 "hands dealt one after another through one shoe are not independent "
                 "(the continuous-shoe effect)."
             )
             continue
         verdict = "agrees with" if z < Z_AGREE else "<b>disagrees</b> with"
         out.append(
-            f"{head} {verdict} the exact table: largest |z| = {z:.2f} over {d['cells']} cells "
+            f"{head} {verdict} the exact table: largest |z| = {z:.2f} over {d['cells']:,} cells "
             f"(agreement: every |z| &lt; {Z_AGREE:g})."
         )
     return out

@@ -68,13 +68,6 @@ def cmd_deal(args) -> int:
     return 0
 
 
-def wilson(wins: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """95 % Wilson interval of a share (the same formula as the narcotic_summary view)."""
-    p = wins / n
-    centre, half = p + z * z / (2 * n), z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
-    return (centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n)
-
-
 def cmd_simulate(args) -> int:
     """Play N seeded games (game i dealt from stream (seed, i), as in a shard) and print the summary."""
     import numba
@@ -82,6 +75,7 @@ def cmd_simulate(args) -> int:
 
     from ..core.fmt import duration
     from ..core.progress import Progress
+    from ..core.stats import wilson
     from .kernel import GAMES_PER_CALL, play, shuffled_decks
 
     if args.games < 1:

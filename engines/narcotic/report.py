@@ -1,4 +1,8 @@
-"""Narcotic report: win probability and time to finish, from SQL over the warehouse."""
+"""Narcotic report: win probability and time to finish, from SQL over the warehouse.
+
+Writes ``narcotic.md``, ``narcotic.csv``, ``narcotic_passes.png`` and ``narcotic_rules.png``
+(the names the engine declares).  The queries below return rows with named fields;
+the functions after them only lay those fields out."""
 
 from __future__ import annotations
 
@@ -6,22 +10,23 @@ from pathlib import Path
 
 import duckdb
 
-from ..core.fmt import duration
+from ..core.fmt import duration, fixed, pct, pct_pm, pct_range
+from ..core.stats import wilson
 from ..core.store import write_text
-from ..report.common import markdown_table, pct, pyplot, query, save_figure, write_csv
-from ..report.html import esc, html_table, pct_pm
+from ..report.common import markdown_table, one, pyplot, query, records, save_figure, write_csv
+from ..report.html import esc, html_table
 
+MD, CSV, PASSES_PNG, RULES_PNG = "narcotic.md", "narcotic.csv", "narcotic_passes.png", "narcotic_rules.png"
 
-def combination_cells(r: tuple) -> tuple:
-    """Cells of a NARCOTIC_COMBOS_SQL row after its experiment, for the Markdown and HTML tables."""
-    mean_passes = "–" if r[8] is None else f"{r[8]:.1f}"
-    return (r[1], r[2], r[3], r[4], pct(r[5]), f"{pct(r[6])} – {pct(r[7])}", mean_passes, duration(r[9]))
+# ----------------------------------------------------------------------------- queries
 
+SUMMARY_SQL = "SELECT * FROM narcotic_summary ORDER BY experiment, variant"
 
-def exp_label(experiment: str, preset: str) -> str:
-    """``seed rules``; ``classic rules (experiment rules)`` when the names differ."""
-    return f"{preset} rules" if experiment == preset else f"{preset} rules (experiment {experiment})"
-
+PRESETS_SQL = """
+SELECT experiment, preset, games, wins, win_p, win_lo95, win_hi95, mean_time_s, median_time_s, p95_time_s,
+       max_time_s, mean_passes, median_passes, p95_passes, max_passes, loop_share, mean_cycle_length
+FROM narcotic_summary WHERE preset IS NOT NULL ORDER BY experiment, preset
+"""
 
 SEED_STYLE_SQL = """
 SELECT experiment, variant, games,
@@ -34,96 +39,121 @@ FROM narcotic_summary WHERE preset IS NOT NULL
 ORDER BY experiment, variant
 """
 
+# the largest sample of each preset answers for it
+ANSWER_SQL = """
+SELECT preset, experiment, games, wins, win_p, win_lo95, win_hi95, mean_time_s, mean_passes
+FROM narcotic_summary WHERE preset IS NOT NULL
+QUALIFY row_number() OVER (PARTITION BY preset ORDER BY games DESC, experiment) = 1
+ORDER BY preset = 'seed' DESC, preset
+"""
 
-def build(con, outdir: Path) -> list[Path]:
-    outdir = Path(outdir)
-    cols, rows = query(con, "SELECT * FROM narcotic_summary ORDER BY experiment, variant")
-    files = [write_csv(outdir / "narcotic.csv", cols, rows)]
-    n_games = query(con, "SELECT count(*) FROM narcotic_games")[1][0][0]
+COMBOS_SQL = """
+SELECT experiment, matching, gather, pile_four, games, win_p, win_lo95, win_hi95, mean_passes, mean_time_s
+FROM narcotic_rule_combinations
+"""
 
-    md = [
-        "# Narcotic solitaire",
-        "",
-        f"Generated from `results/warehouse.duckdb` ({n_games:,} games). "
-        "Rules: see `engines/narcotic/rules.py`; `seed` = deal/top-right/keep (the seed's Ruby "
-        "program, reproduced deck by deck), `classic` = cascade/top-right/keep. "
-        "Win probability with a 95 % Wilson interval; times follow the seed's model "
-        "(4 s per deal of four cards, 5 s per gather) and are over **won** games.",
-        "",
-    ]
+PASSES_SQL = """
+SELECT p.experiment, s.preset, p.passes, p.games, s.games AS total
+FROM narcotic_passes p JOIN narcotic_summary s USING (experiment, variant)
+WHERE s.preset IS NOT NULL ORDER BY p.experiment, s.preset, p.passes
+"""
 
-    preset_cols = [
-        "experiment",
-        "preset",
-        "games",
-        "wins",
-        "win_p",
-        "win_lo95",
-        "win_hi95",
-        "mean_time_s",
-        "median_time_s",
-        "p95_time_s",
-        "max_time_s",
-        "mean_passes",
-        "median_passes",
-        "p95_passes",
-        "max_passes",
-        "loop_share",
-        "mean_cycle_length",
-    ]
-    _, prow = query(
-        con,
-        f"SELECT {', '.join(preset_cols)} FROM narcotic_summary WHERE preset IS NOT NULL ORDER BY experiment, preset",
+
+def exp_label(experiment: str, preset: str) -> str:
+    """``seed rules``; ``classic rules (experiment rules)`` when the names differ."""
+    return f"{preset} rules" if experiment == preset else f"{preset} rules (experiment {experiment})"
+
+
+def combination_cells(r: dict) -> tuple:
+    """Cells of a rule combination after its experiment, for the Markdown and HTML tables."""
+    return (
+        r["matching"],
+        r["gather"],
+        r["pile_four"],
+        r["games"],
+        pct(r["win_p"]),
+        pct_range(r["win_lo95"], r["win_hi95"]),
+        fixed(r["mean_passes"]),
+        duration(r["mean_time_s"]),
     )
-    md += ["## The answer", ""]
-    for r in prow:
-        d = dict(zip(preset_cols, r))
+
+
+# ----------------------------------------------------------------------------- narcotic.md
+
+INTRO = (
+    "Rules: see `engines/narcotic/rules.py`; `seed` = deal/top-right/keep (the seed's Ruby "
+    "program, reproduced deck by deck), `classic` = cascade/top-right/keep. "
+    "Win probability with a 95 % Wilson interval; times follow the seed's model "
+    "(4 s per deal of four cards, 5 s per gather) and are over **won** games."
+)
+
+PRESET_COLUMNS = ("experiment", "preset", "games", "win %", "95 % CI", "mean time", "median time", "p95 time")
+PRESET_COLUMNS += ("max time", "mean passes", "median passes", "max passes")
+
+SEED_COLUMNS = ("experiment", "variant", "games", "seed: average time", "seed: % completed")
+SEED_COLUMNS += ("honest: mean time of a won game", "honest: win % (95 % CI)")
+
+COMBO_COLUMNS = ("experiment", "matching", "gather", "pile_four", "games", "win %", "95 % CI")
+COMBO_COLUMNS += ("mean passes (won)", "mean time (won)")
+
+
+def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+    outdir = Path(outdir)
+    combos = records(con, COMBOS_SQL)
+    files = [write_csv(outdir / CSV, *query(con, SUMMARY_SQL))]
+    files.append(rules_figure(combos, outdir / RULES_PNG))
+    files.append(passes_figure(con, outdir / PASSES_PNG))
+    md = ["# Narcotic solitaire", ""]
+    n_games = one(con, "SELECT count(*) AS n FROM narcotic_games")["n"]
+    md += [f"Generated from `results/warehouse.duckdb` ({n_games:,} games). " + INTRO, ""]
+    md += answer_section(records(con, PRESETS_SQL))
+    md += seed_section(records(con, SEED_STYLE_SQL))
+    md += combinations_section(combos)
+    md += [
+        "## Passes to win",
+        "",
+        f"![passes to win, seed and classic rules]({PASSES_PNG})",
+        "",
+        f"Full table: `{CSV}` (every experiment and rule combination, all columns of the `narcotic_summary` view).",
+        "",
+    ]
+    return [write_text(outdir / MD, "\n".join(md)), *files]
+
+
+def answer_section(presets: list[dict]) -> list[str]:
+    md = ["## The answer", ""]
+    for d in presets:
         md.append(
             f"- **{exp_label(d['experiment'], d['preset'])}**: won {pct(d['win_p'])} of "
-            f"{d['games']:,} games (95 % CI {pct(d['win_lo95'])} – {pct(d['win_hi95'])}); "
+            f"{d['games']:,} games (95 % CI {pct_range(d['win_lo95'], d['win_hi95'])}); "
             f"a won game takes {duration(d['mean_time_s'])} on average (median "
             f"{duration(d['median_time_s'])}, 95th percentile {duration(d['p95_time_s'])}), "
             f"{d['mean_passes']:.1f} passes on average; a lost game enters a cycle of "
             f"{d['mean_cycle_length']:.2f} passes on average."
         )
     md.append("")
-    md.append(
-        markdown_table(
-            [
-                "experiment",
-                "preset",
-                "games",
-                "win %",
-                "95 % CI",
-                "mean time",
-                "median time",
-                "p95 time",
-                "max time",
-                "mean passes",
-                "median passes",
-                "max passes",
-            ],
-            [
-                (
-                    d[0],
-                    d[1],
-                    d[2],
-                    pct(d[4]),
-                    f"{pct(d[5])} – {pct(d[6])}",
-                    duration(d[7]),
-                    duration(d[8]),
-                    duration(d[9]),
-                    duration(d[10]),
-                    f"{d[11]:.1f}",
-                    f"{d[12]:.0f}",
-                    d[14],
-                )
-                for d in prow
-            ],
+    rows = [
+        (
+            d["experiment"],
+            d["preset"],
+            d["games"],
+            pct(d["win_p"]),
+            pct_range(d["win_lo95"], d["win_hi95"]),
+            duration(d["mean_time_s"]),
+            duration(d["median_time_s"]),
+            duration(d["p95_time_s"]),
+            duration(d["max_time_s"]),
+            f"{d['mean_passes']:.1f}",
+            f"{d['median_passes']:.0f}",
+            d["max_passes"],
         )
-    )
+        for d in presets
+    ]
+    return md + [markdown_table(PRESET_COLUMNS, rows)]
 
-    md += [
+
+def seed_section(seed_rows: list[dict]) -> list[str]:
+    md = [
         "## The seed's figures beside the honest ones",
         "",
         "The seed prints `Average estimated completion time is H hours M minutes`, where the "
@@ -132,130 +162,87 @@ def build(con, outdir: Path) -> list[Path]:
         "hour too many. The honest figure is the mean time of won games.",
         "",
     ]
-    scols, srows = query(con, SEED_STYLE_SQL)
-    md.append(
-        markdown_table(
-            [
-                "experiment",
-                "variant",
-                "games",
-                "seed: average time",
-                "seed: % completed",
-                "honest: mean time of a won game",
-                "honest: win % (95 % CI)",
-            ],
-            [
-                (
-                    r[0],
-                    r[1],
-                    r[2],
-                    f"{int(r[4])} hours {int(r[5])} minutes",
-                    f"{r[6]:.2f} percent",
-                    duration(r[7]),
-                    f"{pct(r[8])} ({pct(r[9])} – {pct(r[10])})",
-                )
-                for r in srows
-            ],
+    rows = [
+        (
+            r["experiment"],
+            r["variant"],
+            r["games"],
+            f"{int(r['seed_hours'])} hours {int(r['seed_minutes'])} minutes",
+            f"{r['seed_percent']:.2f} percent",
+            duration(r["mean_time_s"]),
+            f"{pct(r['win_p'])} ({pct_range(r['win_lo95'], r['win_hi95'])})",
         )
-    )
+        for r in seed_rows
+    ]
+    return md + [markdown_table(SEED_COLUMNS, rows)]
 
-    _, allrows = query(con, NARCOTIC_COMBOS_SQL)
-    if allrows:
-        md += [
-            "## All sixteen rule combinations",
-            "",
-            "Sorted by win probability. `matching`: deal (seed) or cascade; `gather`: the card "
-            "dealt first after gathering; `pile_four`: keep (seed) or discard four equal cards "
-            "on top of a pile.",
-            "",
-        ]
-        md.append(
-            markdown_table(
-                [
-                    "experiment",
-                    "matching",
-                    "gather",
-                    "pile_four",
-                    "games",
-                    "win %",
-                    "95 % CI",
-                    "mean passes (won)",
-                    "mean time (won)",
-                ],
-                [(r[0], *combination_cells(r)) for r in allrows],
-            )
-        )
-        md += ["![win probability of the sixteen rule combinations](narcotic_rules.png)", ""]
-    files.append(_rules_figure(allrows, outdir / "narcotic_rules.png"))
 
-    files.append(_passes_figure(con, outdir / "narcotic_passes.png"))
-    md += [
-        "## Passes to win",
+def combinations_section(combos: list[dict]) -> list[str]:
+    if not combos:
+        return []
+    return [
+        "## All sixteen rule combinations",
         "",
-        "![passes to win, seed and classic rules](narcotic_passes.png)",
+        "Sorted by win probability. `matching`: deal (seed) or cascade; `gather`: the card "
+        "dealt first after gathering; `pile_four`: keep (seed) or discard four equal cards "
+        "on top of a pile.",
         "",
-        "Full table: `narcotic.csv` (every experiment and rule combination, all columns of the "
-        "`narcotic_summary` view).",
+        markdown_table(COMBO_COLUMNS, [(r["experiment"], *combination_cells(r)) for r in combos]),
+        f"![win probability of the sixteen rule combinations]({RULES_PNG})",
         "",
     ]
-    files.insert(0, write_text(outdir / "narcotic.md", "\n".join(md)))
-    return files
 
 
-def _passes_figure(con, path: Path) -> Path:
+# ----------------------------------------------------------------------------- figures
+
+
+def passes_figure(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
     plt = pyplot()
-    _, rows = query(
-        con,
-        """
-        SELECT p.experiment, s.preset, p.passes, p.games, s.games AS total
-        FROM narcotic_passes p JOIN narcotic_summary s USING (experiment, variant)
-        WHERE s.preset IS NOT NULL ORDER BY p.experiment, s.preset, p.passes""",
-    )
     fig, ax = plt.subplots(figsize=(8, 4.5))
     series: dict[str, tuple[list, list, int]] = {}
-    for exp, preset, passes, games, total in rows:
-        xs, ys, _ = series.setdefault(exp_label(exp, preset), ([], [], total))
-        xs.append(passes)
-        ys.append(games / total)
-    for label, (xs, ys, total) in series.items():
+    for r in records(con, PASSES_SQL):
+        xs, ys, _ = series.setdefault(exp_label(r["experiment"], r["preset"]), ([], [], r["total"]))
+        xs.append(r["passes"])
+        ys.append(r["games"])
+    for label, (xs, counts, total) in series.items():
+        ys = [c / total for c in counts]
         (line,) = ax.step(xs, ys, where="mid", label=f"{label}, {total:,} games")
-        # 95 % band of each bar's share (binomial standard error)
-        half = [1.96 * (y * (1 - y) / total) ** 0.5 for y in ys]
+        band = [wilson(c, total) for c in counts]  # 95 % interval of each bar's share
         ax.fill_between(
             xs,
-            [y - h for y, h in zip(ys, half)],
-            [y + h for y, h in zip(ys, half)],
+            [lo for lo, _ in band],
+            [hi for _, hi in band],
             step="mid",
             color=line.get_color(),
             alpha=0.25,
             linewidth=0,
         )
     ax.set_xlabel("passes through the deck until the game is won")
-    ax.set_ylabel("share of all games (band: 95 % interval)")
+    ax.set_ylabel("share of all games (band: 95 % Wilson interval)")
     ax.set_title("Narcotic: passes to win")
     ax.legend()
     ax.grid(alpha=0.3)
     return save_figure(fig, path)
 
 
-def _rules_figure(rows, path: Path) -> Path:
+def rules_figure(combos: list[dict], path: Path) -> Path:
     plt = pyplot()
-    if not rows:
+    if not combos:
         fig, ax = plt.subplots(figsize=(6, 1.5))
         ax.text(0.5, 0.5, "no experiment runs all sixteen rule combinations (rules: all)", ha="center", va="center")
         ax.axis("off")
         return save_figure(fig, path)
-    rows = [r for r in rows if r[0] == rows[0][0]]
-    rows = sorted(rows, key=lambda r: r[5])
+    rows = sorted((r for r in combos if r["experiment"] == combos[0]["experiment"]), key=lambda r: r["win_p"])
     fig, ax = plt.subplots(figsize=(8, 6))
-    labels = [f"{r[1]} / {r[2]} / {r[3]}" for r in rows]
-    ps = [100 * r[5] for r in rows]
-    err = [[100 * (r[5] - r[6]) for r in rows], [100 * (r[7] - r[5]) for r in rows]]
+    labels = [f"{r['matching']} / {r['gather']} / {r['pile_four']}" for r in rows]
+    ps = [100 * r["win_p"] for r in rows]
+    err = [[100 * (r["win_p"] - r["win_lo95"]) for r in rows], [100 * (r["win_hi95"] - r["win_p"]) for r in rows]]
     ax.barh(range(len(rows)), ps, xerr=err, color="tab:blue", ecolor="black", capsize=2)
     ax.set_yticks(range(len(rows)), labels, fontsize=8)
     ax.set_xlabel("win probability (%) with 95 % Wilson interval")
     ax.set_title(
-        f"Narcotic: all rule combinations ({rows[0][0]}, {rows[0][4]:,} games each)\nmatching / gather / pile_four"
+        f"Narcotic: all rule combinations ({rows[0]['experiment']}, {rows[0]['games']:,} games each)\n"
+        "matching / gather / pile_four"
     )
     ax.grid(axis="x", alpha=0.3)
     return save_figure(fig, path)
@@ -263,97 +250,59 @@ def _rules_figure(rows, path: Path) -> Path:
 
 # ----------------------------------------------------------------------------- the one-page index
 
-NARCOTIC_PRESETS_SQL = """
-SELECT preset, experiment, games, wins, win_p, win_lo95, win_hi95, mean_time_s, mean_passes
-FROM narcotic_summary WHERE preset IS NOT NULL
--- the largest sample of each preset answers for it
-QUALIFY row_number() OVER (PARTITION BY preset ORDER BY games DESC, experiment) = 1
-ORDER BY preset = 'seed' DESC, preset
-"""
-
-NARCOTIC_COMBOS_SQL = """
-SELECT experiment, matching, gather, pile_four, games, win_p, win_lo95, win_hi95, mean_passes, mean_time_s
-FROM narcotic_rule_combinations
-"""
-
 
 def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
     out = []
-    for preset, exp, games, wins, p, lo, hi, mean_t, mean_passes in query(con, NARCOTIC_PRESETS_SQL)[1]:
+    for r in records(con, ANSWER_SQL):
         out.append(
-            f"Narcotic ({esc(preset)} rules) is won <b>{pct_pm(p, lo, hi)}</b> of the time "
-            f"(95 % interval; {games:,} games, experiment <code>{esc(exp)}</code>); a won game takes "
-            f"{duration(mean_t)} on average by the seed's time model"
-            + (f", {mean_passes:.1f} passes through the deck." if mean_passes is not None else ".")
+            f"Narcotic ({esc(r['preset'])} rules) is won <b>{pct_pm(r['win_p'], r['win_lo95'], r['win_hi95'])}</b> "
+            f"of the time (95 % interval; {r['games']:,} games, experiment <code>{esc(r['experiment'])}</code>); "
+            f"a won game takes {duration(r['mean_time_s'])} on average by the seed's time model"
+            + (f", {r['mean_passes']:.1f} passes through the deck." if r["mean_passes"] is not None else ".")
         )
-    _, combos = query(con, NARCOTIC_COMBOS_SQL)
+    combos = records(con, COMBOS_SQL)
     if combos:
         best, worst = combos[0], combos[-1]
         out.append(
             f"Of the sixteen rule combinations (matching / gather / pile_four), "
-            f"{esc(' / '.join(best[1:4]))} is won most often ({pct(best[5])}) and "
-            f"{esc(' / '.join(worst[1:4]))} least often ({pct(worst[5])}), "
-            f"{best[4]:,} games each."
+            f"{esc(rules_label(best))} is won most often ({pct(best['win_p'])}) and "
+            f"{esc(rules_label(worst))} least often ({pct(worst['win_p'])}), "
+            f"{best['games']:,} games each."
         )
     return out or ["No Narcotic games in the warehouse."]
 
 
+def rules_label(r: dict) -> str:
+    return " / ".join((r["matching"], r["gather"], r["pile_four"]))
+
+
+INDEX_PRESET_COLUMNS = ("experiment", "preset", "games", "wins", "win %", "95 % interval", "mean time (won)")
+INDEX_PRESET_COLUMNS += ("median time (won)", "mean passes (won)", "max passes")
+INDEX_COMBO_COLUMNS = ("matching", "gather", "pile_four", "games", "win %", "95 % interval")
+INDEX_COMBO_COLUMNS += ("mean passes (won)", "mean time (won)")
+
+
 def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
-    _, rows = query(
-        con,
-        """
-        SELECT experiment, preset, games, wins, win_p, win_lo95, win_hi95, mean_time_s, median_time_s,
-               mean_passes, max_passes
-        FROM narcotic_summary WHERE preset IS NOT NULL ORDER BY experiment, preset""",
-    )
-    out = [
-        "<h3>Seed and classic rules</h3>",
-        html_table(
-            [
-                "experiment",
-                "preset",
-                "games",
-                "wins",
-                "win %",
-                "95 % interval",
-                "mean time (won)",
-                "median time (won)",
-                "mean passes (won)",
-                "max passes",
-            ],
-            [
-                (
-                    r[0],
-                    r[1],
-                    r[2],
-                    r[3],
-                    pct(r[4]),
-                    f"{pct(r[5])} – {pct(r[6])}",
-                    duration(r[7]),
-                    duration(r[8]),
-                    "–" if r[9] is None else f"{r[9]:.1f}",
-                    r[10],
-                )
-                for r in rows
-            ],
-        ),
+    rows = [
+        (
+            r["experiment"],
+            r["preset"],
+            r["games"],
+            r["wins"],
+            pct(r["win_p"]),
+            pct_range(r["win_lo95"], r["win_hi95"]),
+            duration(r["mean_time_s"]),
+            duration(r["median_time_s"]),
+            fixed(r["mean_passes"]),
+            r["max_passes"],
+        )
+        for r in records(con, PRESETS_SQL)
     ]
-    _, combos = query(con, NARCOTIC_COMBOS_SQL)
+    out = ["<h3>Seed and classic rules</h3>", html_table(INDEX_PRESET_COLUMNS, rows)]
+    combos = records(con, COMBOS_SQL)
     if combos:
         out += [
-            f"<h3>All sixteen rule combinations (experiment <code>{esc(combos[0][0])}</code>)</h3>",
-            html_table(
-                [
-                    "matching",
-                    "gather",
-                    "pile_four",
-                    "games",
-                    "win %",
-                    "95 % interval",
-                    "mean passes (won)",
-                    "mean time (won)",
-                ],
-                [combination_cells(r) for r in combos],
-            ),
+            f"<h3>All sixteen rule combinations (experiment <code>{esc(combos[0]['experiment'])}</code>)</h3>",
+            html_table(INDEX_COMBO_COLUMNS, [combination_cells(r) for r in combos]),
         ]
     return out

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 
 def _steps() -> dict[str, Callable]:
-    from ..report.common import report_from_snakemake
-    from ..report.index import index_from_snakemake
-
     return {
         "shard": shard_from_snakemake,
         "warehouse": warehouse_from_snakemake,
@@ -51,6 +49,53 @@ def warehouse_from_snakemake(smk) -> None:
     manifest = str(smk.output[0])
     with open(smk.log[0], "w") if len(smk.log) else sys.stderr as log:
         build([str(f) for f in smk.input], catalog_of(manifest), log=log, plan=plan, manifest=manifest)
+
+
+def report_from_snakemake(smk) -> None:
+    """The report step: one game's report files, from the warehouse opened read-only here."""
+    from ..core.errors import CardlabError
+    from ..report.common import build_game
+    from .warehouse import connect
+
+    con = connect(smk.input[0])
+    try:
+        files = build_game(smk.params.game, con, Path(smk.output[0]).parent)
+    finally:
+        con.close()
+    missing = [o for o in smk.output if Path(o) not in set(files)]
+    if missing:
+        raise CardlabError(f"report for {smk.params.game} did not write {missing}")
+
+
+def index_from_snakemake(smk) -> None:
+    """The index step: reports/index.html from the warehouse and every game's report files."""
+    import duckdb
+
+    from ..core.errors import CardlabError
+    from ..registry import engine
+    from ..report.index import build_index
+    from .warehouse import connect
+
+    games = list(smk.params.games)
+    con = connect(smk.input.warehouse)
+    try:
+        out = build_index(
+            con,
+            Path(smk.output[0]),
+            {g: [Path(f) for f in getattr(smk.input, g)] for g in games},
+            captions=Path(smk.params.captions),
+            config=dict(smk.config),
+            units={g: engine(g).work_unit for g in games},
+            warehouse=str(smk.input.warehouse),
+        )
+    except duckdb.Error as exc:
+        raise CardlabError(f"report index: {exc}") from None
+    finally:
+        con.close()
+    if len(smk.log):
+        Path(smk.log[0]).write_text(
+            f"report_index: wrote {out} ({out.stat().st_size:,} bytes) for {', '.join(games)}\n"
+        )
 
 
 def catalog_inputs(smk) -> None:

@@ -4,8 +4,11 @@
 --   cycle whose basin was enumerated), redblack_basin_deals (canonical balanced deals in basins).
 -- A canonical deal has player 1's first card red: each stands for itself and its colour swap.
 
--- Every known infinite balanced deal, canonical form, with how it was found:
--- exhaustive beats sample beats basin (a deal met by a search shard is not "only" a basin deal).
+-- Every known infinite balanced deal, canonical form, with how it was found (found_by):
+-- exhaustive, sample (met by our own search), basin (in the basin of a cycle our search found),
+-- audit (a deal of an audited list, replayed), audit basin (in the basin of a listed deal's
+-- cycle, not in the list); the first of these wins (a deal met by a search shard is not
+-- "only" a basin deal).
 CREATE VIEW redblack_infinite AS
 WITH hits AS (
     SELECT k, p1, p2, cycle_id, rounds_before_cycle, period, method AS found_by
@@ -15,7 +18,8 @@ WITH hits AS (
     SELECT k,
            CASE WHEN p1[1] = '1' THEN translate(p1, '01', '10') ELSE p1 END AS p1,
            CASE WHEN p1[1] = '1' THEN translate(p2, '01', '10') ELSE p2 END AS p2,
-           cycle_id, rounds, period, 'audit' AS found_by
+           cycle_id, rounds, period,
+           CASE WHEN status = 'missing' THEN 'audit basin' ELSE 'audit' END AS found_by
     FROM redblack_audit WHERE status IN ('listed-infinite', 'missing') AND k > 0
     UNION ALL
     SELECT d.k, d.p1, d.p2, d.cycle_id, d.rounds_before_cycle, b.period, 'basin' AS found_by
@@ -29,7 +33,8 @@ SELECT k, p1, p2,
        CASE WHEN bool_or(found_by = 'exhaustive') THEN 'exhaustive'
             WHEN bool_or(found_by = 'sample') THEN 'sample'
             WHEN bool_or(found_by = 'basin') THEN 'basin'
-            ELSE 'audit' END AS found_by
+            WHEN bool_or(found_by = 'audit') THEN 'audit'
+            ELSE 'audit basin' END AS found_by
 FROM hits
 WHERE length(p1) = length(p2)
 GROUP BY k, p1, p2
@@ -65,6 +70,9 @@ WITH r AS (
                          AND t.variant = 'owner' AND t.shard = c.shard
     WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND c.rounds > 0
     GROUP BY c.k
+    -- a rate from less than a CPU-second of timed work is noise (start-up dominates such a
+    -- shard): no rate and no projection, rather than a wild one
+    HAVING sum(t.cpu_s) >= 1
 ), uniform AS (
     SELECT k, sum(rounds) / sum(deals) AS rounds_per_deal, sum(deals) AS sampled_deals
     FROM redblack_counts WHERE method = 'sample' AND algorithm = 'owner'
@@ -79,8 +87,9 @@ SELECT cov.k, 2 * cov.k AS cards, cov.canonical_deals, cov.ranks_searched, cov.p
        cov.ranks_searched = cov.canonical_deals AS complete,
        timed.cpu_s_per_round,
        coalesce(uniform.rounds_per_deal, timed.searched_rounds_per_deal) AS rounds_per_deal,
-       CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN 'uniform sample of ' || uniform.sampled_deals || ' deals'
-            WHEN timed.searched_rounds_per_deal IS NOT NULL THEN 'the ranks searched' END AS rounds_per_deal_from,
+       CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN 'uniform sample'
+            WHEN timed.searched_rounds_per_deal IS NOT NULL THEN 'ranks searched' END AS rounds_per_deal_from,
+       CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN uniform.sampled_deals END AS rounds_per_deal_sample,
        (cov.canonical_deals - cov.ranks_searched)
            * coalesce(uniform.rounds_per_deal, timed.searched_rounds_per_deal) * timed.cpu_s_per_round / 3600
            AS core_hours_left
@@ -149,30 +158,44 @@ SELECT c.k, 'basin' AS method, NULL AS experiments, NULL AS deals,
 FROM basin_cycles c LEFT JOIN basin b USING (k)
 ORDER BY k, method;
 
--- One row per cycle (modulo colour swap): period, basin size and its balanced deals.
+-- One row per cycle (modulo colour swap) known to the warehouse, whoever met it: a search
+-- shard, a basin job, or an audit (a listed deal's cycle): period, basin size and its
+-- balanced deals where a basin job enumerated it, and the infinite balanced deals known in it.
 CREATE VIEW redblack_cycles AS
-WITH f AS (
+WITH met AS (
+    SELECT cycle_id, k, period, method AS found_by FROM redblack_found
+    UNION ALL
+    SELECT cycle_id, k, period, 'basin' FROM redblack_basins
+    UNION ALL
+    SELECT cycle_id, k, period, 'audit' FROM redblack_audit
+    WHERE status IN ('listed-infinite', 'missing') AND cycle_id <> ''
+), f AS (
     SELECT cycle_id, min(k) AS k, min(period) AS period,
-           count(*) AS deals_met,
-           string_agg(DISTINCT method, ', ' ORDER BY method) AS found_by
-    FROM redblack_found GROUP BY cycle_id
+           -- a basin job walks cycles a search found: it finds a cycle only when nothing else did
+           coalesce(string_agg(DISTINCT found_by, ', ' ORDER BY found_by) FILTER (WHERE found_by <> 'basin'),
+                    'basin') AS found_by
+    FROM met GROUP BY cycle_id
+), searched AS (
+    SELECT cycle_id, count(*) AS deals_met FROM redblack_found GROUP BY cycle_id
 ), b AS (
-    SELECT cycle_id, min(k) AS k, min(cards) AS cards, min(period) AS period,
+    SELECT cycle_id, min(cards) AS cards,
            bool_and(colour_symmetric) AS colour_symmetric, max(basin_states) AS basin_states,
            bool_or(basin_complete) AS basin_complete, max(basin_depth) AS basin_depth,
            max(balanced_deals) AS balanced_deals_canonical
     FROM redblack_basins GROUP BY cycle_id
+), known AS (
+    SELECT cycle_id, count(*) AS infinite_known FROM redblack_infinite GROUP BY cycle_id
 )
-SELECT cycle_id,
-       coalesce(b.k, f.k) AS k,
+SELECT cycle_id, f.k,
        coalesce(b.cards, 2 * f.k) AS cards,
-       coalesce(b.period, f.period) AS period,
+       f.period,
        b.colour_symmetric, b.basin_states, b.basin_complete, b.basin_depth,
        b.balanced_deals_canonical,
        2 * b.balanced_deals_canonical AS balanced_deals_total,
-       coalesce(f.found_by, 'basin') AS found_by,
-       coalesce(f.deals_met, 0) AS deals_met
-FROM b FULL OUTER JOIN f USING (cycle_id)
+       coalesce(known.infinite_known, 0) AS infinite_known,
+       f.found_by,
+       coalesce(searched.deals_met, 0) AS deals_met
+FROM f LEFT JOIN b USING (cycle_id) LEFT JOIN searched USING (cycle_id) LEFT JOIN known USING (cycle_id)
 ORDER BY k, cycle_id;
 
 -- Histogram of rounds to finish (finite games), by size k and method; only games played
@@ -203,3 +226,60 @@ SELECT a.experiment, a.k,
 FROM redblack_audit a LEFT JOIN redblack_coverage c USING (k)
 GROUP BY a.experiment, a.k
 ORDER BY a.experiment, a.k;
+
+-- Per size k, every size the warehouse knows anything about (searched, sampled, audited or
+-- met in a basin): is its list complete, how it was searched, the infinite deals and
+-- cycles known, how many of them only a basin walk found, the longest finite game.
+CREATE VIEW redblack_by_size AS
+WITH m AS (
+    SELECT k,
+           bool_or(method = 'exhaustive' AND complete = 'yes') AS complete,
+           sum(deals) FILTER (WHERE method = 'exhaustive') AS exhaustive_deals,
+           sum(deals) FILTER (WHERE method = 'sample') AS sampled_deals,
+           max(longest_finite_rounds) AS longest_finite_rounds
+    FROM redblack_summary GROUP BY k
+), i AS (
+    SELECT k, count(*) AS infinite_canonical, count(DISTINCT cycle_id) AS cycles,
+           count(*) FILTER (WHERE found_by IN ('basin', 'audit basin')) AS only_in_basins
+    FROM redblack_infinite GROUP BY k
+), a AS (
+    SELECT DISTINCT k, true AS audited FROM redblack_audit WHERE k > 0
+), ks AS (
+    SELECT k FROM m UNION SELECT k FROM i UNION SELECT k FROM a
+)
+SELECT ks.k,
+       CASE WHEN m.complete THEN 'complete' ELSE 'partial' END AS list,
+       m.exhaustive_deals, m.sampled_deals,
+       coalesce(i.infinite_canonical, 0) AS infinite_canonical,
+       2 * coalesce(i.infinite_canonical, 0) AS infinite_total,
+       coalesce(i.cycles, 0) AS cycles,
+       coalesce(i.only_in_basins, 0) AS only_in_basins,
+       m.longest_finite_rounds,
+       coalesce(a.audited, false) AS audited
+FROM ks LEFT JOIN m USING (k) LEFT JOIN i USING (k) LEFT JOIN a USING (k)
+ORDER BY ks.k;
+
+-- The report's headline numbers, one row: every page that states one reads it here.
+-- complete_deals counts the canonical deals of the complete sizes only (a partial window of
+-- a larger size is exhaustive work, not a complete list); complete_ranges spells those sizes
+-- as runs (1..20, or 1..15, 17 with a gap).
+CREATE VIEW redblack_headline AS
+WITH complete AS (
+    SELECT k, canonical_deals FROM redblack_coverage WHERE complete
+), runs AS (
+    SELECT min(k) AS a, max(k) AS b FROM (SELECT k, k - row_number() OVER (ORDER BY k) AS run FROM complete)
+    GROUP BY run
+)
+SELECT (SELECT count(*) FROM redblack_infinite) AS infinite_canonical,
+       (SELECT 2 * count(*) FROM redblack_infinite) AS infinite_total,
+       (SELECT count(DISTINCT k) FROM redblack_infinite) AS sizes_with_infinite,
+       (SELECT string_agg(k::VARCHAR, ', ' ORDER BY k) FROM (SELECT DISTINCT k FROM redblack_infinite)) AS sizes_list,
+       (SELECT count(DISTINCT cycle_id) FROM redblack_infinite) AS cycles,
+       (SELECT count(*) FROM redblack_cycles) AS cycles_known,
+       (SELECT count(*) FROM complete) AS complete_sizes,
+       (SELECT string_agg(CASE WHEN a = b THEN a::VARCHAR ELSE a || '..' || b END, ', ' ORDER BY a) FROM runs)
+           AS complete_ranges,
+       (SELECT coalesce(sum(canonical_deals), 0) FROM complete) AS complete_deals,
+       (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'exhaustive') AS exhaustive_deals,
+       (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_deals,
+       (SELECT coalesce(sum(infinite_hits), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_infinite;

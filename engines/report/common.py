@@ -1,8 +1,9 @@
-"""Report helpers shared by every game: Markdown/CSV tables and figures from SQL.
+"""Report helpers shared by every game: queries with named fields, Markdown/CSV tables, figures.
 
 Every number in a report comes from a query over the warehouse; nothing is
 typed by hand.  Each game's ``engines/<game>/report.py`` has
-``build(con, outdir) -> list[Path]``.
+``build(con, outdir) -> list[Path]``; the caller opens the warehouse (read-only) and
+passes the connection, so report code never knows where the warehouse lives.
 """
 
 from __future__ import annotations
@@ -15,16 +16,32 @@ from pathlib import Path
 
 import duckdb
 
+from ..core import fmt
 from ..core.errors import CardlabError
 from ..core.store import atomic_write, write_text
+from ..registry import engine
+from .markdown import render_page
 
 REPORTS = Path("reports")
 
 
 def query(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> tuple[list[str], list[tuple]]:
+    """(column names, rows) of a query: for tables, whose cells are laid out in column order."""
     rel = con.execute(sql, params) if params is not None else con.execute(sql)
     cols = [d[0] for d in rel.description]
     return cols, rel.fetchall()
+
+
+def records(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> list[dict]:
+    """The rows of a query as dicts keyed by column name: report text reads fields by name."""
+    cols, rows = query(con, sql, params)
+    return [dict(zip(cols, r)) for r in rows]
+
+
+def one(con: duckdb.DuckDBPyConnection, sql: str, params=None) -> dict:
+    """The single row of a query, as a dict (empty when the query returns nothing)."""
+    rows = records(con, sql, params)
+    return rows[0] if rows else {}
 
 
 def heading(col: str) -> str:
@@ -32,38 +49,12 @@ def heading(col: str) -> str:
     return col.replace("_", " ")
 
 
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """``1 deal``, ``2 deals``, ``1,000 games`` (thousands separated)."""
-    return f"{n:,} {word if n == 1 else (words or word + 's')}"
-
-
-def fmt(value, digits: int = 4) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if value != value:
-            return "–"
-        if abs(value) >= 1000 or value == int(value) and abs(value) >= 100:
-            return f"{value:,.0f}"
-        return f"{value:.{digits}g}"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return str(value)
-
-
-def pct(p) -> str:
-    """A probability as a percentage with three decimals; '–' when missing."""
-    return "–" if p is None else f"{100 * p:.3f} %"
-
-
 def markdown_table(cols: Sequence[str], rows: Sequence[Sequence], formats: dict | None = None) -> str:
     """A GitHub-style Markdown table; ``formats`` maps a column to a callable."""
     formats = formats or {}
     out = ["| " + " | ".join(heading(c) for c in cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for row in rows:
-        cells = [formats[c](v) if c in formats else fmt(v) for c, v in zip(cols, row)]
+        cells = [formats[c](v) if c in formats else fmt.value(v) for c, v in zip(cols, row)]
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 
@@ -96,28 +87,19 @@ def pyplot():
     return plt
 
 
-def build_game(game: str, warehouse: str | os.PathLike, outdir: str | os.PathLike = REPORTS) -> list[Path]:
-    """Write one game's report files from the warehouse; returns their paths."""
-    from ..pipeline.warehouse import connect
-    from ..registry import engine
+def build_game(game: str, con: duckdb.DuckDBPyConnection, outdir: str | os.PathLike = REPORTS) -> list[Path]:
+    """Write one game's report files from the warehouse connection ``con``; returns their paths.
 
-    report = engine(game).module("report")
+    The files are the ones the game's engine declares (``report_files``), each Markdown
+    report also rendered as a readable page (a browser shows ``.md`` as plain text)."""
+    eng = engine(game)
+    report = eng.module("report")
     if report is None:
         return []
-    from .markdown import render_page
-
-    con = connect(warehouse)
-    try:
-        files = report.build(con, Path(outdir))
-    finally:
-        con.close()
-    # every Markdown report also as a readable page (a browser shows .md as plain text)
-    return files + [render_page(f) for f in files if Path(f).suffix == ".md"]
-
-
-def report_from_snakemake(smk) -> None:
-    """The report step of workflow/scripts/step.py: one game's report files."""
-    files = build_game(smk.params.game, smk.input[0], Path(smk.output[0]).parent)
-    missing = [o for o in smk.output if Path(o) not in {Path(f) for f in files}]
-    if missing:
-        raise CardlabError(f"report for {smk.params.game} did not write {missing}")
+    files = [Path(f) for f in report.build(con, Path(outdir))]
+    declared = {f.name for f in eng.report_files}
+    if {f.name for f in files} != declared:
+        raise CardlabError(
+            f"report for {game} wrote {sorted(f.name for f in files)}, but its engine declares {sorted(declared)}"
+        )
+    return files + [render_page(f) for f in files if f.suffix == ".md"]

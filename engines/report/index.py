@@ -3,14 +3,12 @@
 The page opens with a short answer per game, then each game's tables and figures,
 then provenance (engine versions, config, seeds, work behind every figure, build
 time).  Every number is read by SQL from the warehouse; figures are the PNGs the
-game report rules wrote, embedded as base64 ``data:`` URIs so the page needs no
-network and no sibling files to be read (a Content-Security-Policy forbids any
-other load, so a stray external reference shows up as a broken image).
+game report rules wrote, embedded in the self-contained page shell of
+:mod:`engines.report.page`.  The caller opens the warehouse and passes the connection.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 from collections.abc import Sequence
@@ -19,31 +17,12 @@ from pathlib import Path
 
 import duckdb
 
-from ..core.errors import CardlabError
+from ..core.fmt import MISSING, half_open, identifier
 from ..core.store import write_text
 from ..registry import engine
 from .common import query
 from .html import esc, html_table
-
-# Only data: URIs may load; styles are inline.  Keeps the page honest about being self-contained.
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
-
-STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em;
-       line-height: 1.45; color: #222; }
-table { border-collapse: collapse; margin: 0.6em 0 1.2em; font-size: 0.88em;
-        display: block; max-width: 100%; overflow-x: auto; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; white-space: nowrap; }
-th { background: #f2f2f2; }
-td:first-child, th:first-child { text-align: left; }
-figure { margin: 1em 0 2em; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-figcaption { font-size: 0.9em; color: #444; }
-.answer { font-size: 1.08em; background: #f6f9ff; border-left: 4px solid #3b73c4; padding: 0.5em 1em; }
-nav a { margin-right: 1em; }
-pre { background: #f7f7f7; padding: 0.6em; overflow-x: auto; font-size: 0.85em; }
-"""
-
+from .page import data_uri, html_page
 
 # ----------------------------------------------------------------------------- figures
 
@@ -65,10 +44,6 @@ def figure_basis(con: duckdb.DuckDBPyConnection, game: str, stem: str, unit: str
 
 def one_value(con: duckdb.DuckDBPyConnection, sql: str, params=None):
     return query(con, sql, params)[1][0][0]
-
-
-def data_uri(png: Path) -> str:
-    return "data:image/png;base64," + base64.b64encode(Path(png).read_bytes()).decode("ascii")
 
 
 def caption(captions: Path | None, stem: str) -> str:
@@ -116,7 +91,16 @@ FROM provenance GROUP BY game, experiment, variant, shard ORDER BY game, experim
 PACKAGES_SQL = "SELECT DISTINCT packages FROM provenance ORDER BY packages"
 
 # Seeds are identifiers, not quantities: no thousands separators.
-SEED_FORMATS = {c: (lambda v: "–" if v is None else str(v)) for c in ("root_seed", "seed")}
+SEED_FORMATS = {c: identifier for c in ("root_seed", "seed")}
+
+
+def range_cell(work_range: str | None) -> str:
+    """A shard's recorded ``[start, stop)`` (JSON) in the page's half-open notation."""
+    bounds = json.loads(work_range) if work_range else None
+    return half_open(bounds) if bounds else MISSING
+
+
+SHARD_FORMATS = {**SEED_FORMATS, "range": range_cell}
 
 
 def provenance_html(
@@ -143,7 +127,7 @@ def provenance_html(
         "<h3>Package versions of the shard jobs</h3>",
         "".join(f"<pre>{esc(json.dumps(p, indent=1, sort_keys=True))}</pre>" for p in packages),
         f"<details><summary>All {len(srows):,} shards: seed, range and rows</summary>",
-        html_table(scols, srows, SEED_FORMATS),
+        html_table(scols, srows, SHARD_FORMATS),
         "</details>",
     ]
     if config is not None:
@@ -225,36 +209,4 @@ def build_index(
         *(game_section(con, g, game_files[g], outdir, captions, units.get(g, "units")) for g in games),
         provenance_html(con, units, config, built_at, warehouse),
     ]
-    page = (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>cardlab report</title><style>{STYLE}</style></head>\n<body>\n" + "\n".join(body) + "\n</body></html>\n"
-    )
-    return write_text(out, page)
-
-
-def index_from_snakemake(smk) -> None:
-    """The index step of workflow/scripts/step.py."""
-    from ..pipeline.warehouse import connect
-
-    games = list(smk.params.games)
-    con = connect(smk.input.warehouse)
-    try:
-        out = build_index(
-            con,
-            Path(smk.output[0]),
-            {g: [Path(f) for f in getattr(smk.input, g)] for g in games},
-            captions=Path(smk.params.captions),
-            config=dict(smk.config),
-            units={g: engine(g).work_unit for g in games},
-            warehouse=str(smk.input.warehouse),
-        )
-    except duckdb.Error as exc:
-        raise CardlabError(f"report index: {exc}") from None
-    finally:
-        con.close()
-    if len(smk.log):
-        Path(smk.log[0]).write_text(
-            f"report_index: wrote {out} ({out.stat().st_size:,} bytes) for {', '.join(games)}\n"
-        )
+    return write_text(out, html_page("cardlab report", "\n".join(body)))

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from ..core.store import write_text
+from .page import data_uri, html_page, scroll_box
 
 INLINE = re.compile(r"(`[^`]+`)|!\[([^\]]*)\]\(([^)\s]+)\)|\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*|(?<!\w)\*(\S.*?)\*")
 
@@ -40,8 +41,6 @@ def inline(text: str, base: Path | None) -> str:
 
 
 def image(alt: str, src: str, base: Path | None) -> str:
-    from .index import data_uri
-
     path = (base / src) if base is not None else Path(src)
     if path.suffix == ".png" and path.is_file():
         src = data_uri(path)
@@ -80,7 +79,9 @@ def to_html(md: str, base: Path | None = None) -> tuple[str, str]:
             while j < len(lines) and lines[j].startswith("|"):
                 rows.append("<tr>" + "".join(f"<td>{inline(c, base)}</td>" for c in cells(lines[j])) + "</tr>")
                 j += 1
-            out.append(f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
+            out.append(
+                scroll_box(f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
+            )
             i = j
         elif re.match(r"[*-] ", line):
             items, j = [], i
@@ -105,17 +106,11 @@ def to_html(md: str, base: Path | None = None) -> tuple[str, str]:
 
 def render_page(md_path: Path, out: Path | None = None) -> Path:
     """Write ``<name>.html`` beside ``<name>.md``: the same report, readable in a browser, offline."""
-    from .index import CSP, STYLE
-
     md_path = Path(md_path)
     out = Path(out) if out is not None else md_path.with_suffix(".html")
     title, body = to_html(md_path.read_text(), md_path.parent)
-    page = (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title or md_path.stem)}</title><style>{STYLE}</style></head>\n<body>\n"
+    body = (
         f'<nav><a href="index.html">← all answers (index.html)</a></nav>\n{body}\n'
-        f"<p><i>Rendered from <code>{html.escape(md_path.name)}</code>.</i></p>\n</body></html>\n"
+        f"<p><i>Rendered from <code>{html.escape(md_path.name)}</code>.</i></p>"
     )
-    return write_text(out, page)
+    return write_text(out, html_page(title or md_path.stem, body))

@@ -6,6 +6,7 @@ import csv
 from pathlib import Path
 
 import pytest
+from wfhelp import shards_warehouse
 
 from engines import redblack as rb
 from engines.core.errors import CardlabError
@@ -60,28 +61,8 @@ def test_k_min_above_k_max_is_an_error():
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory):
-    from engines.pipeline.warehouse import build
-
     root = tmp_path_factory.mktemp("rb")
-    specs = engine("redblack").plan(SECTION)
-    files = []
-    for spec in specs:
-        tables = (
-            engine("redblack").stages()["shard"].tables
-            if spec["kind"] != "basin"
-            else engine("redblack").stages()["basin"].tables
-        )
-        outputs = {t: shard_path("redblack", t, spec, root=str(root)) for t in tables}
-        inputs = (
-            [shard_path("redblack", t, s, root=str(root)) for t, s in engine("redblack").shard_inputs(spec, specs)]
-            if spec["kind"] == "basin"
-            else []
-        )
-        run_shard("redblack", spec, outputs, threads=1, inputs=inputs, log=str(root / "log.txt"))
-        files += outputs.values()
-    db = root / "warehouse.duckdb"
-    build(files, db, log=open(root / "wh.log", "w"))
-    return root, db
+    return root, shards_warehouse("redblack", SECTION, root)
 
 
 def test_views_hold_the_complete_lists(warehouse):
@@ -120,10 +101,15 @@ def test_views_hold_the_complete_lists(warehouse):
 
 
 def test_report_writes_the_list_from_sql(warehouse, tmp_path):
+    from engines.pipeline.warehouse import connect
     from engines.report.common import build_game
 
     root, db = warehouse
-    files = build_game("redblack", db, tmp_path)
+    con = connect(db)
+    try:
+        files = build_game("redblack", con, tmp_path)
+    finally:
+        con.close()
     names = {Path(f).name for f in files}
     assert {"infinite_games.md", "infinite_games.csv", "redblack_infinite_share.png", "redblack_lengths.png"} <= names
     rows = list(csv.DictReader(open(tmp_path / "infinite_games.csv")))

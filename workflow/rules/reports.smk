@@ -1,5 +1,7 @@
 # Reports from the warehouse: one rule per game the config runs (its Markdown, CSV and
 # figures), then reports/index.html, one self-contained page with every answer.
+from engines.report import code_version as report_code_version
+
 for _game in RUN_GAMES:
 
     rule:
@@ -18,7 +20,7 @@ for _game in RUN_GAMES:
         params:
             step="game_report",
             game=_game,
-            version=engine(_game).report_version(),
+            version=engine(_game).report_version() + report_code_version(_game),
         script:
             "../scripts/step.py"
 
@@ -41,8 +43,7 @@ rule report_index:
         games=RUN_GAMES,
         # figure captions, shared with Snakemake's own report (snakemake --report)
         captions="workflow/report",
-        version=files_version(["report/index.py", "report/html.py", "report/common.py"])
-        + "".join(engine(g).report_version() for g in RUN_GAMES),
+        version=report_code_version() + "".join(engine(g).report_version() + report_code_version(g) for g in RUN_GAMES),
     script:
         "../scripts/step.py"
 

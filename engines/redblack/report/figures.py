@@ -1,0 +1,119 @@
+"""The RedBlack report's two figures, from rows of the query layer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ...core.stats import wilson_upper
+from ...report.common import pyplot, save_figure
+
+LENGTH_CURVES = 4  # exhaustive sizes drawn in the distribution panel (every size is in the other panel)
+
+
+def share_figure(rows: list[dict], path: Path) -> Path:
+    """Infinite share by k on a log scale: exact points for exhaustive sizes (sizes with
+    none marked at the bottom), and for sampled sizes the share with its 95 % upper bound."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    sampled = [r for r in rows if r["method"] == "sample" and r["deals"]]
+    for r in sampled:
+        r["upper"] = wilson_upper(int(r["infinite"]), int(r["deals"]))
+    positive = [100 * r["share"] for r in rows if r["share"]]
+    floor = min(positive + [100 * r["upper"] for r in sampled] + [1e-4]) / 10
+    exact = [r for r in rows if r["method"] == "exhaustive"]
+    if exact:
+        found = [r for r in exact if r["infinite"]]
+        ax.plot(
+            [r["k"] for r in found],
+            [100 * r["share"] for r in found],
+            "o",
+            color="tab:blue",
+            label="exhaustive: share of infinite deals (exact)",
+        )
+        for r in found:
+            ax.annotate(
+                f"{r['infinite']:,}",
+                (r["k"], 100 * r["share"]),
+                textcoords="offset points",
+                xytext=(0, 6),
+                ha="center",
+                fontsize=8,
+            )
+        none = [r["k"] for r in exact if not r["infinite"]]
+        ax.plot(none, [floor] * len(none), "x", color="tab:blue", label="exhaustive: none exist (exact)")
+    for r in sampled:
+        inf, n = int(r["infinite"]), int(r["deals"])
+        up = 100 * r["upper"]
+        y = 100 * r["share"] if inf else floor
+        what = "95 % upper bound" if inf == 0 else "95 % interval"
+        ax.errorbar(
+            [r["k"]],
+            [y],
+            yerr=[[0], [up - y]],
+            fmt="s",
+            color="tab:orange",
+            capsize=4,
+            label=f"sample: {inf:,} of {n:,} deals, {what}",
+        )
+    ax.set_yscale("log")
+    ax.set_xlabel("k (cards per player)")
+    ax.set_ylabel("infinite deals (% of deals, log scale)")
+    ax.set_title("RedBlack: share of infinite balanced deals")
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=8)
+    return save_figure(fig, path)
+
+
+def shown_series(series: dict[tuple, list]) -> list[tuple]:
+    """The (method, k) curves a reader compares: up to LENGTH_CURVES exhaustive sizes spread from
+    the smallest to the largest, plus every sampled size."""
+    exhaustive = sorted(k for m, k in series if m == "exhaustive")
+    if len(exhaustive) > LENGTH_CURVES:
+        last = len(exhaustive) - 1
+        picks = sorted({round(i * last / (LENGTH_CURVES - 1)) for i in range(LENGTH_CURVES)})
+        exhaustive = [exhaustive[i] for i in picks]
+    return [("exhaustive", k) for k in exhaustive] + sorted((m, k) for m, k in series if m != "exhaustive")
+
+
+def lengths_figure(rows: list[dict], stats: list[dict], path: Path) -> Path:
+    """Game-length distributions of a few sizes (left) and every size's mean and longest game (right)."""
+    plt = pyplot()
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    series: dict[tuple, list] = {}
+    for r in rows:
+        series.setdefault((r["method"], r["k"]), []).append((r["rounds"], r["share"]))
+    shown = shown_series(series)
+    colours = plt.get_cmap("tab10").colors
+    for i, (method, k) in enumerate(shown):
+        pts = series[(method, k)]
+        ax.plot(
+            [p[0] for p in pts],
+            [p[1] for p in pts],
+            color=colours[i % len(colours)],
+            lw=1.4,
+            marker="o",  # a size with one game length (k = 1) is one point: still visible
+            markersize=3,
+            linestyle="-" if method == "exhaustive" else "--",
+            label=f"k = {k} ({method})",
+        )
+    ax.set_xscale("log")
+    ax.set_yscale("log")  # the tail, where sizes differ, is readable
+    ax.set_xlabel("rounds to finish (log scale)")
+    ax.set_ylabel("share of finite deals (log scale)")
+    ax.set_title("Game length distribution, a few k" if len(shown) < len(series) else "Game length distribution by k")
+    if shown:
+        ax.legend(fontsize=8)
+    ax.grid(alpha=0.3, which="both")
+    for method, marker in (("exhaustive", "o"), ("sample", "s")):
+        pts = [s for s in stats if s["method"] == method]
+        if pts:
+            ks = [s["k"] for s in pts]
+            ax2.plot(ks, [s["mean_rounds"] for s in pts], marker=marker, label=f"mean ({method})")
+            ax2.plot(ks, [s["max_rounds"] for s in pts], marker=marker, linestyle=":", label=f"longest ({method})")
+    ax2.set_yscale("log")
+    ax2.set_xlabel("k (cards per player)")
+    ax2.set_ylabel("rounds")
+    ax2.set_title("Mean and longest finite game")
+    ax2.grid(alpha=0.3)
+    ax2.legend(fontsize=8)
+    return save_figure(fig, path)

@@ -1,0 +1,266 @@
+"""``infinite_games.md`` and the CSV files beside it: the RedBlack report as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from ...core.fmt import plural, small_pct, value
+from ...core.stats import wilson_upper
+from ...core.store import write_text
+from ...report.common import markdown_table, write_csv
+from . import queries as q
+from .figures import lengths_figure, share_figure
+
+MD, CSV, CYCLES_CSV = "infinite_games.md", "infinite_games.csv", "redblack_cycles.csv"
+SHARE_PNG, LENGTHS_PNG = "redblack_infinite_share.png", "redblack_lengths.png"
+
+CLUSTER_CORES = 1000  # the size of cluster a projection is also given for
+
+INTRO = (
+    "A deal is infinite when play reaches a state seen before (exact cycle detection, no round "
+    "limit). Deals are written as the seed's author does, `P1 P2`, top card first, 0 red, 1 black; "
+    "only the canonical deal of each colour-swap pair is listed (player 1's first card red), so "
+    "the total is twice the canonical count."
+)
+
+# Markdown headings of the status query's columns, in its order
+STATUS_COLUMNS = ("k", "list", "deals searched (exhaustive)", "deals sampled", "infinite (canonical)")
+STATUS_COLUMNS += ("infinite (total)", "cycles", "found only via basins", "longest finite game (rounds)")
+
+AUDIT_COLUMNS = ("list", "k", "listed", "confirmed infinite", "listed but finite", "missing", "cycles")
+AUDIT_COLUMNS += ("exhaustive search complete",)
+
+COVERAGE_COLUMNS = ("k", "cards", "canonical deals", "searched", "share", "prefix done", "complete")
+COVERAGE_COLUMNS += ("ns per round", "rounds per deal", "core-hours left")
+
+CYCLES_TEXT = (
+    "{known}. Cycle ids are the cycle's least state modulo colour swap, `LEADER/OTHER`; the period "
+    "counts rounds of the labelled game; basin states count every state (any split of the "
+    "cards) whose play leads into the cycle or its colour swap, where a basin job walked it (an audited "
+    "cycle's basin is walked by the audit, whose deals are counted in `infinite known`)."
+)
+
+
+def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+    outdir = Path(outdir)
+    cycles = q.table(con, q.CYCLES_SQL)
+    return [
+        write_text(outdir / MD, markdown(con, cycles)),
+        write_csv(outdir / CSV, *q.table(con, q.LIST_SQL)),
+        write_csv(outdir / CYCLES_CSV, *cycles),
+        share_figure(q.shares(con), outdir / SHARE_PNG),
+        lengths_figure(q.lengths(con), q.length_stats(con), outdir / LENGTHS_PNG),
+    ]
+
+
+def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple]]) -> str:
+    out = ["# Infinite RedBlack games", "", INTRO, ""]
+    out += headline_section(q.headline(con))
+    out += full_deck_section(con)
+    out += audit_section(q.audit(con))
+    out += coverage_section(con)
+    out += ["## By size", "", markdown_table(STATUS_COLUMNS, q.table(con, q.STATUS_SQL)[1])]
+    out += deals_section(q.infinite_by_k(con), q.status_by_k(con))
+    cyc_cols, cyc_rows = cycles
+    out += ["## Cycles", "", cycles_text(q.headline(con)), ""]
+    out.append(markdown_table(cyc_cols, cyc_rows) if cyc_rows else "No cycles found.\n")
+    out += ["## Summary by method", "", markdown_table(*q.table(con, q.SUMMARY_SQL))]
+    out += ["## Figures", "", f"![Share of infinite deals by k]({SHARE_PNG})", ""]
+    out += [f"![Game length distribution by k]({LENGTHS_PNG})", ""]
+    return "\n".join(out)
+
+
+def cycles_text(h: dict) -> str:
+    known = f"{plural(h['cycles_known'], 'cycle is', 'cycles are')} known"
+    if h["cycles_known"] != h["cycles"]:
+        known += f" ({h['cycles']:,} of them reached by a balanced deal)"
+    return CYCLES_TEXT.format(known=known[0].upper() + known[1:])
+
+
+def headline_section(h: dict) -> list[str]:
+    out = []
+    if h["complete_sizes"]:
+        out.append(
+            f"* Exhaustive search covered every canonical balanced deal for "
+            f"{plural(h['complete_sizes'], 'size')}, k = {h['complete_ranges']} "
+            f"({plural(h['complete_deals'], 'deal')}): those lists are **complete**."
+        )
+    if h["sampled_deals"]:
+        out.append(
+            f"* Seeded sampling played {plural(h['sampled_deals'], 'deal')} and met "
+            f"{value(h['sampled_infinite'])} infinite {'one' if h['sampled_infinite'] == 1 else 'ones'}."
+        )
+    out.append(
+        f"* Known infinite balanced deals: {value(h['infinite_canonical'])} canonical "
+        f"({value(h['infinite_total'])} counting colour swaps), at sizes k = "
+        f"{h['sizes_list'] or 'none'}, in {plural(h['cycles'], 'cycle')}."
+    )
+    return out + [""]
+
+
+# How each known infinite deal was found (redblack_infinite.found_by), in words, in this order.
+FOUND_BY = {
+    "exhaustive": "met by our exhaustive search",
+    "sample": "met by our seeded sampling",
+    "basin": "in the basins of cycles our search found",
+    "audit": "from the audited list, replayed here",
+    "audit basin": "in the basins of the listed deals' cycles, missing from the list",
+}
+
+
+# The same, short, for the full-deck table's last column.
+FOUND_BY_SHORT = {
+    "exhaustive": "exhaustive search",
+    "sample": "sampling",
+    "basin": "basin of a cycle found",
+    "audit": "audited list",
+    "audit basin": "basin of a listed deal's cycle",
+}
+
+
+def found_by_text(deals: list[dict]) -> str:
+    """``13 from the audited list, replayed here and 58 in the basins of ...``: the deals by how found."""
+    counts = [(sum(d["found_by"] == how for d in deals), words) for how, words in FOUND_BY.items()]
+    parts = [f"{n:,} {words}" for n, words in counts if n]
+    return parts[0] if len(parts) == 1 else "; ".join(parts[:-1]) + "; and " + parts[-1]
+
+
+def deals_section(by_k: dict[int, list[dict]], status: dict[int, dict]) -> list[str]:
+    """One block per size with known infinite deals, then the sizes with none."""
+    out = ["## Infinite deals", ""]
+    for k, deals in by_k.items():
+        s = status.get(k, {})
+        out.append(
+            f"### k = {k}: {value(s.get('infinite_canonical'))} canonical, "
+            f"{value(s.get('infinite_total'))} in all ({describe_list(s)})"
+        )
+        out += ["", "```", "# P1 P2  cycle  period  rounds-before-cycle  found-by"]
+        out += [
+            f"{d['p1']} {d['p2']}  {d['cycle_id']}  {value(d['period'])}  {value(d['rounds_before_cycle'])}  "
+            + d["found_by"].replace(" ", "-")
+            for d in deals
+        ]
+        out += ["```", ""]
+    none = [k for k in sorted(status) if k not in by_k]
+    for kind in ("complete", "partial"):
+        ks = [k for k in none if status[k]["list"] == kind]
+        if ks:
+            why = (
+                "(complete: every canonical deal was searched)."
+                if kind == "complete"
+                else "(" + "; ".join(f"k = {k}: {describe_list(status[k])}" for k in ks) + ")."
+            )
+            out += [f"No infinite balanced deal is known for k = {', '.join(map(str, ks))} " + why, ""]
+    return out
+
+
+def full_deck_section(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> list[str]:
+    """What is known about infinite games with a full deck (k = 26): every known deal with its
+    certificate, the exhaustive coverage, the sampling bound, and what finishing would cost."""
+    out = [f"## The full deck (k = {k}, {2 * k} cards)", ""]
+    deals = q.full_deck_deals(con, k)
+    if deals:
+        out.append(
+            f"**{plural(len(deals), 'infinite full-deck deal is', 'infinite full-deck deals are')} known** "
+            f"({2 * len(deals):,} counting colour swaps): {found_by_text(deals)}. "
+            "Each certificate is exact: replaying the deal reaches the cycle `cycle_id` (its least state, "
+            "`LEADER/OTHER`) after `rounds_before_cycle` rounds, and the cycle repeats every `period` rounds."
+        )
+        out.append("")
+        cols = ["P1", "P2", "cycle_id", "period", "rounds before cycle", "how found"]
+        out.append(markdown_table(cols, [deal_row(d) for d in deals]))
+    else:
+        out += ["No infinite full-deck deal is known to this warehouse.", ""]
+    c = q.coverage_of(con, k)
+    if c:
+        out += [coverage_text(c), ""]
+    for s in q.sample_bounds(con, k):
+        up = wilson_upper(int(s["infinite"]), int(s["deals"]))
+        out += [
+            f"Sampling: {value(s['deals'])} seeded deals played, {value(s['infinite'])} infinite; 95 % upper bound "
+            f"on the share of infinite deals {100 * up:.2g} % (sampling can bound the share, never prove there is "
+            "none).",
+            "",
+        ]
+    return out
+
+
+def deal_row(d: dict) -> tuple:
+    return (d["p1"], d["p2"], d["cycle_id"], d["period"], d["rounds_before_cycle"], FOUND_BY_SHORT[d["found_by"]])
+
+
+def coverage_text(c: dict) -> str:
+    """A partial exhaustive search: what it covered, what it proves, what the rest costs."""
+    text = (
+        f"Exhaustive search: {value(c['ranks_searched'])} of {value(c['canonical_deals'])} canonical deals "
+        f"searched ({small_pct(c['share_searched'])}); ranks [0, {value(c['prefix_done'])}) without a gap, so "
+        "every cycle whose smallest basin deal has a rank below that has been found; nothing more is claimed."
+    )
+    if c["core_hours_left"] is not None:
+        hours = c["core_hours_left"]
+        text += (
+            f" With the owner rule the rest costs {c['rounds_per_deal']:,.1f} rounds per deal (measured on "
+            f"{rounds_basis(c)}) at {1e9 * c['cpu_s_per_round']:,.1f} ns of CPU per round (measured on "
+            f"this size's timed shards): about {hours:,.0f} core-hours, {hours / CLUSTER_CORES:,.1f} hours on a "
+            f"{CLUSTER_CORES:,}-core cluster through the SLURM profile (docs/scaling.md)."
+        )
+    return text
+
+
+def rounds_basis(c: dict) -> str:
+    """What a size's rounds per deal were measured on, in words."""
+    if c["rounds_per_deal_from"] == "uniform sample":
+        return f"a uniform sample of {plural(c['rounds_per_deal_sample'], 'deal')}"
+    return "the ranks searched"
+
+
+def audit_section(rows: list[dict]) -> list[str]:
+    if not rows:
+        return []
+    return [
+        "## The published record, audited",
+        "",
+        "Every listed deal replayed exactly; the basin of every cycle a listed deal reaches walked completely. "
+        "An audit proves each listed deal infinite or finite and finds every infinite deal in those basins; "
+        "it proves a list complete for a size only together with a complete exhaustive search of that size "
+        "(`exhaustive_complete`).",
+        "",
+        markdown_table(AUDIT_COLUMNS, [tuple(r.values()) for r in rows]),
+    ]
+
+
+def coverage_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    _, rows = q.table(con, q.COVERAGE_SQL)
+    if not rows:
+        return []
+    return [
+        "## Exhaustive coverage",
+        "",
+        "Canonical deals searched per size (overlapping shards counted once); `prefix_done`: ranks "
+        "[0, prefix_done) searched without a gap; the cost of the rest: CPU per round from the owner-rule shards' "
+        "timed logs, rounds per deal from uniformly drawn deals when an owner-rule sample exists.",
+        "",
+        markdown_table(COVERAGE_COLUMNS, rows),
+    ]
+
+
+def describe_list(s: dict) -> str:
+    """How complete one size's list is, in words (numbers from redblack_by_size)."""
+    if s.get("list") == "complete":
+        n = s["exhaustive_deals"]
+        return (
+            "complete: the 1 canonical deal searched"
+            if n == 1
+            else f"complete: all {value(n)} canonical deals searched"
+        )
+    parts = []
+    if s.get("exhaustive_deals"):
+        parts.append(f"{plural(int(s['exhaustive_deals']), 'canonical deal')} searched")
+    if s.get("sampled_deals"):
+        parts.append(plural(int(s["sampled_deals"]), "seeded random deal"))
+    if s.get("audited"):
+        parts.append("the deals of an audited list")
+    parts.append("basins of the cycles found")
+    return "partial: " + ", ".join(parts)

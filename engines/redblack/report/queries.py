@@ -1,0 +1,150 @@
+"""The RedBlack report's query layer: every number the report shows, as rows with named fields.
+
+Each function runs one query over the warehouse views (``engines/redblack/views.sql``)
+and returns dicts keyed by column name; nothing here formats anything."""
+
+from __future__ import annotations
+
+import duckdb
+
+from ...report.common import one, query, records
+
+FULL_DECK = 26  # k of a full deck of 52 cards
+
+# Per size k (views.sql redblack_by_size): the columns of the by-size tables, in order.
+STATUS_SQL = """
+SELECT k, list, exhaustive_deals, sampled_deals, infinite_canonical, infinite_total, cycles, only_in_basins,
+       longest_finite_rounds
+FROM redblack_by_size ORDER BY k
+"""
+
+BY_SIZE_SQL = "SELECT * FROM redblack_by_size ORDER BY k"
+
+HEADLINE_SQL = "SELECT * FROM redblack_headline"
+
+LIST_SQL = """
+SELECT i.k, i.p1, i.p2, i.cycle_id, i.period, i.rounds_before_cycle, i.found_by,
+       CASE WHEN c.complete THEN 'complete' ELSE 'partial' END AS list
+FROM redblack_infinite i
+LEFT JOIN redblack_coverage c USING (k)
+ORDER BY i.k, i.p1, i.p2
+"""
+
+CYCLES_SQL = """
+SELECT k, cycle_id, period, colour_symmetric, basin_states, basin_complete, basin_depth,
+       balanced_deals_canonical, balanced_deals_total, infinite_known, found_by, deals_met
+FROM redblack_cycles ORDER BY k, cycle_id
+"""
+
+SUMMARY_SQL = """
+SELECT k, method, experiments, deals, complete, infinite_canonical, infinite_total, cycles,
+       longest_finite_rounds, longest_finite_deal
+FROM redblack_summary ORDER BY k, method
+"""
+
+# Exhaustive sizes: the complete ones only, with the true count of infinite deals (the owner
+# rule meets only some of them itself; the rest are in the basins of the cycles it finds).
+SHARE_SQL = """
+SELECT c.k, 'exhaustive' AS method, c.canonical_deals AS deals,
+       (SELECT count(*) FROM redblack_infinite i WHERE i.k = c.k) AS infinite,
+       (SELECT count(*) FROM redblack_infinite i WHERE i.k = c.k) / c.canonical_deals AS share
+FROM redblack_coverage c WHERE c.complete
+UNION ALL
+SELECT k, method, sum(deals) AS deals, sum(infinite_hits) AS infinite, sum(infinite_hits) / sum(deals) AS share
+FROM redblack_summary WHERE method = 'sample'
+GROUP BY ALL ORDER BY method, k
+"""
+
+COVERAGE_SQL = """
+SELECT k, cards, canonical_deals, ranks_searched, share_searched, prefix_done, complete,
+       1e9 * cpu_s_per_round AS ns_per_round, rounds_per_deal, core_hours_left
+FROM redblack_coverage ORDER BY k
+"""
+
+# Every known infinite deal of one size, with its certificate and how it was found.
+FULL_DECK_SQL = """
+SELECT p1, p2, cycle_id, period, rounds_before_cycle, found_by
+FROM redblack_infinite WHERE k = ?
+ORDER BY CASE found_by WHEN 'exhaustive' THEN 0 WHEN 'sample' THEN 1 WHEN 'basin' THEN 2 WHEN 'audit' THEN 3
+         ELSE 4 END, p1, p2
+"""
+
+AUDIT_SQL = """
+SELECT experiment, k, listed, confirmed_infinite, listed_finite, missing, cycles, exhaustive_complete
+FROM redblack_audit_summary ORDER BY experiment, k
+"""
+
+SAMPLE_BOUND_SQL = """
+SELECT k, sum(deals) AS deals, sum(infinite_hits) AS infinite
+FROM redblack_summary WHERE method = 'sample' AND k = ? GROUP BY k
+"""
+
+LENGTHS_SQL = "SELECT k, method, rounds, share FROM redblack_lengths ORDER BY method, k, rounds"
+
+LENGTH_STATS_SQL = """
+SELECT k, method, sum(rounds * deals) / sum(deals) AS mean_rounds, max(rounds) AS max_rounds
+FROM redblack_lengths GROUP BY ALL ORDER BY method, k
+"""
+
+SAMPLES_SQL = """
+SELECT k, balanced, string_agg(DISTINCT experiment, ', ' ORDER BY experiment) AS experiments,
+       sum(deals) AS deals, sum(infinite) AS infinite
+FROM redblack_counts WHERE method = 'sample' AND algorithm = 'brute' GROUP BY k, balanced ORDER BY k, balanced DESC
+"""
+
+COVERAGE_OF_SQL = "SELECT * FROM redblack_coverage WHERE k = ?"
+
+Con = duckdb.DuckDBPyConnection
+
+
+def headline(con: Con) -> dict:
+    return one(con, HEADLINE_SQL)
+
+
+def status_by_k(con: Con) -> dict[int, dict]:
+    return {s["k"]: s for s in records(con, BY_SIZE_SQL)}
+
+
+def infinite_by_k(con: Con) -> dict[int, list[dict]]:
+    """Every known infinite deal, grouped by size k (in k order)."""
+    by_k: dict[int, list[dict]] = {}
+    for row in records(con, LIST_SQL):
+        by_k.setdefault(row["k"], []).append(row)
+    return by_k
+
+
+def full_deck_deals(con: Con, k: int = FULL_DECK) -> list[dict]:
+    return records(con, FULL_DECK_SQL, [k])
+
+
+def coverage_of(con: Con, k: int) -> dict:
+    return one(con, COVERAGE_OF_SQL, [k])
+
+
+def sample_bounds(con: Con, k: int) -> list[dict]:
+    return records(con, SAMPLE_BOUND_SQL, [k])
+
+
+def audit(con: Con) -> list[dict]:
+    return records(con, AUDIT_SQL)
+
+
+def samples(con: Con) -> list[dict]:
+    return records(con, SAMPLES_SQL)
+
+
+def shares(con: Con) -> list[dict]:
+    return records(con, SHARE_SQL)
+
+
+def lengths(con: Con) -> list[dict]:
+    return records(con, LENGTHS_SQL)
+
+
+def length_stats(con: Con) -> list[dict]:
+    return records(con, LENGTH_STATS_SQL)
+
+
+def table(con: Con, sql: str) -> tuple[list[str], list[tuple]]:
+    """(columns, rows) of a query, for a table laid out column by column (and the CSV files)."""
+    return query(con, sql)

@@ -1,0 +1,137 @@
+"""The RedBlack pages agree with the warehouse: reports/index.html and infinite_games.md built
+from one warehouse, every headline number checked against SQL over its tables."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from wfhelp import ROOT, shards_warehouse
+
+from engines.pipeline.warehouse import connect
+from engines.registry import engine
+from engines.report.common import build_game
+from engines.report.index import build_index
+
+# Complete sizes, a sampled full deck, the published list audited (sizes 21..23 and 26 known
+# only from the audit and its basins), basins of the cycles found.
+SECTION = {
+    "exhaustive": [
+        {"k_min": 1, "k_max": 6, "method": "brute", "deals_per_shard": 1000},
+        {"k": [8], "method": "owner", "deals_per_shard": 5000},
+    ],
+    "audit": [{"name": "published", "file": str(ROOT / "workflow/data/redblack/published_infinite.txt")}],
+    "basins": True,
+    "experiments": [{"name": "sample26", "k": 26, "deals": 300, "shards": 1, "seed": 13, "balanced": True}],
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("rbnumbers")
+    db = shards_warehouse("redblack", SECTION, root)
+    out = root / "reports"
+    con = connect(db)
+    try:
+        files = build_game("redblack", con, out)
+        build_index(con, out / "index.html", {"redblack": [out / f.name for f in engine("redblack").report_outputs]})
+        yield con, (out / "infinite_games.md").read_text(), (out / "index.html").read_text(), files
+    finally:
+        con.close()
+
+
+def sql(con, q: str):
+    return con.execute(q).fetchall()
+
+
+def prose(md: str) -> str:
+    """The Markdown's sentences: code blocks and table rows left out."""
+    text = re.sub(r"```.*?```", "", md, flags=re.S)
+    return "\n".join(line for line in text.splitlines() if not line.startswith("|"))
+
+
+def test_headline_numbers_agree_with_sql(built):
+    con, md, page, _ = built
+    infinite, cycles = sql(con, "SELECT count(*), count(DISTINCT cycle_id) FROM redblack_infinite")[0]
+    assert infinite > 0
+    assert f"Known infinite balanced deals: {infinite:,} canonical ({2 * infinite:,} counting colour swaps)" in md
+    assert f"<b>{infinite:,}</b> canonical deals ({2 * infinite:,} counting colour swaps)" in page
+    assert f"in {cycles:,} cycles." in md and f"falling into {cycles:,} cycles." in page
+    # the complete sizes' deals: canonical deals of each size whose ranks were all searched
+    (complete,) = sql(
+        con,
+        "SELECT sum(space) FROM (SELECT k, any_value(space) AS space FROM redblack_counts "
+        "WHERE method = 'exhaustive' GROUP BY k HAVING sum(range_stop - range_start) = any_value(space))",
+    )[0]
+    assert f"k = 1..6, 8 ({complete:,} deals): those lists are **complete**" in md
+    assert f"complete for k = 1..6, 8 (every one of their {complete:,} canonical deals" in page
+
+
+def test_every_cycle_is_counted_and_listed(built):
+    con, md, page, files = built
+    (known,) = sql(
+        con,
+        "SELECT count(DISTINCT cycle_id) FROM (SELECT cycle_id FROM redblack_found UNION ALL "
+        "SELECT cycle_id FROM redblack_basins UNION ALL SELECT cycle_id FROM redblack_audit "
+        "WHERE status IN ('listed-infinite', 'missing'))",
+    )[0]
+    csv_rows = (Path(files[0]).parent / "redblack_cycles.csv").read_text().splitlines()[1:]
+    assert len(csv_rows) == known
+    audited = {k for (k,) in sql(con, "SELECT DISTINCT k FROM redblack_audit WHERE status = 'missing'")}
+    assert audited & {21, 22, 23, 26}  # sizes known only from the audit
+    assert audited <= {int(r.split(",")[0]) for r in csv_rows}
+    section = md[md.index("## Cycles") : md.index("## Summary by method")]
+    assert f"{known:,} cycles are known" in section
+
+
+def test_each_size_has_its_numbers(built):
+    con, md, page, _ = built
+    by_size = md[md.index("## By size") : md.index("## Infinite deals")]
+    for k, n, basins in sql(
+        con,
+        "SELECT k, count(*), count(*) FILTER (WHERE found_by IN ('basin', 'audit basin')) "
+        "FROM redblack_infinite GROUP BY k ORDER BY k",
+    ):
+        assert re.search(rf"^### k = {k}: {n:,} canonical, {2 * n:,} in all \(", md, re.M), k
+        row = re.search(rf"^\| {k} \| (.*) \|$", by_size, re.M)
+        assert row, k
+        cells = row.group(1).split(" | ")
+        assert cells[3] == f"{n:,}" and cells[6] == f"{basins:,}", (k, cells)
+        assert f'data-k="{k}"' in page
+    assert not re.search(r"^### k = \d+: –", md, re.M)
+
+
+def test_full_deck_deals_are_attributed(built):
+    con, md, page, _ = built
+    counts = dict(sql(con, "SELECT found_by, count(*) FROM redblack_infinite WHERE k = 26 GROUP BY ALL"))
+    n = sum(counts.values())
+    assert counts.get("audit") and counts.get("audit basin")
+    assert f"**{n:,} infinite full-deck deals are known** ({2 * n:,} counting colour swaps): " in md
+    assert f"{counts['audit']:,} from the audited list, replayed here" in md
+    assert f"{counts['audit basin']:,} in the basins of the listed deals' cycles, missing from the list" in md
+    assert f"{n:,} infinite deals are known</b>" in page
+    table = md[md.index("## The full deck") : md.index("## The published record")]
+    assert table.count("| basin of a listed deal's cycle |") == counts["audit basin"]
+
+
+def test_the_text_reads(built):
+    con, md, page, _ = built
+    answers = page[page.index('id="answers"') : page.index('<section id="redblack"')]
+    for text in (prose(md), answers):
+        assert not re.search(r"(?<![\d.,])1 (deals|rounds|cycles|sizes|ones)\b", text), text
+        assert "(s)" not in text
+        assert not re.search(r"(?<![\d,.\w])\d{5,}(?![\d,])", text), re.findall(r"\d{5,}", text)
+    # ranges are half-open everywhere, with separators
+    assert not re.search(r"\[\d[\d,]*, \d[\d,]*\]", page)
+    assert "<td>[5,000, 6,435)</td>" in page  # k = 8's second shard
+    # every table scrolls in its own box
+    assert page.count("<table>") == page.count('<div class="scroll"><table>') > 0
+
+
+def test_no_rate_from_a_time_too_short(built):
+    con, md, page, _ = built
+    (timed,) = sql(con, "SELECT coalesce(sum(cpu_s), 0) FROM shard_timings WHERE game = 'redblack'")[0]
+    rates = sql(con, "SELECT cpu_s_per_round FROM redblack_coverage WHERE cpu_s_per_round IS NOT NULL")
+    if timed < 1:
+        assert rates == [] and "ns of CPU per round" not in md
