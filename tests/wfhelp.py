@@ -165,7 +165,8 @@ def planned_jobs(output: str) -> dict[str, int]:
 
 def shards_warehouse(game: str, section: dict, root: Path) -> Path:
     """Every planned shard of ``section`` computed in-process (no Snakemake), then the warehouse."""
-    from engines.pipeline.jobs import run_shard, shard_path
+    from engines.core.layout import shard_path
+    from engines.pipeline.jobs import run_shard
     from engines.pipeline.warehouse import build
     from engines.registry import engine
 

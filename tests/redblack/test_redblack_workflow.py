@@ -10,9 +10,7 @@ from wfhelp import shards_warehouse
 
 from engines import redblack as rb
 from engines.core.errors import CardlabError
-from engines.core.layout import shard_path
 from engines.pipeline.config import validate_config
-from engines.pipeline.jobs import run_shard
 from engines.registry import engine
 
 SECTION = {
