@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..core.fmt import MISSING, half_open, identifier
+from ..core.fmt import MISSING, half_open, identifier, plural
 from ..core.store import write_text
 from ..registry import engine
 from .common import query
@@ -103,14 +103,22 @@ def range_cell(work_range: str | None) -> str:
 SHARD_FORMATS = {**SEED_FORMATS, "range": range_cell}
 
 
+def work_text(n: int, unit: str) -> str:
+    """``1 deal``, ``50,000 hands``: an amount of work in its (plural) unit."""
+    return plural(n, unit.removesuffix("s"), unit) if unit.endswith("s") else f"{n:,} {unit}"
+
+
 def provenance_html(
     con: duckdb.DuckDBPyConnection, units: dict[str, str], config: dict | None, built_at: datetime, warehouse: str
 ) -> str:
     ecols, erows = query(con, ENGINES_SQL)
     xcols, xrows = query(con, EXPERIMENTS_SQL)
+    experiments = [dict(zip(xcols, r)) for r in xrows]
     # a shard's spec may name its own unit of work (e.g. Blackjack's exact tables)
-    xcols = [c if c != "work" else "work (games / deals / hands)" for c in xcols[:-1]]
-    xrows = [r[:5] + (f"{r[5]:,} {r[7] or units.get(r[0], '')}",) + r[6:7] for r in xrows]
+    for x in experiments:
+        x["work"] = work_text(x["work"], x.pop("unit") or units.get(x["game"], ""))
+    xcols = [c if c != "work" else "work (games / deals / hands)" for c in xcols if c != "unit"]
+    xrows = [tuple(x.values()) for x in experiments]
     scols, srows = query(con, SHARDS_SQL)
     packages = [json.loads(p) for (p,) in query(con, PACKAGES_SQL)[1]]
     out = [

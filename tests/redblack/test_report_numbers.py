@@ -122,6 +122,7 @@ def test_the_text_reads(built):
         assert not re.search(r"(?<![\d.,])1 (deals|rounds|cycles|sizes|ones)\b", text), text
         assert "(s)" not in text
         assert not re.search(r"(?<![\d,.\w])\d{5,}(?![\d,])", text), re.findall(r"\d{5,}", text)
+    assert not re.search(r"<td>1 (deals|games|hands)</td>", page)  # provenance: one unit of work
     # ranges are half-open everywhere, with separators
     assert not re.search(r"\[\d[\d,]*, \d[\d,]*\]", page)
     assert "<td>[5,000, 6,435)</td>" in page  # k = 8's second shard
