@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import CardlabError
+from ..core.layout import MAX_SHARD
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
@@ -29,7 +30,6 @@ SEARCH_RESULT_VERSION = "redblack-search-2"
 SEARCH_RESOURCES = Resources(runtime_min=120)
 
 DEFAULT_DEALS_PER_SHARD = 20_000_000
-MAX_SHARD_NUMBER = 10**6 - 1  # shard=NNNNNN: shard numbers beyond this are refused (raise deals_per_shard)
 MAX_PLANNED_SHARDS = 20_000  # one config plans at most this many exhaustive shards (Snakemake: ~2 ms a job)
 
 # brute-force shards keep the path they always had; owner shards sit beside them
@@ -104,10 +104,10 @@ def shard_grid(k: int, per_shard: int, ranks: Sequence[int] | None, where: str) 
             f"{per_shard:,}) and end on one or at {total:,} (all ranks of k={k})"
         )
     first, last = start // per_shard, -(-stop // per_shard)
-    if last - 1 > MAX_SHARD_NUMBER:
+    if last - 1 > MAX_SHARD:
         raise CardlabError(
             f"{where}: k={k} needs shard numbers up to {last - 1:,} with deals_per_shard = {per_shard:,}; "
-            f"at most {MAX_SHARD_NUMBER:,}: raise deals_per_shard"
+            f"at most {MAX_SHARD:,}: raise deals_per_shard"
         )
     if last - first > MAX_PLANNED_SHARDS:
         raise CardlabError(
