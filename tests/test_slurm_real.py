@@ -73,13 +73,13 @@ def local_run(tmp_path_factory) -> tuple[dict[str, str], float]:
 class Run:
     """One snakemake run through the cluster, in its own process group, output in a file."""
 
-    def __init__(self, wd: Path, cluster: Cluster):
+    def __init__(self, wd: Path, cluster: Cluster, *args: str):
         self.cluster = cluster
         self.log = wd / "snakemake-through-slurm.out"
         self.began = time.monotonic()
         with open(self.log, "w") as out:
             self.proc = subprocess.Popen(
-                [SNAKEMAKE, *PROFILE, *QUICK_CHECKS, WAREHOUSE_RULE],
+                [SNAKEMAKE, *PROFILE, *QUICK_CHECKS, *args, WAREHOUSE_RULE],
                 cwd=wd,
                 env=env({"SLURM_CONF": str(cluster.conf)}),
                 stdout=out,
@@ -128,16 +128,17 @@ def test_slurm_profile_on_a_real_cluster(cluster, local_run, tmp_path):
     if cluster.accounting:
         set_account_in_profile(wd, "root")  # slurmdbd's built-in account
 
-    # A signal ends the run: SIGTERM (a batch system's stop) lets the running jobs finish,
-    # Ctrl-C (SIGINT) cancels them; either way no job of the run is left on the cluster.
+    # A signal ends the run: SIGTERM (a batch system's stop) submits nothing more and waits
+    # for the submitted jobs, Ctrl-C (SIGINT) cancels them; either way no job of the run is
+    # left on the cluster.  Two jobs at a time, so that most of the campaign is left to do.
     sig = signal.SIGINT if cluster.accounting else signal.SIGTERM
-    first = Run(wd, cluster)
+    first = Run(wd, cluster, "--jobs", "2")
     first.running_job()
     os.kill(first.proc.pid, sig)
     rc = first.wait(SIGNAL_TIMEOUT_S)
     assert rc != 0, first.output[-3000:]
     assert cluster.slurm("squeue", "-h", "-o", "%i %T").stdout.strip() == "", "jobs left behind"
-    assert len(digests(wd)) < len(local), "the signal came too late to test anything"
+    assert len(digests(wd)) < len(local), f"the run went on after {sig.name}"
 
     # The rerun resumes; one of its running jobs is cancelled and resubmitted (retries: 1).
     rerun = Run(wd, cluster)
@@ -154,5 +155,23 @@ def test_slurm_profile_on_a_real_cluster(cluster, local_run, tmp_path):
     notes = [ln for ln in first.notes(cancelled) + rerun.notes(cancelled) if not ln.startswith(expected)]
     assert notes == [], "\n".join(notes)
     print(
-        f"\nSLURM ({'with' if cluster.accounting else 'without'} accounting): rerun {slurm_s:.0f} s; local {local_s:.0f} s"
+        f"\nSLURM {cluster.accounting=}: rerun {slurm_s:.0f} s, {job_seconds(cluster, wd)}; local run {local_s:.0f} s"
     )
+
+
+def job_seconds(cluster: Cluster, wd: Path) -> str:
+    """The mean time of a completed job in SLURM (start to end) and of the shard's own work in it."""
+    rows = [ln.split("|") for ln in cluster.slurm("squeue", "--states=all", "-h", "-o", "%T|%S|%e").stdout.split()]
+    spans = [
+        time.mktime(time.strptime(end, "%Y-%m-%dT%H:%M:%S")) - time.mktime(time.strptime(start, "%Y-%m-%dT%H:%M:%S"))
+        for state, start, end in rows
+        if state == "COMPLETED"
+    ]
+    work = [
+        float(m)
+        for m in re.findall(
+            r'cardlab-timing .*"wall_s": ([\d.]+)',
+            "".join(p.read_text() for p in (wd / "results" / "logs").rglob("*.log")),
+        )
+    ]
+    return f"{len(spans)} jobs of {sum(spans) / len(spans):.1f} s in SLURM, shard work {sum(work) / len(work):.1f} s per shard"
