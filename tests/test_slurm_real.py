@@ -111,7 +111,8 @@ class Run:
 
     def notes(self, cancelled: str) -> list[str]:
         """Lines that look like a warning, apart from the report on the job the test cancelled."""
-        return [ln for ln in self.output.splitlines() if NOTE_WORDS.search(ln) and f"SLURM-job '{cancelled}'" not in ln]
+        lines = [ln for ln in self.output.splitlines() if not ln.lstrip().startswith("resources:")]  # slurm_account=
+        return [ln for ln in lines if NOTE_WORDS.search(ln) and f"SLURM-job '{cancelled}'" not in ln]
 
 
 def set_account_in_profile(wd: Path, account: str) -> None:
