@@ -14,7 +14,7 @@ LINTED  = engines tests bench workflow/scripts
 $(BIN)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[test,cluster]'
 	touch $@
 
 # The live view (per-game progress and ETA); snakemake's own output: results/logs/snakemake.log

@@ -107,6 +107,11 @@ def test_slurm_profile_sets_the_executor_and_resources():
     assert prof["executor"] == "slurm"
     assert {"runtime", "mem_mb"} <= set(prof["default-resources"])
     assert prof["jobs"] >= 1 and prof["latency-wait"] >= 10
+    # squeue works with and without accounting and reports `scancel` as CANCELLED (docs/scaling.md);
+    # the plugin keeps squeue only while MinJobAge (SLURM's default 300 s) >= 3 x the first check delay
+    assert prof["slurm-status-command"] == "squeue"
+    assert 3 * prof["slurm-init-seconds-before-status-checks"] <= 300
+    assert prof["retries"] >= 1
 
 
 @numba.njit(parallel=True)

@@ -1,0 +1,178 @@
+"""The shipped SLURM profile on a real single-node SLURM cluster (tests/slurm_cluster.py:
+Debian's packages, installed here when missing), once without accounting and once with
+slurmdbd + MariaDB: a signal ends a run, the rerun finishes the campaign although one of
+its running jobs is cancelled with `scancel`, and the Parquet files are the bytes of a
+local run of the same config.  Skipped, with the reason, where SLURM cannot be started
+(not root, or no apt-get to install it).
+
+Every snakemake run is in its own process group under a hard timeout, so a hang fails
+the test instead of hanging CI; the daemons are stopped by PID whatever happens."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from slurm_cluster import Cluster, Unavailable, install, unavailable_reason
+from wfhelp import SNAKEMAKE, WAREHOUSE_RULE, digests, env, workdir
+
+CONFIG = (Path(__file__).parent / "slurm_campaign.yaml").read_text()  # 7 shard jobs + the warehouse
+PROFILE = ["--workflow-profile", "workflow/profiles/slurm"]
+# The profile's status-check delays suit 10-60 minute jobs; these jobs last seconds.
+QUICK_CHECKS = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
+RUN_TIMEOUT_S = 1200  # one snakemake run through SLURM (a few minutes on two loaded cores)
+SIGNAL_TIMEOUT_S = 300  # from the signal to the run's end: the running jobs finish or are cancelled
+# What plugin 2.8.0 prints on a cluster without accounting, where no account can be given
+# (docs/scaling.md); with accounting the test sets the account, and nothing may be printed.
+NO_ACCOUNTING_NOTES = (
+    "No SLURM account given, trying to guess.",
+    "No account was given, not able to get a SLURM account via sacct",
+    "Unable to guess SLURM account. Trying to proceed without.",
+)
+NOTE_WORDS = re.compile(r"warn|account|sacct|minjobage|unable|falling back|not recogni", re.I)
+
+
+@pytest.fixture(scope="module", params=["without accounting", "with accounting"])
+def cluster(request):
+    accounting = request.param == "with accounting"
+    reason = unavailable_reason(accounting)
+    if reason:
+        pytest.skip(f"no SLURM cluster here: {reason}")
+    # short and traversable: the munge socket's path must fit a Unix socket name
+    root = Path(tempfile.mkdtemp(prefix="cardlab-slurm-", dir="/tmp"))
+    try:
+        took = install(accounting, Path("/tmp/cardlab-slurm-install.log"))
+    except Unavailable as e:
+        pytest.skip(f"no SLURM cluster here: {e}")
+    if took:
+        print(f"\ninstalled Debian's SLURM packages in {took:.0f} s")
+    with Cluster(root, accounting) as c:
+        yield c
+    shutil.rmtree(root)
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory) -> tuple[dict[str, str], float]:
+    """Digests and wall time of a local run of CONFIG on 2 cores."""
+    wd = workdir(tmp_path_factory.mktemp("slurm-local"), CONFIG)
+    began = time.monotonic()
+    done = subprocess.run(
+        [SNAKEMAKE, "--cores", "2", WAREHOUSE_RULE], cwd=wd, env=env(), capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return digests(wd), time.monotonic() - began
+
+
+class Run:
+    """One snakemake run through the cluster, in its own process group, output in a file."""
+
+    def __init__(self, wd: Path, cluster: Cluster, *args: str):
+        self.cluster = cluster
+        self.log = wd / "snakemake-through-slurm.out"
+        self.began = time.monotonic()
+        with open(self.log, "w") as out:
+            self.proc = subprocess.Popen(
+                [SNAKEMAKE, *PROFILE, *QUICK_CHECKS, *args, WAREHOUSE_RULE],
+                cwd=wd,
+                env=env({"SLURM_CONF": str(cluster.conf)}),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+
+    @property
+    def output(self) -> str:
+        return self.log.read_text()
+
+    def running_job(self) -> str:
+        """The id of a job the cluster runs now (waits for one)."""
+        while self.proc.poll() is None and time.monotonic() - self.began < RUN_TIMEOUT_S:
+            ids = self.cluster.slurm("squeue", "-h", "-t", "RUNNING", "-o", "%i").stdout.split()
+            if ids:
+                return ids[0]
+            time.sleep(0.2)
+        raise AssertionError(f"no job ran:\n{self.output[-3000:]}")
+
+    def wait(self, timeout: float = RUN_TIMEOUT_S) -> int:
+        try:
+            return self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+            raise AssertionError(f"snakemake through SLURM hung ({timeout:.0f} s):\n{self.output[-3000:]}") from None
+
+    def notes(self, cancelled: str) -> list[str]:
+        """Lines that look like a warning, apart from the report on the job the test cancelled."""
+        lines = [ln for ln in self.output.splitlines() if not ln.lstrip().startswith("resources:")]  # slurm_account=
+        return [ln for ln in lines if NOTE_WORDS.search(ln) and f"SLURM-job '{cancelled}'" not in ln]
+
+
+def set_account_in_profile(wd: Path, account: str) -> None:
+    """What docs/scaling.md asks of a site with accounting: uncomment slurm_account."""
+    profile = wd / "workflow" / "profiles" / "slurm" / "config.v8+.yaml"
+    text = profile.read_text()
+    assert '# slurm_account: "my_account"' in text
+    profile.write_text(text.replace('# slurm_account: "my_account"', f'slurm_account: "{account}"'))
+
+
+def test_slurm_profile_on_a_real_cluster(cluster, local_run, tmp_path):
+    local, local_s = local_run
+    wd = workdir(tmp_path / "wd", CONFIG)
+    if cluster.accounting:
+        set_account_in_profile(wd, "root")  # slurmdbd's built-in account
+
+    # A signal ends the run: SIGTERM (a batch system's stop) submits nothing more and waits
+    # for the submitted jobs, Ctrl-C (SIGINT) cancels them; either way no job of the run is
+    # left on the cluster.  Two jobs at a time, so that most of the campaign is left to do.
+    sig = signal.SIGINT if cluster.accounting else signal.SIGTERM
+    first = Run(wd, cluster, "--jobs", "2")
+    first.running_job()
+    os.kill(first.proc.pid, sig)
+    rc = first.wait(SIGNAL_TIMEOUT_S)
+    assert rc != 0, first.output[-3000:]
+    assert cluster.slurm("squeue", "-h", "-o", "%i %T").stdout.strip() == "", "jobs left behind"
+    assert len(digests(wd)) < len(local), f"the run went on after {sig.name}"
+
+    # The rerun resumes; one of its running jobs is cancelled and resubmitted (retries: 1).
+    rerun = Run(wd, cluster)
+    cancelled = rerun.running_job()
+    cluster.slurm("scancel", cancelled)
+    assert rerun.wait() == 0, rerun.output[-4000:]
+    out = rerun.output
+    slurm_s = time.monotonic() - rerun.began
+    assert f"SLURM-job '{cancelled}' failed, SLURM status is: 'CANCELLED'" in out, out[-3000:]
+    assert "Trying to restart job" in out
+    assert digests(wd) == local, "SLURM and local bytes differ"
+
+    expected = () if cluster.accounting else NO_ACCOUNTING_NOTES
+    notes = [ln for ln in first.notes(cancelled) + rerun.notes(cancelled) if not ln.startswith(expected)]
+    assert notes == [], "\n".join(notes)
+    print(
+        f"\nSLURM {cluster.accounting=}: rerun {slurm_s:.0f} s, {job_seconds(cluster, wd)}; local run {local_s:.0f} s"
+    )
+
+
+def job_seconds(cluster: Cluster, wd: Path) -> str:
+    """The mean time of a completed job in SLURM (start to end) and of the shard's own work in it."""
+    rows = [ln.split("|") for ln in cluster.slurm("squeue", "--states=all", "-h", "-o", "%T|%S|%e").stdout.split()]
+    spans = [
+        time.mktime(time.strptime(end, "%Y-%m-%dT%H:%M:%S")) - time.mktime(time.strptime(start, "%Y-%m-%dT%H:%M:%S"))
+        for state, start, end in rows
+        if state == "COMPLETED"
+    ]
+    work = [
+        float(m)
+        for m in re.findall(
+            r'cardlab-timing .*"wall_s": ([\d.]+)',
+            "".join(p.read_text() for p in (wd / "results" / "logs").rglob("*.log")),
+        )
+    ]
+    return f"{len(spans)} jobs of {sum(spans) / len(spans):.1f} s in SLURM, shard work {sum(work) / len(work):.1f} s per shard"
