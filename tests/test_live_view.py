@@ -111,6 +111,14 @@ def test_units_are_never_added_and_100_percent_waits_for_every_shard():
     assert "100.0 % of 10,000 hands" in frame.lines[1]
 
 
+def test_the_time_jobs_spend_outside_their_computation_is_measured_and_counted():
+    """Two jobs of the run took 10 s each, 1 s of it timed: the two left will take 20 s on the one core."""
+    plan = [shard(n=n) for n in range(4)]
+    logs = {plan[0].log: finished_log(plan[0], 1.0, mtime=10.0), plan[1].log: finished_log(plan[1], 1.0, mtime=20.0)}
+    frame = view(snap(plan, files=plan[0].files + plan[1].files, logs=logs, now=20.0))
+    assert "ETA about 20 s" in frame.lines[0], frame.lines
+
+
 def test_an_empty_log_is_a_job_that_has_started():
     a = shard()
     frame = view(snap([a], logs={a.log: LogFile("", 90.0)}))

@@ -192,12 +192,38 @@ class Estimate:
     parallel: int
 
 
-def estimate(states: Sequence[ShardState], now: float, parallel: int) -> Estimate:
+def started_in_run(s: ShardState, run_started: float) -> bool:
+    return s.log is not None and s.log.mtime >= run_started and (s.state == "running" or s.log.finished is not None)
+
+
+def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> float:
+    """Seconds a job of this run spends outside its measured computation (process start, imports, writing).
+
+    The jobs' timing lines time only the computation; the rest of the run's capacity (the jobs
+    running at once times the time since the run began) went into start-up, spread over the jobs
+    started.  Unknown (0) without the run's start, and none once the run has stopped."""
+    if snap.run_started is None or not snap.alive:
+        return 0.0
+    started = [s for s in states if started_in_run(s, snap.run_started)]
+    if not started:
+        return 0.0
+    measured = 0.0
+    for s in started:
+        if s.state == "running":
+            measured += (s.log.progress.seconds if s.log.progress else 0.0) + max(0.0, snap.now - s.log.mtime)
+        else:
+            measured += s.log.finished.seconds
+    return max(0.0, parallel * (snap.now - snap.run_started) - measured) / len(started)
+
+
+def estimate(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> Estimate:
     """Wall seconds left: job-seconds left over ``parallel`` jobs at once, at least the longest shard left."""
     rates = {g: m.rate for g, m in group_measures(states).items()}
     total, longest, unmeasured = 0.0, 0.0, []
     left = [s for s in states if s.state != "done"]
     parallel = max(1, min(parallel, len(left) or 1))
+    overhead = job_overhead(states, snap, parallel)
+    now = snap.now
     for s in left:
         rate = rates.get(s.spec.group)
         if rate is None:
@@ -205,7 +231,7 @@ def estimate(states: Sequence[ShardState], now: float, parallel: int) -> Estimat
             if name not in unmeasured:
                 unmeasured.append(name)
             continue
-        t = seconds_left(s, rate, now)
+        t = seconds_left(s, rate, now) + (overhead if s.state != "running" else 0.0)
         total += t
         longest = max(longest, t)
     measured = max(total / parallel, longest)
@@ -319,7 +345,7 @@ def view(snap: Snapshot, previous: Shown | None = None) -> Frame:
     states = shard_states(snap)
     running = sum(s.state == "running" for s in states)
     parallel = max(running, previous.parallel if previous else 1)
-    est = estimate(states, snap.now, parallel)
+    est = estimate(states, snap, parallel)
     done = sum(s.state == "done" for s in states)
     games = game_lines(snap, states)
     all_done = done == len(states)

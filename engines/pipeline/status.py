@@ -55,6 +55,22 @@ def mtime(path: str | Path) -> float | None:
         return None
 
 
+SNAKEMAKE_LOGS = ".snakemake/log"  # Snakemake names each run's log by its start: 2026-12-01T082828.728009.snakemake.log
+
+
+def latest_run_start(log_dir: str = SNAKEMAKE_LOGS) -> float | None:
+    """When the newest snakemake run in this directory began (from its log's name), or None."""
+    from datetime import datetime
+
+    starts = []
+    for p in Path(log_dir).glob("*.snakemake.log"):
+        try:
+            starts.append(datetime.strptime(p.name.removesuffix(".snakemake.log"), "%Y-%m-%dT%H%M%S.%f").timestamp())
+        except ValueError:
+            continue
+    return max(starts, default=None)
+
+
 def planned_shards(cfg: dict, results: str = "results") -> tuple[list[PlannedShard], dict[str, str]]:
     """Every shard the config plans, with its files and log, and each game's main unit."""
     plan, units = [], {}
@@ -104,6 +120,8 @@ def snapshot(
 
     plan, units = planned_shards(load_config(config), results)
     alive = run_alive() if alive is None else alive
+    if alive and run_started is None:
+        run_started = latest_run_start()
     stamps = {f: mtime(f) for s in plan for f in s.files}
     files = frozenset(f for f, t in stamps.items() if t is not None)
     logs = {s.log: lf for s in plan if (lf := read_log(s.log)) is not None}
