@@ -88,6 +88,15 @@ def test_no_rate_is_shown_as_zero_and_an_unmeasured_group_makes_the_eta_unknown(
     assert "ETA unknown (not yet measured: narcotic sim seed)" in frame.lines[0]
 
 
+def test_a_follow_up_job_not_yet_measured_is_named_beside_the_eta():
+    """RedBlack's basin job runs after every search: the ETA of the rest is shown, the basin named beside it."""
+    a = shard("redblack", "exhaustive", "exhaustive_k12", 0, 1000, "deals")
+    b = shard("redblack", "basin", "basins", 0, 1, "basin jobs", main=False)
+    logs = {a.log: LogFile(f"{header(a)}\n{progress_line(a, 500, 5.0)}\n", 100.0)}
+    frame = view(snap([a, b], logs=logs, units={"redblack": "deals"}))
+    assert "ETA about 5 s + redblack basin (not yet measured)" in frame.lines[0], frame.lines
+
+
 def test_a_group_is_measured_apart_from_the_others():
     """A measured seed group does not give the classic one a rate; once both are, the ETA adds them up."""
     s0, c0 = shard(exp="seed"), shard(exp="classic")

@@ -188,7 +188,8 @@ class Estimate:
     seconds: float | None  # wall seconds to the last shard, None when unknown
     measured_part: float  # the same over the groups measured so far
     job_seconds: float  # job-seconds left in the groups measured so far
-    unmeasured: list[str]  # groups with work left and no rate, as "game kind experiment"
+    unmeasured: list[str]  # groups of the games' main units with work left and no rate: "game kind experiment"
+    unmeasured_jobs: list[str]  # the same for jobs of other units (a basin job, an audit): "game kind"
     parallel: int
 
 
@@ -219,7 +220,7 @@ def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int) ->
 def estimate(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> Estimate:
     """Wall seconds left: job-seconds left over ``parallel`` jobs at once, at least the longest shard left."""
     rates = {g: m.rate for g, m in group_measures(states).items()}
-    total, longest, unmeasured = 0.0, 0.0, []
+    total, longest, unmeasured, unmeasured_jobs = 0.0, 0.0, [], []
     left = [s for s in states if s.state != "done"]
     parallel = max(1, min(parallel, len(left) or 1))
     overhead = job_overhead(states, snap, parallel)
@@ -227,15 +228,17 @@ def estimate(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> Est
     for s in left:
         rate = rates.get(s.spec.group)
         if rate is None:
-            name = " ".join(s.spec.group)
-            if name not in unmeasured:
-                unmeasured.append(name)
+            # the games' own work by group; a follow-up job of another unit by its kind
+            names = unmeasured if s.spec.main else unmeasured_jobs
+            name = " ".join(s.spec.group) if s.spec.main else f"{s.spec.game} {s.spec.kind}"
+            if name not in names:
+                names.append(name)
             continue
         t = seconds_left(s, rate, now) + (overhead if s.state != "running" else 0.0)
         total += t
         longest = max(longest, t)
     measured = max(total / parallel, longest)
-    return Estimate(None if unmeasured else measured, measured, total, unmeasured, parallel)
+    return Estimate(None if unmeasured else measured, measured, total, unmeasured, unmeasured_jobs, parallel)
 
 
 def smoothed(new: float | None, previous: Shown | None, now: float) -> float | None:
@@ -330,14 +333,20 @@ class Frame:
     finished: bool  # every shard done, warehouse and reports current
 
 
+def listed(names: Sequence[str], most: int = 3) -> str:
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
 def eta_text(eta: float | None, est: Estimate) -> str:
+    """The ETA, and what it leaves out: the games' own work unmeasured makes it unknown; a follow-up job
+    of another unit (RedBlack's basin job, which runs last) is named beside it."""
+    jobs = f" + {listed(est.unmeasured_jobs)} (not yet measured)" if est.unmeasured_jobs else ""
     if eta is not None:
-        return f", ETA about {duration(eta)}"
+        return f", ETA about {duration(eta)}{jobs}"
     if not est.unmeasured:
         return ""
     rest = f"; the rest about {duration(est.measured_part)}" if est.measured_part > 0 else ""
-    shown = ", ".join(est.unmeasured[:3]) + (f" and {len(est.unmeasured) - 3} more" if len(est.unmeasured) > 3 else "")
-    return f", ETA unknown (not yet measured: {shown}{rest})"
+    return f", ETA unknown (not yet measured: {listed(est.unmeasured + est.unmeasured_jobs)}{rest})"
 
 
 def view(snap: Snapshot, previous: Shown | None = None) -> Frame:
