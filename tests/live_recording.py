@@ -4,7 +4,8 @@ Recording (``python tests/live_recording.py OUT.json [--config small.yaml]``) ru
 ``snakemake`` on a small config in a temporary copy of the project and polls every
 half second: each shard file's modification time (when it appeared) and each log
 line, stamped with its log's modification time at the poll that first saw it.
-The fixture keeps the plan, those stamps and the poll times, relative to the
+The fixture keeps the plan, those stamps (and when each log appeared: a job's
+first line may come only at its end) and the poll times, relative to the
 start, so a frame at any recorded time is rebuilt exactly (:func:`frames`) and the
 known answers come from the recording itself (its last shard's time).
 """
@@ -32,7 +33,6 @@ CONFIG = """
 narcotic:
   experiments:
     - {name: seed, rules: seed, games: 400000, shards: 4, seed: 11}
-    - {name: classic, rules: classic, games: 200000, shards: 2, seed: 12}
 redblack:
   exhaustive:
     - {k_min: 1, k_max: 12, method: brute, deals_per_shard: 400000}
@@ -43,8 +43,7 @@ redblack:
 blackjack:
   exact: {decks: [1, 2, inf], soft17: [stand], peek: ["no"]}
   experiments:
-    - {name: fresh2, shoe: fresh, decks: 2, hands_per_upcard: 2000000, shards: 2, seed: 4}
-    - {name: cont1, shoe: continuous, decks: 1, hands_per_upcard: 1000000, shards: 2, seed: 5}
+    - {name: fresh2, shoe: fresh, decks: 2, hands_per_upcard: 2000000, shards: 3, seed: 4}
 """
 
 
@@ -72,6 +71,7 @@ def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2) -> 
             env=env,
         )
         files: dict[str, float] = {}
+        opened: dict[str, float] = {}  # when each log appeared: a job has started (its first line comes later)
         lines: dict[str, list[tuple[float, str]]] = {}
         polls: list[float] = []
         while True:
@@ -82,6 +82,7 @@ def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2) -> 
                         files[f] = round(os.stat(f).st_mtime - t0, 3)
                 if os.path.exists(s.log):
                     stamp = round(os.stat(s.log).st_mtime - t0, 3)
+                    opened.setdefault(s.log, stamp)
                     text = Path(s.log).read_text(errors="replace").splitlines()
                     seen = lines.setdefault(s.log, [])
                     seen += [(stamp, ln) for ln in text[len(seen) :]]
@@ -98,6 +99,7 @@ def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2) -> 
             "units": units,
             "plan": [s.__dict__ | {"files": list(s.files)} for s in plan],
             "files": files,
+            "opened": opened,
             "logs": lines,
             "polls": polls,
         }
@@ -116,10 +118,12 @@ def snapshot_at(rec: dict, t: float) -> Snapshot:
     plan = tuple(PlannedShard(**(s | {"files": tuple(s["files"])})) for s in rec["plan"])
     files = frozenset(f for f, when in rec["files"].items() if when <= t)
     logs = {}
-    for log, lines in rec["logs"].items():
-        seen = [(when, ln) for when, ln in lines if when <= t]
+    for log, opened in rec["opened"].items():
+        seen = [(when, ln) for when, ln in rec["logs"].get(log, []) if when <= t]
         if seen:
             logs[log] = LogFile("\n".join(ln for _, ln in seen) + "\n", seen[-1][0])
+        elif opened <= t:
+            logs[log] = LogFile("", opened)
     return Snapshot(plan, rec["units"], files, logs, t < rec["ended"], t, run_started=0.0)
 
 

@@ -12,10 +12,14 @@ kind and experiment: a RedBlack exhaustive deal at k = 26 and a sampled one cost
 differently): the timing line of every finished job (this run's or an earlier one's:
 logs stay) and the last progress line of every unfinished one, summed as work over
 job-seconds, so a rate is a mean over everything measured, never the last instant,
-and a game whose shards print no progress until they end still gets one.  The
-overall ETA is the job-seconds left (work left over the group's rate) spread over
-the jobs running at once, and no shorter than the longest shard left; it is
-"unknown" while a group with work left has no measurement.  Each game's line counts
+and a game whose shards print no progress until they end still gets one.  A group
+none of whose shards has reported yet takes its kind's rate over the game's other
+experiments until it has its own.  The overall ETA is the job-seconds left (work
+left over the rate, plus the start-up each job of the run has cost beyond its timed
+computation) spread over the jobs running at once, and no shorter than the longest
+shard left; it is "unknown" while a kind with work left has no measurement at all,
+and a follow-up job of another unit (RedBlack's basin job, which runs last) not yet
+measured is named beside it.  Each game's line counts
 the work of its main unit (games, deals, hands) and names shards of other units
 (Blackjack's exact tables, RedBlack's audit and basin jobs) apart, and reads 100 %
 only once every shard of the game is done.
@@ -175,6 +179,21 @@ def group_measures(states: Sequence[ShardState]) -> dict[tuple[str, str, str], M
     return measures
 
 
+def shard_rates(states: Sequence[ShardState]) -> dict[tuple[str, str, str], float | None]:
+    """Each group's rate: its own measurement, else (a group none of whose shards has reported yet, e.g. a
+    RedBlack size not started) its kind's over the game's other experiments; None when the kind has none."""
+    measures = group_measures(states)
+    by_kind: dict[tuple[str, str], Measure] = {}
+    for (game, kind, _exp), m in measures.items():
+        by_kind[game, kind] = by_kind.get((game, kind), Measure()) + m
+    rates = {}
+    for s in states:
+        g = s.spec.group
+        own = measures.get(g)
+        rates[g] = own.rate if own is not None and own.rate else by_kind.get(g[:2], Measure()).rate
+    return rates
+
+
 def seconds_left(s: ShardState, rate: float, now: float) -> float:
     """Job-seconds a shard still needs at its group's rate; a running one is credited its time since its last line."""
     left = (s.spec.work - s.done_work) / rate
@@ -188,7 +207,7 @@ class Estimate:
     seconds: float | None  # wall seconds to the last shard, None when unknown
     measured_part: float  # the same over the groups measured so far
     job_seconds: float  # job-seconds left in the groups measured so far
-    unmeasured: list[str]  # groups of the games' main units with work left and no rate: "game kind experiment"
+    unmeasured: list[str]  # kinds of the games' main units with work left and no rate: "game kind"
     unmeasured_jobs: list[str]  # the same for jobs of other units (a basin job, an audit): "game kind"
     parallel: int
 
@@ -219,7 +238,7 @@ def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int) ->
 
 def estimate(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> Estimate:
     """Wall seconds left: job-seconds left over ``parallel`` jobs at once, at least the longest shard left."""
-    rates = {g: m.rate for g, m in group_measures(states).items()}
+    rates = shard_rates(states)
     total, longest, unmeasured, unmeasured_jobs = 0.0, 0.0, [], []
     left = [s for s in states if s.state != "done"]
     parallel = max(1, min(parallel, len(left) or 1))
@@ -228,9 +247,8 @@ def estimate(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> Est
     for s in left:
         rate = rates.get(s.spec.group)
         if rate is None:
-            # the games' own work by group; a follow-up job of another unit by its kind
             names = unmeasured if s.spec.main else unmeasured_jobs
-            name = " ".join(s.spec.group) if s.spec.main else f"{s.spec.game} {s.spec.kind}"
+            name = f"{s.spec.game} {s.spec.kind}"
             if name not in names:
                 names.append(name)
             continue
@@ -317,7 +335,7 @@ class GameLine:
 
 
 def game_lines(snap: Snapshot, states: Sequence[ShardState]) -> list[GameLine]:
-    rates = {g: m.rate for g, m in group_measures(states).items()}
+    rates = shard_rates(states)
     lines = {game: GameLine(game, KindLine(unit)) for game, unit in snap.units.items()}
     for s in states:
         line = lines[s.spec.game]
