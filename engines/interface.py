@@ -86,7 +86,7 @@ class Engine(ABC):
     question: ClassVar[str]
     """The question the game answers, shown on the report index."""
     work_unit: ClassVar[str] = "items"
-    """What ``progress.update`` counts (games, deals, hands) unless a spec names its own ``work_unit``."""
+    """What ``progress.update`` counts (games, deals, hands) unless a spec or its kind names its own ``work_unit``."""
     tables: ClassVar[Mapping[str, pa.Schema]]
     kinds: ClassVar[tuple[ShardKind, ...]]
     """The shard kinds, in planning order (a kind that reads other shards comes after them)."""
@@ -246,4 +246,6 @@ class Engine(ABC):
         return [stmt.strip() for stmt in code.split(";") if stmt.strip()]
 
     def unit_of(self, spec: Mapping[str, Any]) -> str:
-        return spec.get("work_unit") or self.work_unit
+        """What a spec's ``work`` counts: the spec's ``work_unit``, else its kind's, else the engine's."""
+        kind = self._kind_by_name.get(spec.get("kind"))
+        return spec.get("work_unit") or (kind.work_unit if kind else None) or self.work_unit

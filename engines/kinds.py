@@ -49,6 +49,9 @@ class ShardKind(ABC):
     resources: ClassVar[Resources] = Resources()
     backends: ClassVar[Mapping[str, Any]] = {DEFAULT_BACKEND: None}
     """Backend name -> what :meth:`run` computes with under it (None where the kind has one way); first: the default."""
+    work_unit: ClassVar[str | None] = None
+    """What a shard's ``work`` counts when it is not the engine's unit (e.g. ``basin jobs``); a spec's
+    own ``work_unit`` comes first.  The live view never adds work of different units."""
     result_version: ClassVar[str | None] = None
     """An explicit, test-guarded result version (kept campaigns outlive refactors), or None: the engine's source hash."""
 

@@ -91,3 +91,10 @@ def duration(seconds) -> str:
     if m:
         return f"{m} min {sec:02d} s"
     return f"{sec} s"
+
+
+def count(n: int, unit: str) -> str:
+    """``n`` with thousands separators and its unit, singular for one: ``1 basin job``, ``2,000 deals``."""
+    if n == 1 and unit.endswith("s"):
+        unit = unit[:-1]
+    return f"{n:,} {unit}"

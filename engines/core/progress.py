@@ -2,17 +2,45 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
-from typing import TextIO
+from typing import NamedTuple, TextIO
+
+# What Progress.line writes: "<label>: 1,234/5,000 games (24.7%), 812 games/s, elapsed 2 s, ETA 5 s"
+# (a unit may have spaces: "upcard tables")
+LINE = re.compile(
+    r"(?:^|: )(?P<done>[\d,]+)/(?P<total>[\d,]+) (?P<unit>.+?) \([\d.]+%\), (?P<rate>[\d,]+) .+?/s, "
+    r"elapsed (?P<elapsed>[\d,]+) s, ETA "
+)
+
+
+class Reading(NamedTuple):
+    """One progress line read back: units done of total, the shard's mean rate and its elapsed seconds."""
+
+    done: int
+    total: int
+    unit: str
+    rate: float
+    elapsed_s: float
+
+
+def read_line(line: str) -> Reading | None:
+    """The reading a :meth:`Progress.line` wrote, or None for any other line."""
+    m = LINE.search(line)
+    if m is None:
+        return None
+    num = {k: int(m.group(k).replace(",", "")) for k in ("done", "total", "rate", "elapsed")}
+    return Reading(num["done"], num["total"], m.group("unit"), float(num["rate"]), float(num["elapsed"]))
 
 
 class Progress:
     """Counts units of work (games, deals, hands) and reports done, rate and ETA.
 
     On a terminal it draws a tqdm bar; otherwise (a Snakemake job log) it
-    writes one line at most every ``every_s`` seconds, so a long shard shows
-    it is alive without flooding the log.
+    writes one line at most every ``every_s`` seconds (the first after
+    ``first_s``, so the live view measures a new shard's rate early), so a long
+    shard shows it is alive without flooding the log.
     """
 
     def __init__(
@@ -23,6 +51,7 @@ class Progress:
         stream: TextIO | None = None,
         every_s: float = 10.0,
         enabled: bool = True,
+        first_s: float = 2.0,
     ):
         self.total = int(total)
         self.unit = unit
@@ -32,7 +61,8 @@ class Progress:
         self.enabled = enabled
         self.done = 0
         self._start = time.monotonic()
-        self._last = self._start
+        # the first line is due after first_s, the later ones every every_s
+        self._last = self._start - max(0.0, every_s - min(first_s, every_s))
         self._bar = None
         if enabled and getattr(self.stream, "isatty", lambda: False)():
             from tqdm import tqdm

@@ -31,6 +31,9 @@ def set_threads(threads: int) -> int:
 
 
 TIMING_TAG = "cardlab-timing "
+# A job's first log line, "<game> <experiment>/<variant>/<shard>: numba threads N": a log holds
+# one such block per attempt (Snakemake appends), which the live view tells apart by it.
+START_TAG = ": numba threads "
 
 
 def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int) -> str:
@@ -55,11 +58,19 @@ def read_timing(log: str | os.PathLike) -> dict | None:
         return None
     for line in reversed(lines):
         if line.startswith(TIMING_TAG):
-            try:
-                return json.loads(line[len(TIMING_TAG) :])
-            except ValueError:
-                return None
+            return timing_record(line)
     return None
+
+
+def timing_record(line: str) -> dict | None:
+    """The record of a timing line (cpu_s, wall_s, work, unit, threads); None for any other line."""
+    if not line.startswith(TIMING_TAG):
+        return None
+    try:
+        record = json.loads(line[len(TIMING_TAG) :])
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def run_shard(
@@ -76,7 +87,7 @@ def run_shard(
         Path(log).parent.mkdir(parents=True, exist_ok=True)
     stream = open(log, "a") if log else sys.stderr
     try:
-        print(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}: numba threads {n_threads}", file=stream)
+        print(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}{START_TAG}{n_threads}", file=stream)
         progress = Progress(
             spec.get("work", 0) or 1,
             eng.unit_of(spec),

@@ -2,11 +2,13 @@
 
 Every planned shard (from config.yaml and the engines) is *done* when all its
 Parquet files exist, *running* when a snakemake holds this directory and its log
-has progress lines, *interrupted* when its log has lines but no snakemake runs,
-and *waiting* otherwise.  Progress lines are the ones each shard job writes to
-``results/logs/<game>/<experiment>/<variant>/shard=NNNN.log`` (done/total, rate
-and ETA, every few seconds), so the summary works for a live run, an interrupted
-one and a finished one alike, on a laptop or on a cluster's shared file system.
+shows a job that has not ended, *interrupted* when its log shows one but no
+snakemake runs, and *waiting* otherwise.  The logs are the ones each shard job
+writes to ``results/logs/<game>/<experiment>/<variant>/shard=NNNN.log``
+(progress lines every few seconds, a timing line at the end), so the summary
+works for a live run, an interrupted one and a finished one alike, on a laptop
+or on a cluster's shared file system.  What it prints is computed from a
+snapshot of those files by :func:`engines.pipeline.live.view`.
 
 ``cardlab run`` (:mod:`engines.pipeline.run`) redraws this summary while it runs snakemake.
 """
@@ -14,78 +16,17 @@ one and a finished one alike, on a laptop or on a cluster's shared file system.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.fmt import duration
 from ..core.layout import RUN_LOCK, log_path, shard_path
 from ..registry import GAMES, engine
+from .live import Frame, LogFile, PlannedShard, Shown, Snapshot, view
 
 RUN_LOG = "results/logs/snakemake.log"
-
-# What core.progress.Progress.line writes: "<label>: 1,234/5,000 games (24.7%), 812 games/s, elapsed 2 s, ETA 5 s"
-PROGRESS = re.compile(r": ([\d,]+)/([\d,]+) (\S+) \([\d.]+%\), ([\d,]+) \S+/s, elapsed ([\d,]+) s")
-
-
-@dataclass
-class GameStatus:
-    game: str
-    unit: str
-    shards: int = 0
-    done: int = 0
-    running: int = 0
-    interrupted: int = 0
-    work: int = 0
-    work_done: int = 0
-    rate: float = 0.0  # units per second, summed over running shards
-    running_names: list[str] = field(default_factory=list)
-
-    @property
-    def eta(self) -> float | None:
-        left = self.work - self.work_done
-        if left <= 0:
-            return 0.0
-        return left / self.rate if self.rate > 0 else None
-
-    def line(self) -> str:
-        pct = 100.0 * self.work_done / self.work if self.work else 100.0
-        state = f"{self.done}/{self.shards} shards"
-        if self.running:
-            state += f", {self.running} running"
-        if self.interrupted:
-            state += f", {self.interrupted} interrupted"
-        eta = "?" if self.eta is None else duration(self.eta)
-        speed = f", {self.rate:,.0f} {self.unit}/s, ETA {eta}" if self.running else ""
-        return f"{self.game:<10} {pct:5.1f} % of {self.work:,} {self.unit} ({state}){speed}"
-
-
-@dataclass
-class Status:
-    games: list[GameStatus]
-    alive: bool  # a snakemake holds this directory
-    warehouse: str  # "missing", "older than shards", "current"
-    reports: str
-
-    @property
-    def finished(self) -> bool:
-        return all(g.done == g.shards for g in self.games) and self.warehouse == "current" and self.reports == "current"
-
-    def lines(self) -> list[str]:
-        shards = sum(g.shards for g in self.games)
-        done = sum(g.done for g in self.games)
-        etas = [g.eta for g in self.games if g.done < g.shards]
-        eta = "" if not etas or any(e is None for e in etas) else f", ETA about {duration(max(etas))}"
-        state = "running" if self.alive else ("finished" if self.finished else "not running")
-        head = f"cardlab campaign {state}: {done}/{shards} shards done{eta}"
-        return [
-            head,
-            *("  " + g.line() for g in self.games),
-            f"  warehouse  {self.warehouse};  reports {self.reports}",
-        ]
 
 
 def run_alive(lock_path: str | None = None) -> bool:
@@ -107,21 +48,6 @@ def run_alive(lock_path: str | None = None) -> bool:
         os.close(fd)
 
 
-def last_progress(log: Path) -> tuple[int, float] | None:
-    """(units done, units/s) from the last progress line of a shard log; None without one."""
-    try:
-        with open(log, "rb") as fh:
-            fh.seek(max(0, fh.seek(0, 2) - 4096))
-            tail = fh.read().decode("utf-8", "replace")
-    except OSError:
-        return None
-    found = PROGRESS.findall(tail)
-    if not found:
-        return None
-    done, _total, _unit, rate, _elapsed = found[-1]
-    return int(done.replace(",", "")), float(rate.replace(",", ""))
-
-
 def mtime(path: str | Path) -> float | None:
     try:
         return os.stat(path).st_mtime
@@ -129,45 +55,79 @@ def mtime(path: str | Path) -> float | None:
         return None
 
 
-def status(
-    config: str = "config.yaml", results: str = "results", reports: str = "reports", alive: bool | None = None
-) -> Status:
-    """Where the campaign stands; ``alive`` says whether a run is known to be going (default: ask the run lock)."""
-    # imported here: `cardlab --help` and the game commands register this module without using it
-    from .config import load_config
+SNAKEMAKE_LOGS = ".snakemake/log"  # Snakemake names each run's log by its start: 2026-12-01T082828.728009.snakemake.log
 
-    cfg = load_config(config)
-    alive = run_alive() if alive is None else alive
-    games, newest = [], 0.0
+
+def latest_run_start(log_dir: str = SNAKEMAKE_LOGS) -> float | None:
+    """When the newest snakemake run in this directory began (from its log's name), or None."""
+    from datetime import datetime
+
+    starts = []
+    for p in Path(log_dir).glob("*.snakemake.log"):
+        try:
+            starts.append(datetime.strptime(p.name.removesuffix(".snakemake.log"), "%Y-%m-%dT%H%M%S.%f").timestamp())
+        except ValueError:
+            continue
+    return max(starts, default=None)
+
+
+def planned_shards(cfg: dict, results: str = "results") -> tuple[list[PlannedShard], dict[str, str]]:
+    """Every shard the config plans, with its files and log, and each game's main unit."""
+    plan, units = [], {}
     for game in GAMES:
         if not cfg.get(game):
             continue
         eng = engine(game)
-        gs = GameStatus(game, eng.work_unit)
+        units[game] = eng.work_unit
         for spec in eng.plan(cfg[game]):
-            work = int(spec.get("work", 0) or 0)
-            gs.shards += 1
-            gs.work += work
-            times = [mtime(shard_path(game, t, spec, root=results)) for t in eng.spec_tables(spec)]
-            if all(t is not None for t in times):
-                gs.done += 1
-                gs.work_done += work
-                newest = max([newest, *times])
-                continue
-            log = Path(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=results))
-            seen = last_progress(log)
-            if seen is None and not (alive and log.exists()):
-                continue
-            units, rate = seen or (0, 0.0)
-            gs.work_done += min(units, work)
-            if alive:
-                gs.running += 1
-                gs.rate += rate
-            else:
-                gs.interrupted += 1
-        games.append(gs)
+            unit = eng.unit_of(spec)
+            plan.append(
+                PlannedShard(
+                    game,
+                    spec["kind"],
+                    spec["experiment"],
+                    spec["variant"],
+                    int(spec["shard"]),
+                    int(spec.get("work", 0) or 0),
+                    unit,
+                    unit == eng.work_unit,
+                    tuple(shard_path(game, t, spec, root=results) for t in eng.spec_tables(spec)),
+                    log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=results),
+                )
+            )
+    return plan, units
+
+
+def read_log(path: str) -> LogFile | None:
+    try:
+        with open(path, "rb") as fh:
+            when = os.fstat(fh.fileno()).st_mtime
+            return LogFile(fh.read().decode("utf-8", "replace"), when)
+    except OSError:
+        return None
+
+
+def snapshot(
+    config: str = "config.yaml",
+    results: str = "results",
+    reports: str = "reports",
+    alive: bool | None = None,
+    run_started: float | None = None,
+) -> Snapshot:
+    """The campaign's files now; ``alive`` says whether a run is known to be going (default: ask the run lock)."""
+    # imported here: `cardlab --help` and the game commands register this module without using it
+    from .config import load_config
+
+    plan, units = planned_shards(load_config(config), results)
+    alive = run_alive() if alive is None else alive
+    if alive and run_started is None:
+        run_started = latest_run_start()
+    stamps = {f: mtime(f) for s in plan for f in s.files}
+    files = frozenset(f for f, t in stamps.items() if t is not None)
+    logs = {s.log: lf for s in plan if (lf := read_log(s.log)) is not None}
+    all_done = all(f in files for s in plan for f in s.files)
+    newest = max((t for t in stamps.values() if t is not None), default=0.0)
     wh = mtime(f"{results}/warehouse.duckdb")
-    all_done = all(g.done == g.shards for g in games)
     if wh is None:
         warehouse = "missing"
     elif not all_done:
@@ -181,21 +141,23 @@ def status(
         report_state = "to be rebuilt"
     else:
         report_state = "current"
-    return Status(games, alive, warehouse, report_state)
+    return Snapshot(tuple(plan), units, files, logs, alive, time.time(), run_started, warehouse, report_state)
 
 
-def summary(args, alive: bool | None = None) -> list[str]:
-    st = status(args.config, args.results, alive=alive)
-    out = st.lines()
-    if not st.alive and not st.finished:
-        out.append("  resume with `snakemake --cores all` (or `cardlab run --cores all`): finished shards are kept")
-    out.append(f"  logs: {args.results}/logs/<game>/<experiment>/<variant>/shard=NNNN.log, {RUN_LOG}")
-    return out
+def summary(args, alive: bool | None = None, previous: Shown | None = None, run_started: float | None = None) -> Frame:
+    """The view of the campaign in this directory; ``previous``: the last frame's state (a steady ETA)."""
+    frame = view(snapshot(args.config, args.results, alive=alive, run_started=run_started), previous)
+    if not frame.lines[0].startswith("cardlab campaign running") and not frame.finished:
+        frame.lines.append(
+            "  resume with `snakemake --cores all` (or `cardlab run --cores all`): finished shards are kept"
+        )
+    frame.lines.append(f"  logs: {args.results}/logs/<game>/<experiment>/<variant>/shard=NNNN.log, {RUN_LOG}")
+    return frame
 
 
 def cmd_status(args) -> int:
     if not args.follow:
-        print("\n".join(summary(args)))
+        print("\n".join(summary(args).lines))
         return 0
     return follow(args, None)
 
@@ -206,9 +168,13 @@ def follow(args, proc: subprocess.Popen | None) -> int:
     drawn = 0
     last_print = 0.0
     started = time.monotonic()
+    # cardlab run knows when its run began: logs older than that are earlier runs', not running
+    run_started = time.time() if proc is not None else None
+    shown = None
     while True:
         ended = proc.poll() is not None if proc is not None else False
-        lines = summary(args, alive=(not ended) if proc is not None else None)
+        frame = summary(args, alive=(not ended) if proc is not None else None, previous=shown, run_started=run_started)
+        shown, lines = frame.shown, frame.lines
         lines[0] += f"  [{duration(time.monotonic() - started)}]"
         if tty:
             sys.stdout.write("\x1b[F\x1b[K" * drawn + "\n".join(lines) + "\n")
@@ -235,7 +201,7 @@ def register(subparsers) -> None:
     s = subparsers.add_parser(
         "status",
         help="summarise a running, interrupted or finished campaign from its logs and results",
-        description="Shards done, running and interrupted per game, with rate and ETA, "
+        description="Shards done, running and interrupted per game, with measured rates and an overall ETA, "
         "read from results/ and the shard logs.",
         epilog=EPILOG_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -70,6 +70,7 @@ class Basin(ShardKind):
 
     name = "basin"
     stage = "basin"
+    work_unit = "basin jobs"  # one job; how many cycles it walks is known only when it runs
     tables = BASIN_TABLES
     resources = FOLLOW_UP_RESOURCES
 
@@ -116,6 +117,7 @@ class Audit(ShardKind):
 
     name = "audit"
     stage = "audit"
+    work_unit = "listed deals"  # each replayed and its cycle's basin walked: not a search's deal
     tables = AUDIT_TABLES
     resources = FOLLOW_UP_RESOURCES
 

@@ -1,0 +1,234 @@
+"""The live view (engines/pipeline/live.py): a pure function of a snapshot, replayed on a recorded campaign.
+
+tests/data/live_campaign.json is a real small run (tests/live_recording.py records one):
+the plan, when each shard file appeared, each log line with the time it was written, and
+the poll times.  Its end (the last shard file) is the known answer for the ETA.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import live_recording
+import pytest
+
+from engines.core.fmt import count
+from engines.core.progress import Progress, read_line
+from engines.pipeline.jobs import START_TAG, timing_line
+from engines.pipeline.live import LogFile, PlannedShard, Shown, Snapshot, read_shard_log, smoothed, view
+
+FIXTURE = Path(__file__).parent / "data" / "live_campaign.json"
+RATE = re.compile(r"(\d[\d,.e-]*) ([a-z][a-z ]*)/s")
+
+
+def shard(game="narcotic", kind="sim", exp="seed", n=0, work=1000, unit="games", main=True) -> PlannedShard:
+    return PlannedShard(
+        game, kind, exp, "v", n, work, unit, main, (f"{game}/{exp}/{n}.parquet",), f"{game}/{exp}/{n}.log"
+    )
+
+
+def header(s: PlannedShard) -> str:
+    return f"{s.game} {s.experiment}/{s.variant}/{s.shard}{START_TAG}1"
+
+
+def finished_log(s: PlannedShard, wall_s: float, mtime: float = 50.0) -> LogFile:
+    spec = {"work": s.work}
+    return LogFile(f"{header(s)}\nwrote 1 table(s)\n{timing_line(spec, s.unit, wall_s, wall_s, 1)}\n", mtime)
+
+
+def progress_line(s: PlannedShard, done: int, elapsed: float, total: int | None = None) -> str:
+    p = Progress(total or s.work, s.unit, label=f"{s.game} {s.experiment}/{s.variant}/{s.shard}", enabled=False)
+    p.done = done
+    return p.line(p._start + elapsed)
+
+
+def snap(plan, files=(), logs=None, alive=True, now=100.0, units=None, run_started=None) -> Snapshot:
+    """A snapshot; without ``run_started`` no start-up is measured (the jobs' timed work alone)."""
+    units = units or {p.game: p.unit for p in plan if p.main}
+    return Snapshot(tuple(plan), units, frozenset(files), logs or {}, alive, now, run_started=run_started)
+
+
+def test_progress_lines_read_back_with_units_of_several_words():
+    p = Progress(360, "upcard tables", label="blackjack exact/all/0", enabled=False)
+    p.done = 120
+    r = read_line(p.line(p._start + 4.0))
+    assert (r.done, r.total, r.unit, r.rate, r.elapsed_s) == (120, 360, "upcard tables", 30.0, 4.0)
+    assert read_line("wrote 2 table(s) for blackjack exact/all/0") is None
+
+
+def test_a_new_shard_writes_its_first_progress_line_early():
+    out = io.StringIO()
+    p = Progress(100, "games", stream=out, every_s=10.0, first_s=0.0)
+    p.update(1)
+    assert read_line(out.getvalue()).done == 1
+
+
+def test_singular_counts():
+    assert (count(1, "basin jobs"), count(2_000, "deals"), count(1, "shards")) == (
+        "1 basin job",
+        "2,000 deals",
+        "1 shard",
+    )
+
+
+def test_a_shard_that_prints_no_progress_gets_its_rate_from_finished_ones():
+    """Narcotic plays a shard in one kernel call: its rate comes from the timing lines of finished shards."""
+    a, b = shard(n=0), shard(n=1)
+    frame = view(snap([a, b], files=a.files, logs={a.log: finished_log(a, 2.0), b.log: LogFile(header(b), 99.0)}))
+    game = frame.lines[1]
+    assert "50.0 % of 2,000 games (1/2 shards, 1 running), 500 games/s" in game, frame.lines
+    assert "ETA about 1 s" in frame.lines[0], frame.lines
+
+
+def test_no_rate_is_shown_as_zero_and_an_unmeasured_group_makes_the_eta_unknown():
+    a = shard()
+    frame = view(snap([a], logs={a.log: LogFile(header(a), 99.0)}))
+    assert "rate not yet measured" in frame.lines[1] and " 0 games/s" not in frame.lines[1]
+    assert "ETA unknown (not yet measured: narcotic sim)" in frame.lines[0]
+
+
+def test_a_follow_up_job_not_yet_measured_is_named_beside_the_eta():
+    """RedBlack's basin job runs after every search: the ETA of the rest is shown, the basin named beside it."""
+    a = shard("redblack", "exhaustive", "exhaustive_k12", 0, 1000, "deals")
+    b = shard("redblack", "basin", "basins", 0, 1, "basin jobs", main=False)
+    logs = {a.log: LogFile(f"{header(a)}\n{progress_line(a, 500, 5.0)}\n", 100.0)}
+    frame = view(snap([a, b], logs=logs, units={"redblack": "deals"}))
+    assert "ETA about 5 s + redblack basin (not yet measured)" in frame.lines[0], frame.lines
+
+
+def test_a_group_is_measured_apart_from_the_others():
+    """Classic's own progress prices classic's work, not the seed group's faster rate."""
+    s0, s1, c0 = shard(exp="seed"), shard(exp="seed", n=1), shard(exp="classic")
+    logs = {s0.log: finished_log(s0, 1.0), c0.log: LogFile(f"{header(c0)}\n{progress_line(c0, 100, 10.0)}\n", 100.0)}
+    frame = view(snap([s0, s1, c0], files=s0.files, logs=logs))
+    # seed: 1,000 games at 1,000/s; classic: 900 left at 10/s, on the one job running: 90 s (+1 s)
+    assert "ETA about 1 min 31 s" in frame.lines[0], frame.lines
+
+
+def test_a_group_not_started_takes_its_kinds_rate_and_an_unmeasured_kind_makes_the_eta_unknown():
+    s0, c0 = shard(exp="seed"), shard(exp="classic")
+    logs = {s0.log: finished_log(s0, 2.0, mtime=100.0)}
+    frame = view(snap([s0, c0], files=s0.files, logs=logs, now=100.0))
+    assert "ETA about" in frame.lines[0], frame.lines
+    bj = shard("blackjack", "sim", "fresh", 0, 5000, "hands")
+    frame = view(snap([s0, c0, bj], files=s0.files, logs=logs, units={"narcotic": "games", "blackjack": "hands"}))
+    assert "ETA unknown (not yet measured: blackjack sim; the rest about" in frame.lines[0], frame.lines
+
+
+def test_the_time_jobs_spend_outside_their_computation_is_measured_and_counted():
+    """Two jobs of the run took 10 s each, 1 s of it timed: the two left will take 20 s on the one core."""
+    plan = [shard(n=n) for n in range(4)]
+    logs = {plan[0].log: finished_log(plan[0], 1.0, mtime=10.0), plan[1].log: finished_log(plan[1], 1.0, mtime=20.0)}
+    frame = view(snap(plan, files=plan[0].files + plan[1].files, logs=logs, now=20.0, run_started=0.0))
+    assert "ETA about 20 s" in frame.lines[0], frame.lines
+
+
+def test_an_empty_log_is_a_job_that_has_started():
+    a = shard()
+    frame = view(snap([a], logs={a.log: LogFile("", 90.0)}))
+    assert "(0/1 shard, 1 running), rate not yet measured" in frame.lines[1], frame.lines
+
+
+def test_attempts_of_a_log_are_told_apart():
+    s = shard(work=1000)
+    old = f"{header(s)}\n{progress_line(s, 400, 4.0)}\n"
+    assert read_shard_log(old, 5.0, s.work).progress.work == 400
+    again = old + f"{header(s)}\n"  # a new attempt: nothing done yet in it, the old one was never timed
+    log = read_shard_log(again, 9.0, s.work)
+    assert log.unfinished and log.progress is None and log.finished is None
+    # a basin job counts cycles of its own total: scaled to the spec's work
+    b = shard("redblack", "basin", "basins", 0, 1, "basin jobs", main=False)
+    log = read_shard_log(f"{header(b)}\n{progress_line(b, 3, 6.0, total=4)}\n", 9.0, b.work)
+    assert log.progress.work == pytest.approx(0.75)
+
+
+def test_an_interrupted_campaign_reads_as_such():
+    a, b = shard(n=0), shard(n=1)
+    logs = {a.log: finished_log(a, 2.0), b.log: LogFile(f"{header(b)}\n{progress_line(b, 300, 3.0)}\n", 60.0)}
+    frame = view(snap([a, b], files=a.files, logs=logs, alive=False))
+    head = frame.lines[0]
+    assert head.startswith("cardlab campaign not running: 1/2 shards done, 1 interrupted"), head
+    # the slower of two measurements (a first job compiles) is left out: 700 games left at 500/s
+    assert (
+        "about 1 s of one job's time left" in head
+        and "65.0 % of 2,000 games (1/2 shards, 1 interrupted)" in frame.lines[1]
+    )
+
+
+def test_a_shown_eta_counts_down_unless_the_estimate_moves_past_the_margin():
+    before = Shown(100.0, at=0.0)
+    assert smoothed(95.0, before, now=10.0) == 90.0  # within the margin: keeps counting down
+    assert smoothed(200.0, before, now=10.0) == 200.0
+    assert smoothed(None, before, now=10.0) is None
+
+
+# ----------------------------------------------------------------------------- the recorded campaign
+
+
+@pytest.fixture(scope="module")
+def recording():
+    return live_recording.load(FIXTURE)
+
+
+@pytest.fixture(scope="module")
+def replay(recording):
+    """(time, snapshot, frame) of every recorded poll, each frame fed the one before."""
+    out, shown = [], None
+    for t, s in live_recording.frames(recording):
+        frame = view(s, shown)
+        shown = frame.shown
+        out.append((t, s, frame))
+    return out
+
+
+def test_the_recording_is_a_real_campaign(recording, replay):
+    games = {s["game"] for s in recording["plan"]}
+    assert games == {"narcotic", "redblack", "blackjack"} and len(recording["plan"]) >= 20
+    assert replay[-1][2].lines[0].startswith("cardlab campaign not running") or "finished" in replay[-1][2].lines[0]
+    assert len(replay) >= 30
+
+
+def test_replay_an_overall_eta_appears_once_every_group_is_measured(replay):
+    measured_everywhere = []
+    for t, s, frame in replay:
+        head = frame.lines[0]
+        if not head.startswith("cardlab campaign running") or all(f in s.files for p in s.plan for f in p.files):
+            continue  # the warehouse and reports: no shard left
+        if "ETA about" in head:
+            measured_everywhere.append(t)
+        else:
+            # measurements only accumulate: once shown, the ETA never turns unknown again
+            assert "ETA unknown (not yet measured:" in head and not measured_everywhere, head
+    assert measured_everywhere, "no overall ETA was ever shown"
+
+
+def test_replay_no_zero_rate_while_work_progresses(replay):
+    for _t, _s, frame in replay:
+        for line in frame.lines[1:]:
+            for value, unit in RATE.findall(line):
+                assert float(value.replace(",", "")) > 0, line
+
+
+def test_replay_units_never_mixed(recording, replay):
+    """Each game line's work is the sum of its main unit's shards only."""
+    main_work = {}
+    for s in recording["plan"]:
+        if s["main"]:
+            main_work[s["game"]] = main_work.get(s["game"], 0) + s["work"]
+    for _t, _s, frame in replay:
+        for line in frame.lines[1:4]:
+            game = line.split()[0]
+            unit = recording["units"][game]
+            assert f"of {main_work[game]:,} {unit} (" in line, line
+            for value, rate_unit in RATE.findall(line):
+                assert rate_unit == unit, line
+
+
+def test_replay_100_percent_only_when_every_shard_of_the_game_is_done(recording, replay):
+    for _t, s, frame in replay:
+        for line in frame.lines[1:4]:
+            game = line.split()[0]
+            done = all(f in s.files for p in s.plan if p.game == game for f in p.files)
+            assert (" 100.0 % " in line) == done, line
