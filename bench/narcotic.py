@@ -3,16 +3,25 @@ ratio to the seed rules), the ratio to the plain-Python reference measured in th
 same run, the 2-core speed-up, and, when ../shared/anchors/ is present, the ratio to
 the independent C simulator (its compare-speed script).
 
-    .venv/bin/python bench/narcotic.py [--games 200000] [--ref-games 300] [--no-anchors]
+    .venv/bin/python bench/narcotic.py [--games 200000] [--ref-games 300] [--no-anchors] [--cold-games 50000]
+                                       [--specialisations]
 
 Ratios, not absolute rates, are the targets (issue 11): seed rules >= 1.2x the C
 program; every other combination within 1.5x of the seed-rule time; 2 cores >= 1.8x.
 Timings on a shared machine are noisy: each figure is the best of --repeat runs.
+
+The cold start (issue 19) is measured in child processes with an empty numba cache:
+CPU seconds spent compiling against CPU seconds spent playing --cold-games games of
+every rule combination (the default config's ``rules`` experiment: 50,000 each).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numba
@@ -31,13 +40,75 @@ def best_rate(fn, games: int, repeat: int) -> float:
     return games / best
 
 
+# A child process: two rounds of every rule combination, CPU seconds of each (round 1
+# compiles, or loads numba's cache; round 2 finds the kernels in memory).
+_ROUNDS = """
+import sys, time
+import numpy as np
+from engines.narcotic import all_rules, play, shuffled_decks
+games = int(sys.argv[1])
+for _ in range(2):
+    t = time.process_time()
+    for i, rules in enumerate(all_rules()):
+        play(shuffled_decks(np.uint64(i), 0, games), rules)
+    print(time.process_time() - t)
+"""
+
+
+def rounds_cpu(cache: str, games: int) -> tuple[float, float]:
+    """CPU seconds of the two rounds of a child run on the numba cache in ``cache``, one thread."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache, "NUMBA_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", _ROUNDS, str(games)], env=env, capture_output=True, text=True)
+    if out.returncode:
+        raise SystemExit(out.stderr)
+    first, second = (float(x) for x in out.stdout.split())
+    return first, second
+
+
+def cold_start(games: int) -> None:
+    """Compile against compute CPU seconds on a fresh machine (empty numba cache), then with the cache."""
+    with tempfile.TemporaryDirectory(prefix="narcotic-numba-cache-") as cache:
+        cold, in_memory = rounds_cpu(cache, games)
+        warm, _ = rounds_cpu(cache, games)
+    print(f"cold start, every rule combination x {games:,} games, 1 thread, CPU seconds:")
+    print(
+        f"  empty cache {cold:6.1f} = compiling {cold - in_memory:6.1f} + playing {in_memory:6.1f} "
+        f"(compiling {(cold - in_memory) / cold:4.0%} of it); with the cache {warm:6.1f} "
+        f"(loading {warm - in_memory:4.1f})"
+    )
+
+
+def specialisation_gain(games: int, repeat: int) -> None:
+    """For every rule combination, 1 core: the shared kernel's time over a kernel specialised on its rules
+    (which combinations engines.narcotic.kernel.SPECIALISED should hold; compiles sixteen kernels)."""
+    from engines.narcotic.kernel import SPECIALISED
+    from engines.narcotic.lanes import play_many, play_many_specialised
+
+    numba.set_num_threads(1)
+    decks = shuffled_decks(np.uint64(7), 0, games)
+    print(f"specialisation: shared kernel time / specialised kernel time, {games:,} games (> 1: specialising pays)")
+    for rules in all_rules():
+        rates = []
+        for kernel in (play_many, play_many_specialised):
+            kernel(decks[:10], *rules.codes())  # compile outside the timing
+            rates.append(best_rate(lambda: kernel(decks, *rules.codes()), games, repeat))
+        mark = "specialised" if rules in SPECIALISED else "shared"
+        print(f"  {rules.variant:32} {rates[1] / rates[0]:5.2f}x  (plays {mark})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200_000)
     ap.add_argument("--ref-games", type=int, default=300)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-anchors", action="store_true", help="skip ../shared/anchors/compare-speed")
+    ap.add_argument("--cold-games", type=int, default=50_000, help="games per rule combination in the cold start")
+    ap.add_argument("--specialisations", action="store_true", help="time every combination on both kernels")
     args = ap.parse_args()
+
+    cold_start(args.cold_games)
+    if args.specialisations:
+        specialisation_gain(max(1, args.games // 4), args.repeat)
 
     decks = shuffled_decks(np.uint64(2026), 0, args.games)
     cores = min(2, numba.config.NUMBA_NUM_THREADS)

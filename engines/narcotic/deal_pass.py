@@ -133,7 +133,7 @@ _deal_top_right_4, _deal_bottom_left_4, _deal_top_left_4, _deal_bottom_right_4 =
 
 @njit(cache=True, inline="always")
 def _vector_pass(ring, src, dst, how, discard):
-    # how and discard arrive as literal constants: all but one branch folds away
+    # in a specialised kernel how and discard are constants and all but one branch folds away
     if discard:
         if how == 0:
             return _deal_top_right_4(ring, src, dst)

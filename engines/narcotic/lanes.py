@@ -133,14 +133,22 @@ def _play_block(decks, lo, hi, matching, how, discard, out):
 def play_many(decks, matching, how, discard):
     """Play every row of ``decks`` (blocks of games in parallel; each game independent).
 
-    The rule codes are compiled in as constants: one specialisation per rule
-    combination, each cached apart, so a run loads only the one it plays."""
-    literally(matching)
-    literally(how)
-    literally(discard)
+    Returns one row per game: won (1, 0), passes, time_s, cycle_start, cycle_length.
+    Called with the rule codes as plain integers, one compiled kernel plays every
+    rule combination; :func:`play_many_specialised` compiles them in as constants."""
     g = decks.shape[0]
     out = np.empty((g, 5), dtype=np.int64)
     for b in prange((g + _BLOCK - 1) // _BLOCK):
         _play_block(decks, b * _BLOCK, min(g, (b + 1) * _BLOCK), matching, how, discard, out)
-    won = out[:, 0] == WON
-    return (won, out[:, 1].astype(np.int32), out[:, 2].copy(), out[:, 3].astype(np.int32), out[:, 4].astype(np.int32))
+    return out
+
+
+@njit(cache=True)
+def play_many_specialised(decks, matching, how, discard):
+    """:func:`play_many` with the rule codes compiled in as constants: one specialisation
+    per rule combination, each cached apart (a compile each; faster where the rules'
+    branches in the inner loops cost time)."""
+    literally(matching)
+    literally(how)
+    literally(discard)
+    return play_many(decks, matching, how, discard)
