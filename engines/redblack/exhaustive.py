@@ -11,7 +11,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..core.errors import CardlabError
 from .kernel import _cycle_info, _mask, _play, _round
-from .lanes import FAST_ROUNDS, LANES, ROWS, play_lanes_brute, play_lanes_owner
+from .lanes import FAST_ROUNDS, lane_state, play_lanes_brute, play_lanes_owner
 from .owner import _owner_stops, _owner_stops_true_colours
 from .rules import K_MAX, LEADER_OUT, canonical_deals, cycle_id_str, deal_strings, to_bits, to_str
 
@@ -274,6 +274,7 @@ def _settle(owner, s, rounds, over, k, hist, inf_rows, acc):
 @njit(cache=True, inline="always")
 def _finish_lane(owner, L, a, O, c, s, k, hist, inf_rows, acc):
     """Play one deal to its end alone (a chunk's last deals, when lanes run dry)."""
+    L, a, O, c, s = np.int64(L), np.int64(a), np.int64(O), np.int64(c), np.int64(s)
     if owner:
         _owner_lane(L, a, O, c, s, k, hist, inf_rows, acc)
     else:
@@ -287,43 +288,44 @@ def _fill_lane(st, j, x, k):
 
 
 @njit(cache=True)
-def _lanes_chunk(k, r0, r1, binom, hist, inf_rows, acc, owner):
-    """Ranks r0..r1-1 under the owner rule or brute force, LANES deals at a time; acc as in `_record_finite`.
+def _lanes_chunk(k, r0, r1, binom, hist, inf_rows, acc, owner, st):
+    """Ranks r0..r1-1 under the owner rule or brute force, a lane per deal; acc as in `_record_finite`.
 
+    st is the lane state (`lanes.lane_state`): its dtype is the lane width.
     Under the owner rule, hist and the longest game count only games played to the end
     (a stopped deal's length is not known).  Infinite rows come in the order the deals
     finish; the caller sorts them by deal bits.
     """
     n = 2 * k
+    lanes = st.shape[1]
     count = r1 - r0
     if count <= 0:
         return
     x = _unrank(r0, k, binom)
-    if count < LANES:
+    if count < lanes:
         for _ in range(count):
             s, L, O = _deal_decks(x, k)
             _finish_lane(owner, L, k, O, 0, s, k, hist, inf_rows, acc)
             x = _next_subset(x)
         return
-    st = np.empty((ROWS, LANES), dtype=np.int64)
-    for j in range(LANES):
+    for j in range(lanes):
         _fill_lane(st, j, x, k)
         x = _next_subset(x)
-    left = count - LANES
+    left = count - lanes
     dry = 0  # lanes whose deal left when no deal was left to refill them
     while dry == 0:
         ready = play_lanes_owner(st, n, k) if owner else play_lanes_brute(st, n, k)
         while ready:
             j = trailing_zeros(ready)
             ready &= ready - 1
-            _settle(owner, st[4, j], st[3, j], st[5, j] != 0, k, hist, inf_rows, acc)
+            _settle(owner, np.int64(st[4, j]), np.int64(st[3, j]), st[5, j] != 0, k, hist, inf_rows, acc)
             if left > 0:
                 _fill_lane(st, j, x, k)
                 x = _next_subset(x)
                 left -= 1
             else:
                 dry |= 1 << j
-    for j in range(LANES):
+    for j in range(lanes):
         if not (dry >> j) & 1:
             _finish_lane(owner, st[0, j], st[1, j], st[2, j], st[3, j], st[4, j], k, hist, inf_rows, acc)
 
@@ -332,15 +334,19 @@ ACC_FIELDS = 6  # finite, infinite, longest, its deal, rounds, stopped
 
 
 @njit(cache=True, parallel=True)
-def _fast_batch(k, starts, stops, binom, H, cap, owner):
-    """Chunks in parallel (brute or owner kernel); each chunk's results land in its own row."""
+def _fast_batch(k, starts, stops, binom, H, cap, owner, lane_state):
+    """Chunks in parallel (brute or owner kernel); each chunk's results land in its own row.
+
+    lane_state is a (ROWS, lanes) array of the lane width for k, copied for each chunk.
+    """
     nch = starts.shape[0]
     hist = np.zeros((nch, H), dtype=np.int64)
     inf_rows = np.zeros((nch, cap, 4), dtype=np.int64)
     acc = np.zeros((nch, ACC_FIELDS), dtype=np.int64)
     for ch in prange(nch):
         acc[ch, 3] = -1
-        _lanes_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch], acc[ch], owner)
+        st = np.empty_like(lane_state)
+        _lanes_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch], acc[ch], owner, st)
     return hist, inf_rows, acc
 
 
@@ -391,6 +397,7 @@ def search_range(k: int, start: int, stop: int, progress=None, method: str = "br
         raise CardlabError(f"rank range [{start}, {stop}) is not inside [0, {total}) for k={k}")
     # room for games up to FAST_ROUNDS: a longer one makes the kernel redo its whole batch
     H, cap = FAST_ROUNDS, 8
+    lanes = lane_state(k)
     lengths = np.zeros(H, dtype=np.int64)
     finite, longest, longest_s, stopped, rounds = 0, 0, -1, 0, 0
     infinite: list[dict] = []
@@ -400,7 +407,7 @@ def search_range(k: int, start: int, stop: int, progress=None, method: str = "br
         edges = np.arange(pos, end, CHUNK, dtype=np.int64)
         starts, stops = edges, np.minimum(edges + CHUNK, end).astype(np.int64)
         while True:
-            hist, rows, acc = _fast_batch(k, starts, stops, BINOM, H, cap, method == "owner")
+            hist, rows, acc = _fast_batch(k, starts, stops, BINOM, H, cap, method == "owner", lanes)
             max_rounds = int(acc[:, 2].max()) if len(acc) else 0
             most_inf = int(acc[:, 1].max()) if len(acc) else 0
             if max_rounds < H and most_inf <= cap:
