@@ -3,8 +3,10 @@
 Prints deals/s on one core (numba, one thread), the speed-up on two cores
 (numba threads over the same range), the owner rule's speed and rounds against
 brute force, the ratio to the plain-Python reference measured in the same run on
-a small evenly spaced sample, and, when ../shared/anchors/ is present, the ratios
-to the published assembly search (its compare-speed script).
+a small evenly spaced sample, the time per step (round) of the lane kernels at k = 15
+and on windows of k = 26 against the one-deal-at-a-time kernels run in the same
+process, and, when ../shared/anchors/ is present, the ratios to the published assembly
+search (its compare-speed script).
 
 By default it times a contiguous block of 8,000,000 ranks from the middle of
 the 77,558,760 canonical deals of k = 15 (about 10%), one thread and two
@@ -22,9 +24,14 @@ import argparse
 import time
 
 import numba
+import numpy as np
 from anchors import compare_with_anchors
+from numba import njit
 
 from engines import redblack as rb
+from engines.redblack import exhaustive
+
+K26_WINDOWS = (3.7e13, 1.2e14, 2.0e14)  # window starts at k = 26 (cheap, middling and costly ranks)
 
 
 def timed_search(
@@ -35,6 +42,47 @@ def timed_search(
     c0, t0 = time.process_time(), time.perf_counter()
     res = rb.search_range(k, start, stop, method=method)
     return time.perf_counter() - t0, time.process_time() - c0, res
+
+
+@njit(cache=True)
+def _owner_one_deal_at_a_time(k, r0, r1, binom):
+    """The owner rule with the exact scalar kernel (`_owner_play`), one deal after another: rounds played."""
+    x = exhaustive._unrank(r0, k, binom)
+    rounds = 0
+    for _ in range(r1 - r0):
+        rounds += exhaustive._owner_play(x << 1, k)[0]
+        x = exhaustive._next_subset(x)
+    return rounds
+
+
+def _brute_one_deal_at_a_time(k, r0, r1, binom):
+    hist = np.zeros(1 << 12, dtype=np.int64)
+    rows = np.zeros((64, 4), dtype=np.int64)
+    exhaustive._search_chunk(k, np.int64(r0), np.int64(r1), binom, hist, rows)
+
+
+def step_times(k: int, start: int, stop: int, method: str, repeats: int) -> tuple[float, float]:
+    """CPU ns per round (the lane kernel's rounds) of the lane kernel and of the one-deal kernel, best of `repeats`."""
+    numba.set_num_threads(1)
+    one_deal = _owner_one_deal_at_a_time if method == "owner" else _brute_one_deal_at_a_time
+    one_deal(k, start, start + 1000, exhaustive.BINOM)  # compile / load the cache first
+    lanes = reference = float("inf")
+    for _ in range(repeats):
+        c0 = time.process_time()
+        res = rb.search_range(k, start, stop, method=method)
+        c1 = time.process_time()
+        one_deal(k, start, stop, exhaustive.BINOM)
+        c2 = time.process_time()
+        lanes, reference = min(lanes, c1 - c0), min(reference, c2 - c1)
+    return lanes / res.rounds * 1e9, reference / res.rounds * 1e9
+
+
+def print_step_times(k: int, start: int, stop: int, method: str, repeats: int) -> None:
+    lanes, reference = step_times(k, start, stop, method, repeats)
+    print(
+        f"  step, k={k} {method}, ranks [{start:,}, {stop:,}): {lanes:.2f} ns per round in lanes, "
+        f"{reference:.2f} one deal at a time: {reference / lanes:.2f}x"
+    )
 
 
 def reference_rate(k: int, start: int, stop: int, deals: int) -> float:
@@ -104,6 +152,11 @@ def main() -> None:
         f"  reference (plain Python, {args.reference_deals:,} deals): {ref:,.0f} deals/s; "
         f"kernel on 1 core is {rate1 / ref:,.0f}x faster"
     )
+    print_step_times(args.k, start, min(stop, start + 2_000_000), "owner", repeats)
+    print_step_times(args.k, start, min(stop, start + 500_000), "brute", repeats)
+    for w in K26_WINDOWS:
+        print_step_times(26, int(w), int(w) + 1_000_000, "owner", repeats)
+    print_step_times(26, int(K26_WINDOWS[1]), int(K26_WINDOWS[1]) + 100_000, "brute", repeats)
     if not args.no_anchors:
         compare_with_anchors("redblack")
 

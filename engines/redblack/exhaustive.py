@@ -11,6 +11,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..core.errors import CardlabError
 from .kernel import _cycle_info, _mask, _play, _round
+from .lanes import FAST_ROUNDS, lane_state, play_lanes_brute, play_lanes_owner
 from .owner import _owner_stops, _owner_stops_true_colours
 from .rules import K_MAX, LEADER_OUT, canonical_deals, cycle_id_str, deal_strings, to_bits, to_str
 
@@ -105,36 +106,19 @@ def _search_chunk(k, r0, r1, binom, hist, inf_rows):
     return finite, infinite, longest, longest_deal
 
 
-@njit(cache=True, parallel=True)
-def _search_batch(k, starts, stops, binom, H, cap):
-    """Chunks in parallel; each chunk's results land in its own row, so threads never share state."""
-    nch = starts.shape[0]
-    hist = np.zeros((nch, H), dtype=np.int64)
-    inf_rows = np.zeros((nch, cap, 4), dtype=np.int64)
-    stats = np.zeros((nch, 4), dtype=np.int64)
-    for ch in prange(nch):
-        f, n_inf, longest, deal = _search_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch])
-        stats[ch, 0] = f
-        stats[ch, 1] = n_inf
-        stats[ch, 2] = longest
-        stats[ch, 3] = deal
-    return hist, inf_rows, stats
-
-
 # ---------------------------------------------------------------------------
-# Fast exhaustive kernels: two deals at once, a round budget, the owner rule
+# Fast exhaustive kernels: many deals at once, a round budget, the owner rule
 # ---------------------------------------------------------------------------
 #
 # `_search_chunk` plays one deal at a time, and a round is a chain of dependent
-# operations, so the core mostly waits.  The kernels below play two deals in the
-# same loop (their chains overlap), and their round (`_fast_round`) gives up
-# everything a finite game's length does not need: colours are renamed every
-# round so that the round colour is red (a colour swap maps games to games), and
-# bits above a deck's length may be garbage.  A game that is still running after
-# FAST_ROUNDS rounds is replayed from the deal with the exact kernel (`_play`),
-# so every result is exactly what `_search_chunk` gives.
-
-FAST_ROUNDS = 1 << 12  # the fast path's budget; longer games are replayed exactly
+# operations, so the core mostly waits.  The kernels below play LANES deals side
+# by side in the lanes of a vector (:mod:`.lanes`), refilling a lane as soon as
+# its deal leaves, and their round (`_fast_round`) gives up everything a finite
+# game's length does not need: colours are renamed every round so that the round
+# colour is red (a colour swap maps games to games), and bits above a deck's
+# length may be garbage.  A game that is still running after FAST_ROUNDS rounds
+# is replayed from the deal with the exact kernel (`_play`), so every result is
+# exactly what `_search_chunk` gives.
 
 
 @njit(cache=True, inline="always")
@@ -213,59 +197,14 @@ def _settle_brute(s, rounds, over, k, hist, inf_rows, acc):
 
 
 @njit(cache=True, inline="always")
-def _brute_lane(L, a, O, c, over, s, k, hist, inf_rows, acc):
-    """Finish one deal alone (the other lane has no more deals); its last round may have ended it."""
+def _brute_lane(L, a, O, c, s, k, hist, inf_rows, acc):
+    """Finish one deal alone from a running state after c rounds (its lane has no more company)."""
     n = 2 * k
+    over = False
     while not (over or c >= FAST_ROUNDS):
         L, a, O, over = _fast_round(L, a, O, n)
         c += 1
     _settle_brute(s, c, over, k, hist, inf_rows, acc)
-
-
-@njit(cache=True)
-def _brute_chunk(k, r0, r1, binom, hist, inf_rows, acc):
-    """What `_search_chunk` computes, into acc (see `_record_finite`), two deals at a time.
-
-    Infinite rows come in the order the deals finish; the caller sorts them by deal bits.
-    """
-    n = 2 * k
-    count = r1 - r0
-    if count <= 0:
-        return
-    x = _unrank(r0, k, binom)
-    s0, L0, O0 = _deal_decks(x, k)
-    x = _next_subset(x)
-    a0, c0 = k, 0
-    if count == 1:
-        _brute_lane(L0, a0, O0, c0, False, s0, k, hist, inf_rows, acc)
-        return
-    s1, L1, O1 = _deal_decks(x, k)
-    x = _next_subset(x)
-    a1, c1 = k, 0
-    left = count - 2
-    while True:
-        L0, a0, O0, over0 = _fast_round(L0, a0, O0, n)
-        L1, a1, O1, over1 = _fast_round(L1, a1, O1, n)
-        c0 += 1
-        c1 += 1
-        if over0 or c0 >= FAST_ROUNDS:
-            _settle_brute(s0, c0, over0, k, hist, inf_rows, acc)
-            if left == 0:
-                _brute_lane(L1, a1, O1, c1, over1, s1, k, hist, inf_rows, acc)
-                return
-            s0, L0, O0 = _deal_decks(x, k)
-            x = _next_subset(x)
-            a0, c0 = k, 0
-            left -= 1
-        if over1 or c1 >= FAST_ROUNDS:
-            _settle_brute(s1, c1, over1, k, hist, inf_rows, acc)
-            if left == 0:
-                _brute_lane(L0, a0, O0, c0, False, s0, k, hist, inf_rows, acc)
-                return
-            s1, L1, O1 = _deal_decks(x, k)
-            x = _next_subset(x)
-            a1, c1 = k, 0
-            left -= 1
 
 
 @njit(cache=True)
@@ -314,78 +253,100 @@ def _settle_owner(s, rounds, over, k, hist, inf_rows, acc):
 
 
 @njit(cache=True, inline="always")
-def _owner_lane(L, a, O, c, over, s, k, hist, inf_rows, acc):
+def _owner_lane(L, a, O, c, s, k, hist, inf_rows, acc):
     """`_brute_lane` under the owner rule (the deal itself, c = 0, is never checked)."""
     n = 2 * k
+    over = False
     while not (over or (c > 0 and _owner_stops(L, a, O, n, k, s)) or c >= FAST_ROUNDS):
         L, a, O, over = _fast_round(L, a, O, n)
         c += 1
     _settle_owner(s, c, over, k, hist, inf_rows, acc)
 
 
-@njit(cache=True)
-def _owner_chunk(k, r0, r1, binom, hist, inf_rows, acc):
-    """The owner rule on ranks r0..r1-1, two deals at a time; acc as in `_record_finite`.
+@njit(cache=True, inline="always")
+def _settle(owner, s, rounds, over, k, hist, inf_rows, acc):
+    if owner:
+        _settle_owner(s, rounds, over, k, hist, inf_rows, acc)
+    else:
+        _settle_brute(s, rounds, over, k, hist, inf_rows, acc)
 
-    hist and the longest game count only games played to the end (a stopped deal's
-    length is not known).
+
+@njit(cache=True, inline="always")
+def _finish_lane(owner, L, a, O, c, s, k, hist, inf_rows, acc):
+    """Play one deal to its end alone (a chunk's last deals, when lanes run dry)."""
+    L, a, O, c, s = np.int64(L), np.int64(a), np.int64(O), np.int64(c), np.int64(s)
+    if owner:
+        _owner_lane(L, a, O, c, s, k, hist, inf_rows, acc)
+    else:
+        _brute_lane(L, a, O, c, s, k, hist, inf_rows, acc)
+
+
+@njit(cache=True, inline="always")
+def _fill_lane(st, j, x, k):
+    s, L, O = _deal_decks(x, k)
+    st[0, j], st[1, j], st[2, j], st[3, j], st[4, j] = L, k, O, 0, s
+
+
+@njit(cache=True)
+def _lanes_chunk(k, r0, r1, binom, hist, inf_rows, acc, owner, st):
+    """Ranks r0..r1-1 under the owner rule or brute force, a lane per deal; acc as in `_record_finite`.
+
+    st is the lane state (`lanes.lane_state`): its dtype is the lane width.
+    Under the owner rule, hist and the longest game count only games played to the end
+    (a stopped deal's length is not known).  Infinite rows come in the order the deals
+    finish; the caller sorts them by deal bits.
     """
     n = 2 * k
+    lanes = st.shape[1]
     count = r1 - r0
     if count <= 0:
         return
     x = _unrank(r0, k, binom)
-    s0, L0, O0 = _deal_decks(x, k)
-    x = _next_subset(x)
-    a0, c0 = k, 0
-    if count == 1:
-        _owner_lane(L0, a0, O0, c0, False, s0, k, hist, inf_rows, acc)
+    if count < lanes:
+        for _ in range(count):
+            s, L, O = _deal_decks(x, k)
+            _finish_lane(owner, L, k, O, 0, s, k, hist, inf_rows, acc)
+            x = _next_subset(x)
         return
-    s1, L1, O1 = _deal_decks(x, k)
-    x = _next_subset(x)
-    a1, c1 = k, 0
-    left = count - 2
-    while True:
-        L0, a0, O0, over0 = _fast_round(L0, a0, O0, n)
-        L1, a1, O1, over1 = _fast_round(L1, a1, O1, n)
-        c0 += 1
-        c1 += 1
-        if over0 or _owner_stops(L0, a0, O0, n, k, s0) or c0 >= FAST_ROUNDS:
-            _settle_owner(s0, c0, over0, k, hist, inf_rows, acc)
-            if left == 0:
-                _owner_lane(L1, a1, O1, c1, over1, s1, k, hist, inf_rows, acc)
-                return
-            s0, L0, O0 = _deal_decks(x, k)
-            x = _next_subset(x)
-            a0, c0 = k, 0
-            left -= 1
-        if over1 or _owner_stops(L1, a1, O1, n, k, s1) or c1 >= FAST_ROUNDS:
-            _settle_owner(s1, c1, over1, k, hist, inf_rows, acc)
-            if left == 0:
-                _owner_lane(L0, a0, O0, c0, False, s0, k, hist, inf_rows, acc)
-                return
-            s1, L1, O1 = _deal_decks(x, k)
-            x = _next_subset(x)
-            a1, c1 = k, 0
-            left -= 1
+    for j in range(lanes):
+        _fill_lane(st, j, x, k)
+        x = _next_subset(x)
+    left = count - lanes
+    dry = 0  # lanes whose deal left when no deal was left to refill them
+    while dry == 0:
+        ready = play_lanes_owner(st, n, k) if owner else play_lanes_brute(st, n, k)
+        while ready:
+            j = trailing_zeros(ready)
+            ready &= ready - 1
+            _settle(owner, np.int64(st[4, j]), np.int64(st[3, j]), st[5, j] != 0, k, hist, inf_rows, acc)
+            if left > 0:
+                _fill_lane(st, j, x, k)
+                x = _next_subset(x)
+                left -= 1
+            else:
+                dry |= 1 << j
+    for j in range(lanes):
+        if not (dry >> j) & 1:
+            _finish_lane(owner, st[0, j], st[1, j], st[2, j], st[3, j], st[4, j], k, hist, inf_rows, acc)
 
 
 ACC_FIELDS = 6  # finite, infinite, longest, its deal, rounds, stopped
 
 
 @njit(cache=True, parallel=True)
-def _fast_batch(k, starts, stops, binom, H, cap, owner):
-    """Chunks in parallel (brute or owner kernel); each chunk's results land in its own row."""
+def _fast_batch(k, starts, stops, binom, H, cap, owner, lane_state):
+    """Chunks in parallel (brute or owner kernel); each chunk's results land in its own row.
+
+    lane_state is a (ROWS, lanes) array of the lane width for k, copied for each chunk.
+    """
     nch = starts.shape[0]
     hist = np.zeros((nch, H), dtype=np.int64)
     inf_rows = np.zeros((nch, cap, 4), dtype=np.int64)
     acc = np.zeros((nch, ACC_FIELDS), dtype=np.int64)
     for ch in prange(nch):
         acc[ch, 3] = -1
-        if owner:
-            _owner_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch], acc[ch])
-        else:
-            _brute_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch], acc[ch])
+        st = np.empty_like(lane_state)
+        _lanes_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch], acc[ch], owner, st)
     return hist, inf_rows, acc
 
 
@@ -436,6 +397,7 @@ def search_range(k: int, start: int, stop: int, progress=None, method: str = "br
         raise CardlabError(f"rank range [{start}, {stop}) is not inside [0, {total}) for k={k}")
     # room for games up to FAST_ROUNDS: a longer one makes the kernel redo its whole batch
     H, cap = FAST_ROUNDS, 8
+    lanes = lane_state(k)
     lengths = np.zeros(H, dtype=np.int64)
     finite, longest, longest_s, stopped, rounds = 0, 0, -1, 0, 0
     infinite: list[dict] = []
@@ -445,7 +407,7 @@ def search_range(k: int, start: int, stop: int, progress=None, method: str = "br
         edges = np.arange(pos, end, CHUNK, dtype=np.int64)
         starts, stops = edges, np.minimum(edges + CHUNK, end).astype(np.int64)
         while True:
-            hist, rows, acc = _fast_batch(k, starts, stops, BINOM, H, cap, method == "owner")
+            hist, rows, acc = _fast_batch(k, starts, stops, BINOM, H, cap, method == "owner", lanes)
             max_rounds = int(acc[:, 2].max()) if len(acc) else 0
             most_inf = int(acc[:, 1].max()) if len(acc) else 0
             if max_rounds < H and most_inf <= cap:

@@ -1,4 +1,4 @@
-"""The fast exhaustive kernels (two lanes, round budget) and the owner rule, against slower truths."""
+"""The fast exhaustive kernels (deals in vector lanes, round budget) and the owner rule, against slower truths."""
 
 from __future__ import annotations
 
@@ -68,6 +68,10 @@ def test_fast_search_equals_the_one_lane_kernel(k):
         (13, 4_000_000, 4_100_003),
         (14, 123_457, 323_457),
         (14, 20_058_299, 20_058_300),
+        (15, 77_500_000, 77_558_760),  # the last size of 32-bit lanes
+        (16, 3_000_000, 3_020_017),  # 64-bit lanes from here on
+        (20, 68_923_244_410, 68_923_264_410),
+        (26, 123_979_633_137_026, 123_979_633_147_027),
     ],
 )
 def test_fast_search_equals_the_one_lane_kernel_on_slices(k, start, stop):
@@ -167,6 +171,32 @@ def test_owner_search_equals_the_reference(k):
     assert res.stopped >= stopped and res.stopped + res.infinite_count == stopped + infinite
     if infinite == 0:
         assert res.rounds == rounds
+
+
+@pytest.mark.parametrize(
+    "k,start,stop",
+    [
+        (12, 0, 20_000),
+        (15, 40_000_000, 40_030_001),
+        (16, 0, 30_000),
+        (21, 10**9, 10**9 + 20_003),
+        (26, 2 * 10**14, 2 * 10**14 + 20_000),
+    ],
+)
+def test_owner_lanes_equal_the_one_deal_owner_kernel(k, start, stop):
+    """The owner rule in vector lanes (32- and 64-bit) against `_owner_play`, one deal at a time, on cycle-free windows."""
+    res = rb.search_range(k, start, stop, method="owner")
+    lengths, stopped, rounds = Counter(), 0, 0
+    for r in range(start, stop):
+        s = int(exhaustive._unrank(np.int64(r), k, exhaustive.BINOM)) << 1
+        n, lam, stop_here = exhaustive._owner_play(np.int64(s), k)
+        assert lam == 0  # these windows reach no cycle
+        rounds += n
+        stopped += bool(stop_here)
+        if not stop_here:
+            lengths[int(n)] += 1
+    assert (res.stopped, res.rounds, res.infinite) == (stopped, rounds, [])
+    assert {r: int(c) for r, c in enumerate(res.lengths) if c} == dict(lengths)
 
 
 def owner_vs_brute(k: int):

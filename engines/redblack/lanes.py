@@ -1,0 +1,189 @@
+"""Many deals side by side: the exhaustive search's round and owner test on vectors of lanes.
+
+A round (`exhaustive._fast_round`) and the owner rule's O(1) test (`owner._owner_stops`)
+are branch-free bit arithmetic, so many deals can play them at once, one deal per lane
+of an LLVM vector: 8 lanes of 64 bits, or for k <= 15 (2k <= 30 cards) 16 lanes of 32
+bits, either way two 256-bit AVX2 registers whose chains overlap.  `play_lanes_owner`
+/ `play_lanes_brute` run rounds on every lane until at least one lane's deal has left
+the fast path (its game is over, the owner rule stops it, or it used the round
+budget); the caller settles those lanes, refills them with the next deals and calls
+again, so no lane idles.
+
+Each lane computes exactly the scalar formulas, with two differences that change no
+result: a trailing-zero count is read from the exponent of the lowest set bit
+converted to floating point (vectors have no cheap cttz), and right shifts are logical
+(bits above a deck's length are garbage the rules never read).  A lane whose game
+is over holds a meaningless state; it is never played again, and every decision
+about it is a select on `over` (so no undefined shift result reaches a branch).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+ROWS = 6  # rows of the lane state: L, a, O, rounds, deal bits, over
+FAST_ROUNDS = 1 << 12  # the fast path's budget; longer games are replayed exactly
+NARROW_K_MAX = 15  # 32-bit lanes hold 2k <= 30 cards: bit positions and deal bits stay below the sign bit
+
+
+@dataclass(frozen=True)
+class _Lanes:
+    """One lane layout: element width, lane count, and how a power of two's log2 is read."""
+
+    width: int
+    count: int
+
+    @property
+    def int(self):
+        return ir.IntType(self.width)
+
+    @property
+    def vec(self):
+        return ir.VectorType(self.int, self.count)
+
+    @property
+    def bools(self):
+        return ir.VectorType(ir.IntType(1), self.count)
+
+    def const(self, value):
+        return ir.Constant(self.vec, [value] * self.count)
+
+    def splat(self, b, value):
+        value = b.trunc(value, self.int) if self.width < 64 else value
+        one = b.insert_element(ir.Constant(self.vec, None), value, ir.Constant(ir.IntType(32), 0))
+        return b.shuffle_vector(one, one, ir.Constant(ir.VectorType(ir.IntType(32), self.count), [0] * self.count))
+
+    def log2(self, b, y):
+        """log2 of y, a power of two (below 2^52 or 2^31), per lane: its exponent in floating point."""
+        if self.width == 64:
+            # OR-ing y below 2^52 into the mantissa of the double 2^52 adds it; subtracting 2^52 leaves y
+            fty = ir.VectorType(ir.DoubleType(), self.count)
+            as_float = b.fsub(
+                b.bitcast(b.or_(y, self.const(0x4330000000000000)), fty),
+                ir.Constant(fty, [4503599627370496.0] * self.count),
+            )
+            return b.sub(b.lshr(b.bitcast(as_float, self.vec), self.const(52)), self.const(1023))
+        as_float = b.sitofp(y, ir.VectorType(ir.FloatType(), self.count))
+        return b.sub(b.lshr(b.bitcast(as_float, self.vec), self.const(23)), self.const(127))
+
+
+WIDE = _Lanes(64, 8)
+NARROW = _Lanes(32, 16)
+
+
+def lane_state(k: int) -> np.ndarray:
+    """A lane state for size k: 16 lanes of 32 bits while 2k cards fit below their sign bit, else 8 of 64."""
+    if k <= NARROW_K_MAX:
+        return np.zeros((ROWS, NARROW.count), dtype=np.int32)
+    return np.zeros((ROWS, WIDE.count), dtype=np.int64)
+
+
+def _mask(v, b, count):
+    return b.sub(b.shl(v.const(1), count), v.const(1))
+
+
+def _round(v, b, L, a, O, n):
+    """`exhaustive._fast_round` on every lane: (W, a', X, over, the pile's black card as a bit of X)."""
+    c = v.const
+    cm = b.sub(c(0), b.and_(L, c(1)))
+    L = b.xor(L, cm)
+    O = b.xor(O, cm)
+    pu = b.or_(L, b.shl(c(-1), b.sub(a, c(1))))
+    pv = b.or_(O, b.shl(c(-1), b.sub(b.sub(n, c(1)), a)))
+    yu = b.and_(pu, b.sub(c(0), pu))
+    yv = b.and_(pv, b.sub(c(0), pv))
+    # each deck's event as its lowest set bit: the leader's comes first iff u <= v
+    lf = b.icmp_signed("<=", yu, yv)
+    y = b.select(lf, yu, yv)
+    mn = v.log2(b, y)
+    W = b.select(lf, O, L)
+    X = b.select(lf, L, O)
+    wl = b.select(lf, b.sub(n, a), a)
+    xl = b.sub(n, wl)
+    over = b.icmp_signed("==", b.and_(X, y), c(0))
+    ws = b.sub(b.add(mn, c(1)), b.zext(lf, v.vec))
+    na = b.sub(wl, ws)
+    rest = b.sub(b.sub(xl, mn), c(1))
+    pile_top = b.shl(c(1), b.sub(b.sub(n, c(1)), na))
+    nX = b.or_(b.and_(b.lshr(X, b.add(mn, c(1))), _mask(v, b, rest)), pile_top)
+    return b.lshr(W, ws), na, nX, over, pile_top
+
+
+def _owner_stops(v, b, W, a, X, pile_top, n, k, d):
+    """`owner._owner_stops` on every lane after a round whose pile put its black card at pile_top.
+
+    X (the loser's deck, n - a cards) ends with that black card, so the predecessors
+    exist iff every card of X from position a on below it is red: X & (-1 << a) is
+    pile_top alone (never true for a >= k, as the scalar test's power of two).  Kept and
+    lost are then the scalar formulas with rest = X's first a cards; where they do not
+    exist their shifts may be out of range, and only a select reads them.
+    """
+    c = v.const
+    hi = b.shl(c(-1), a)
+    exists = b.icmp_signed("==", b.and_(X, hi), pile_top)
+    low = b.xor(hi, c(-1))
+    w = b.and_(W, low)
+    rest = b.and_(X, low)
+    ka = b.sub(k, a)
+    nb = b.sub(n, a)
+    kept = b.or_(b.or_(b.shl(w, ka), pile_top), b.shl(rest, nb))
+    # lost exists iff the last of rest's a cards is red: rest < 2^(a-1)
+    lost_exists = b.icmp_signed("<", rest, b.lshr(b.sub(c(0), hi), c(1)))
+    lost = b.or_(b.shl(b.or_(b.add(rest, rest), c(1)), ka), b.shl(w, nb))
+    smaller = b.or_(b.icmp_signed("<", kept, d), b.and_(lost_exists, b.icmp_signed("<", lost, d)))
+    return b.select(exists, smaller, ir.Constant(v.bools, [0] * v.count))
+
+
+def _play_lanes_ir(context, builder, sig, args, owner):
+    b = builder
+    v = NARROW if sig.args[0].dtype == types.int32 else WIDE
+    data = context.make_array(sig.args[0])(context, b, args[0]).data
+    rows = [b.bitcast(b.gep(data, [ir.Constant(ir.IntType(64), r * v.count)]), v.vec.as_pointer()) for r in range(ROWS)]
+    n, k = v.splat(b, args[1]), v.splat(b, args[2])
+    align = v.width // 8
+    start = [b.load(rows[r], align=align) for r in range(4)]
+    d = b.load(rows[4], align=align)
+    entry = b.block
+    loop = b.append_basic_block("lanes.loop")
+    out = b.append_basic_block("lanes.out")
+    b.branch(loop)
+    b.position_at_end(loop)
+    state = [b.phi(v.vec) for _ in range(4)]
+    for phi, value in zip(state, start):
+        phi.add_incoming(value, entry)
+    L, a, O, c = state
+    nL, na, nO, over, pile_top = _round(v, b, L, a, O, n)
+    nc = b.add(c, v.const(1))
+    leaves = b.icmp_signed(">=", nc, v.const(FAST_ROUNDS))
+    if owner:
+        leaves = b.or_(leaves, _owner_stops(v, b, nL, na, nO, pile_top, n, k, d))
+    # an over lane's state is meaningless (its leaves may be undefined): select, never combine
+    done = b.select(over, ir.Constant(v.bools, [1] * v.count), leaves)
+    bits = b.bitcast(done, ir.IntType(v.count))
+    for phi, value in zip(state, (nL, na, nO, nc)):
+        phi.add_incoming(value, loop)
+    b.cbranch(b.icmp_unsigned("!=", bits, ir.Constant(ir.IntType(v.count), 0)), out, loop)
+    b.position_at_end(out)
+    for r, value in enumerate((nL, na, nO, nc, d, b.zext(over, v.vec))):
+        b.store(value, rows[r], align=align)
+    return b.zext(bits, ir.IntType(64))
+
+
+def _make_play_lanes(owner: bool):
+    @intrinsic
+    def play_lanes(typingctx, lanes, n, k):
+        sig = types.int64(lanes, types.int64, types.int64)
+        return sig, lambda context, builder, sig, args: _play_lanes_ir(context, builder, sig, args, owner)
+
+    return play_lanes
+
+
+# Rounds on a (ROWS, lanes) C-contiguous lane state (int64: 8 lanes, int32: 16) until some
+# lane leaves the fast path; returns the bit set of those lanes (row 5 says whose game is over).
+play_lanes_owner = _make_play_lanes(True)
+play_lanes_brute = _make_play_lanes(False)
