@@ -12,6 +12,10 @@ from engines.core.errors import CardlabError
 from engines.core.layout import WILDCARDS
 from engines.pipeline.config import check_config_files
 from engines.pipeline.plan import DEFAULT_CONFIG, run_config_files
+from engines.pipeline.terminal import install_terminal_filter
+
+# a dry run's "Job stats" once, and a hint that points at what the profile shows
+install_terminal_filter(logger)
 
 # Snakemake's loader accepts duplicate keys and gives a traceback for text that is not
 # UTF-8: refuse both in one line naming the file, before it reads them.

@@ -48,6 +48,7 @@ def test_several_config_files_merge_like_snakemake(tmp_path):
 def other_run(tmp_path_factory) -> Path:
     """A run of OTHER via --configfile in a directory whose config.yaml plans much more."""
     wd = workdir(tmp_path_factory.mktemp("other") / "wd")
+    shutil.copytree(ROOT / "profiles", wd / "profiles")  # what a user's terminal shows
     (wd / "other.yaml").write_text(OTHER)
     for f in KEPT:
         (wd / f).parent.mkdir(parents=True, exist_ok=True)
@@ -59,6 +60,9 @@ def other_run(tmp_path_factory) -> Path:
 def test_configfile_plans_only_the_given_file(other_run):
     dry = snakemake(other_run, "-n", "--configfile", "other.yaml", "-F")
     assert set(planned_jobs(dry.stdout)) == {"narcotic_shard", "warehouse", "narcotic_report", "report_index", "all"}
+    # the terminal: one "Job stats" table, no hint at job blocks the profile hides
+    out = dry.stdout + dry.stderr
+    assert out.count("Job stats:") == 1 and "check individual jobs above" not in out, out
     # without --configfile, config.yaml is the config (RedBlack and Blackjack among its jobs)
     assert {"redblack_shard", "blackjack_shard"} <= set(planned_jobs(snakemake(other_run, "-n").stdout))
     assert not (other_run / "results/blackjack").exists()

@@ -32,6 +32,7 @@ PIPELINE_LAYER = {
     "resume": "verify",
     "repair": "verify",
     "clean": "verify",
+    "terminal": "verify",
     "steps": "steps",
     "status": "cli",
     "run": "cli",
