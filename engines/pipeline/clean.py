@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.layout import log_of_shard_file, log_path
-from .plan import add_config_option, run_config_files
+from .plan import add_plan_options, run_config_files
 
 
 @dataclass
@@ -98,20 +98,23 @@ def cmd_clean(args) -> int:
     return 0
 
 
+EPILOG_CLEAN = """examples:
+  cardlab clean                  list what no plan of config.yaml owns
+  cardlab clean --remove         delete it (never a planned, kept or git-tracked file)
+  cardlab clean --config tiny.yaml --remove"""
+
+
 def register(subparsers) -> None:
-    import argparse
+    from argparse import RawDescriptionHelpFormatter
 
     c = subparsers.add_parser(
         "clean",
         help="list (and with --remove delete) files under results/ that no plan owns",
-        description=__doc__.splitlines()[0].replace("``", ""),
-        epilog="""examples:
-  cardlab clean                  list what no plan of config.yaml owns
-  cardlab clean --remove         delete it (never a planned, kept or git-tracked file)
-  cardlab clean --config tiny.yaml --remove""",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Lists the files under results/ that no plan of the config owns (what verify calls "
+        "unexpected or leftover, and their job logs); --remove deletes them.",
+        epilog=EPILOG_CLEAN,
+        formatter_class=RawDescriptionHelpFormatter,
     )
     c.add_argument("--remove", action="store_true", help="delete the files listed (default: only list them)")
-    c.add_argument("--results", default="results", help="results tree (default: %(default)s)")
-    add_config_option(c)
+    add_plan_options(c)
     c.set_defaults(func=cmd_clean)

@@ -42,8 +42,10 @@ def run_config_files(given: Sequence[str | Path] = ()) -> list[str]:
     return [str(p) for p in given] or [DEFAULT_CONFIG]
 
 
-def add_config_option(parser) -> None:
-    """``--config FILE`` (repeatable) for a command that plans like a run: see :func:`run_config_files`."""
+def add_plan_options(parser) -> None:
+    """``--results DIR`` and ``--config FILE`` (repeatable, see :func:`run_config_files`) for a
+    command that checks a results tree against what a run plans."""
+    parser.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
     parser.add_argument(
         "--config",
         action="append",

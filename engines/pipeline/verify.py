@@ -22,7 +22,7 @@ from pathlib import Path
 from ..core.errors import CardlabError
 from ..core.layout import is_temp
 from ..registry import GAMES, engine
-from .plan import add_config_option, planned, run_config_files
+from .plan import add_plan_options, planned, run_config_files
 
 FIX = "rerun `snakemake --cores all`"
 
@@ -239,6 +239,5 @@ def register(subparsers) -> None:
   cardlab verify --results /shared/campaign/results --config campaign.yaml""",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    v.add_argument("--results", default="results", help="results tree (default: %(default)s)")
-    add_config_option(v)
+    add_plan_options(v)
     v.set_defaults(func=cmd_verify)
