@@ -10,11 +10,12 @@ LINTED  = engines tests bench workflow/scripts
 .PHONY: run test lint chromium bench clean-results
 
 # requirements.lock pins every package to the version the results were produced with;
-# pyproject.toml keeps the ranges a library user installs against.
+# pyproject.toml keeps the ranges a library user installs against.  PYTHONWARNINGS silences
+# setuptools' warning on every editable install (about folders named like the package).
 $(BIN)/.installed: pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[test,cluster]'
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip install --quiet -c requirements.lock -e '.[test,cluster]'
 	touch $@
 
 # The live view (per-game progress and ETA); snakemake's own output: results/logs/snakemake.log

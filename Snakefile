@@ -11,16 +11,26 @@ from snakemake.exceptions import WorkflowError
 from engines.core.errors import CardlabError
 from engines.core.layout import WILDCARDS
 from engines.pipeline.config import check_config_files
+from engines.pipeline.plan import DEFAULT_CONFIG, run_config_files
+from engines.pipeline.terminal import install_terminal_filter
+
+# a dry run's "Job stats" once, and a hint that points at what the profile shows
+install_terminal_filter(logger)
 
 # Snakemake's loader accepts duplicate keys and gives a traceback for text that is not
 # UTF-8: refuse both in one line naming the file, before it reads them.
 try:
-    check_config_files(["config.yaml", *workflow.overwrite_configfiles])
+    check_config_files(run_config_files(workflow.overwrite_configfiles))
 except CardlabError as exc:
     raise WorkflowError(str(exc)) from None
 
 
-configfile: "config.yaml"
+# `--configfile my.yaml` runs what my.yaml says, and only that: config.yaml is read only when
+# no config file is given (Snakemake would merge the given files over it, so my.yaml would
+# inherit e.g. config.yaml's redblack.audit). `cardlab verify --config my.yaml` plans the same.
+if not workflow.overwrite_configfiles:
+
+    configfile: DEFAULT_CONFIG
 
 
 report: "workflow/report/workflow.rst"

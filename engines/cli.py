@@ -236,6 +236,7 @@ def build_parser() -> ArgumentParser:
         if importlib.util.find_spec(f"engines.{game}.cli") is not None:
             importlib.import_module(f"engines.{game}.cli").register(sub)
     importlib.import_module("engines.pipeline.verify").register(sub)
+    importlib.import_module("engines.pipeline.clean").register(sub)
     importlib.import_module("engines.pipeline.repair").register(sub)
     importlib.import_module("engines.pipeline.status").register(sub)
     importlib.import_module("engines.pipeline.run").register(sub)

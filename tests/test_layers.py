@@ -7,7 +7,7 @@ first (a module may import its own layer and the ones below):
     core      engines/core/*
     engines   engines/interface.py, engines/registry.py, engines/<game>/* (not report, cli)
     warehouse engines/pipeline/{config,plan,jobs,warehouse}.py
-    verify    engines/pipeline/{verify,resume}.py, engines/report/*, engines/<game>/report.py
+    verify    engines/pipeline/{verify,resume,repair,clean}.py, engines/report/*, engines/<game>/report.py
     steps     engines/pipeline/steps.py (the only module that knows Snakemake's job object)
     cli       engines/cli.py, engines/<game>/cli.py, engines/pipeline/{status,run}.py
 
@@ -31,6 +31,8 @@ PIPELINE_LAYER = {
     "verify": "verify",
     "resume": "verify",
     "repair": "verify",
+    "clean": "verify",
+    "terminal": "verify",
     "steps": "steps",
     "status": "cli",
     "run": "cli",

@@ -513,6 +513,9 @@ def test_a_dry_run_changes_no_file(finished_run):
         (["snakemake", "--unlock"], False),
         (["snakemake", "--report=r.html"], False),
         (["snakemake", "-c2", "-p"], True),
+        (["snakemake", "-nc2"], False),
+        (["snakemake", "-qn", "--cores", "all"], False),
+        (["snakemake", "-pc", "2"], True),
     ],
 )
 def test_only_a_command_that_runs_jobs_cleans_up(argv, runs):

@@ -7,6 +7,7 @@ The schema is one JSON-schema file per game, ``engines/<game>/config.schema.yaml
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -206,5 +207,25 @@ def check_config_files(paths) -> None:
             read_yaml(path)
 
 
-def load_config(path: str | Path) -> dict:
-    return validate_config(read_yaml(path), str(path))
+def merge_config(base: dict, update: dict) -> dict:
+    """``update`` merged into ``base`` the way Snakemake merges config files: mappings key by
+    key, recursively; any other value (a list included) replaced."""
+    out = dict(base)
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge_config(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def load_config(paths: str | Path | Sequence[str | Path]) -> dict:
+    """The validated config of one file, or of several merged in order (as ``--configfile A B``)."""
+    files = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    merged: dict = {}
+    for path in files:
+        data = read_yaml(path)
+        if not isinstance(data, dict) and data is not None:
+            return validate_config(data, str(path))  # names the file whose top level is wrong
+        merged = merge_config(merged, data or {})
+    return validate_config(merged, " + ".join(map(str, files)))

@@ -1,8 +1,10 @@
-"""The config's plan as files: every shard file a config plans, and the spec behind a shard's name."""
+"""The config's plan as files: which config files a run plans from, every shard file a config
+plans, and the spec behind a shard's name.  (Only what ``cardlab --help`` may import: no YAML.)"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from ..core.errors import CardlabError
 from ..core.layout import RESULTS, shard_path
@@ -28,3 +30,42 @@ def find_spec(plan: Sequence[dict], experiment: str, variant: str, shard: str | 
         if spec["experiment"] == experiment and spec["variant"] == variant and int(spec["shard"]) == int(shard):
             return spec
     raise CardlabError(f"no planned shard {experiment}/{variant}/{shard} in the config")
+
+
+DEFAULT_CONFIG = "config.yaml"
+
+
+def run_config_files(given: Sequence[str | Path] = ()) -> list[str]:
+    """The config files a run reads: the ``--configfile`` files when any are given (only
+    those, merged in order), else config.yaml.  The Snakefile, ``cardlab verify``,
+    ``status`` and ``recompute`` all plan from this one rule (docs/config.md)."""
+    return [str(p) for p in given] or [DEFAULT_CONFIG]
+
+
+def add_plan_options(parser) -> None:
+    """``--results DIR`` and ``--config FILE`` (repeatable, see :func:`run_config_files`) for a
+    command that checks a results tree against what a run plans."""
+    parser.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
+    parser.add_argument(
+        "--config",
+        action="append",
+        metavar="FILE",
+        help=f"config file; several are merged in order, as by `snakemake --configfile A B` (default: {DEFAULT_CONFIG})",
+    )
+
+
+def snakemake_config_files(argv: Sequence[str]) -> list[str]:
+    """The config files a snakemake command line makes a run read (``--configfile A B``,
+    ``--configfiles``, ``--configfile=A``), by :func:`run_config_files`."""
+    given: list[str] = []
+    taking = False
+    for arg in argv:
+        name, eq, value = arg.partition("=")
+        if name in ("--configfile", "--configfiles"):
+            taking = not eq
+            given += [value] if eq else []
+        elif taking and not arg.startswith("-"):
+            given.append(arg)
+        else:
+            taking = False
+    return run_config_files(given)

@@ -13,6 +13,7 @@ like change no file.  docs/scaling.md.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,8 +40,10 @@ def asks_for_a_run(argv: Sequence[str]) -> bool:
     """Whether a snakemake command line asks to run jobs (not a dry run, a listing, a report...)."""
     for arg in argv[1:]:
         name = arg.split("=", 1)[0]
-        short_flags = name[1:] if name.startswith("-") and not name.startswith("--") and name[1:].isalpha() else ""
-        if name in NO_RUN_OPTIONS or "n" in short_flags:  # -n, or -n among combined flags (-pn)
+        # the letters of combined short flags, up to a value (-pn, -nc2): an n among them is -n,
+        # so a dry run never clears or rebuilds anything (and never says it does)
+        short_flags = re.match(r"-([A-Za-z]*)", name).group(1) if re.match(r"-[^-]", name) else ""
+        if name in NO_RUN_OPTIONS or "n" in short_flags:
             return False
     return True
 

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .plan import snakemake_config_files
 from .status import RUN_LOG, follow
 
 
@@ -25,6 +26,7 @@ def cmd_run(args) -> int:
         snakemake = "snakemake"
     Path(RUN_LOG).parent.mkdir(parents=True, exist_ok=True)
     cmd = [snakemake, *(args.snakemake_args or ["--cores", "all"])]
+    args.config = snakemake_config_files(cmd[1:])  # the live view plans what the run plans
     print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
     with open(RUN_LOG, "w") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

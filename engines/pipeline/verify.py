@@ -5,19 +5,24 @@ from the current engine version and the planned spec, and hold the planned numbe
 of rows.  Files nobody planned (a removed experiment, a changed shard count, a
 stray copy), temporaries left by killed jobs and a warehouse that is older than
 its shards are reported too.  Any problem gives a non-zero exit code.
+
+A sound shard file of a kind with a pinned result version (a finished RedBlack search
+campaign, e.g. the one the repository keeps) is *kept* whatever the config plans: it
+is listed, not a problem.  ``cardlab clean`` removes the files no plan owns.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import CardlabError
 from ..core.layout import is_temp
-from ..registry import GAMES
-from .plan import planned
+from ..registry import GAMES, engine
+from .plan import add_plan_options, planned, run_config_files
 
 FIX = "rerun `snakemake --cores all`"
 
@@ -28,6 +33,7 @@ class Report:
 
     checked: int = 0
     problems: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
+    kept: list[Path] = field(default_factory=list)  # unplanned, sound, of a pinned result version
 
     def add(self, kind: str, message: str) -> None:
         self.problems.append((kind, message))
@@ -68,21 +74,66 @@ def scan_tree(results: str) -> list[Path]:
     return sorted(found)
 
 
-def check_unexpected(results: str, plan: dict, report: Report) -> None:
+@dataclass
+class Unplanned:
+    """The files under results/<game>/ that a plan does not name, sorted into what they are."""
+
+    kept: list[Path] = field(default_factory=list)  # sound shards of a pinned result version
+    orphans: list[Path] = field(default_factory=list)  # any other file: no plan owns it
+    leftovers: list[Path] = field(default_factory=list)  # temporaries of interrupted writes
+
+
+def is_kept(path: Path) -> bool:
+    """Whether an unplanned file is a kept campaign file: a shard file passing every check of
+    :func:`engines.pipeline.warehouse.check_file` (its path, bytes and current version) whose
+    kind pins its result version, so its results outlive any config (engines/kinds.py)."""
+    from .warehouse import FileProblem, check_file
+
+    try:
+        meta = check_file(str(path))
+        return engine(meta["game"]).kind_of(meta.get("spec") or {}).result_version is not None
+    except (FileProblem, CardlabError):
+        return False
+
+
+def unplanned(results: str, plan: dict) -> Unplanned:
     planned_paths = {os.path.normpath(p) for p in plan}
+    found = Unplanned()
     for p in scan_tree(results):
         if is_temp(p):
-            report.add(
-                "leftover",
-                f"{p}: temporary file of an interrupted write (never read as a result); "
-                "delete it, or rerun the workflow, which removes it",
-            )
+            found.leftovers.append(p)
         elif os.path.normpath(p) not in planned_paths:
-            report.add(
-                "unexpected",
-                f"{p}: not a planned shard of this config (removed experiment, changed "
-                "shard count, or a stray file); move it out of results/",
-            )
+            (found.kept if is_kept(p) else found.orphans).append(p)
+    return found
+
+
+def check_unexpected(results: str, plan: dict, report: Report) -> None:
+    found = unplanned(results, plan)
+    for p in found.leftovers:
+        report.add(
+            "leftover",
+            f"{p}: temporary file of an interrupted write (never read as a result); "
+            "delete it (`cardlab clean --remove`), or rerun the workflow, which removes it",
+        )
+    for p in found.orphans:
+        report.add(
+            "unexpected",
+            f"{p}: not a planned shard of this config (removed experiment, changed "
+            "shard count, or a stray file); `cardlab clean` lists such files, `--remove` deletes them",
+        )
+    report.kept = found.kept
+
+
+def kept_line(kept: list[Path]) -> str:
+    """One line for the kept campaign files: how many, and of which experiments."""
+    from ..core.layout import parse_shard_path
+
+    places = sorted({f"{p.game} {p.experiment}/{p.variant}" for _, p in filter(None, map(parse_shard_path, kept))})
+    shown = ", ".join(places[:6]) + (f" and {len(places) - 6} more" if len(places) > 6 else "")
+    return (
+        f"kept: {len(kept)} campaign file(s) this config does not plan, sound and of a pinned "
+        f"result version ({shown}); left as they are"
+    )
 
 
 def check_duplicates(metas: dict[str, dict], results: str, report: Report) -> None:
@@ -141,7 +192,7 @@ def check_warehouse(db: Path, metas: dict[str, dict], report: Report) -> None:
         )
 
 
-def verify(results: str = "results", config: str = "config.yaml") -> Report:
+def verify(results: str = "results", config: str | Sequence[str] = "config.yaml") -> Report:
     """Check ``results`` against the plan of ``config`` and the current engines."""
     from .config import load_config
 
@@ -163,9 +214,11 @@ def verify(results: str = "results", config: str = "config.yaml") -> Report:
 def cmd_verify(args) -> int:
     import sys
 
-    report = verify(args.results, args.config)
+    report = verify(args.results, run_config_files(args.config or ()))
     for kind, message in report.problems:
         print(f"{kind}: {message}")
+    if report.kept:
+        print(kept_line(report.kept))
     if report.ok:
         print(f"verify: {report.checked} planned file(s) present, sound and current; warehouse current")
         return 0
@@ -186,6 +239,5 @@ def register(subparsers) -> None:
   cardlab verify --results /shared/campaign/results --config campaign.yaml""",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    v.add_argument("--results", default="results", help="results tree (default: %(default)s)")
-    v.add_argument("--config", default="config.yaml", help="config file (default: %(default)s)")
+    add_plan_options(v)
     v.set_defaults(func=cmd_verify)
