@@ -132,7 +132,8 @@ def read_shard_log(text: str, mtime: float, work: int) -> ShardLog:
             finished, progress, unfinished = Measure(float(record.get("work") or 0), wall), None, False
             continue
         reading = read_line(line)
-        if reading is not None and unfinished:
+        if reading is not None:  # a progress line after the last timing line: an attempt under way
+            unfinished = True
             share = min(1.0, reading.done / reading.total) if reading.total else 0.0
             # the printed rate is the shard's mean since it began: done / rate is its time, to the sub-second
             seconds = reading.done / reading.rate if reading.rate > 0 else reading.elapsed_s
