@@ -16,9 +16,10 @@ from .basins import basin
 from .rules import BASIN_MAX_STATES
 from .search_shards import BASIN_EXPERIMENT, ExhaustiveSearch, SampleSearch
 from .tables import AUDIT_TABLES, BASIN_TABLES, TABLES
+from .window_shards import CostWindows
 
 BASIN_VARIANT = "all"
-SEARCH_KINDS = (ExhaustiveSearch.name, SampleSearch.name)
+SEARCH_KINDS = (ExhaustiveSearch.name, SampleSearch.name, CostWindows.name)  # what a basin job reads
 FOLLOW_UP_RESOURCES = Resources(mem_mb=4000)
 
 

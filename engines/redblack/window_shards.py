@@ -1,0 +1,113 @@
+"""Cost windows: exhaustive owner-rule shards of a size k at seeded, uniformly drawn rank positions.
+
+A campaign's cost per deal varies a lot along the ranks (low ranks hold structured deals
+that play several times longer), so the cost to finish a size is measured the way its
+campaign runs: ``windows`` windows of ``window`` consecutive ranks each, at positions
+drawn uniformly over the size's ranks, each searched exactly like a campaign shard.  The
+CPU seconds per deal of each (its job log's timing line, the warehouse's
+``shard_timings``) give the projection and its interval between windows
+(``redblack_cost`` in views.sql).
+
+A window is a real search: it writes the same tables as an exhaustive shard of the same
+ranks (method ``exhaustive``, so its deals add to the size's coverage and any infinite
+deal it meets is a result), under its own experiment, ``exhaustive_kNN_windows``, whose
+shard i is the i-th window drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..core.errors import CardlabError
+from ..core.rng import seed_derivation, shard_seed
+from ..kinds import DEFAULT_BACKEND
+from .rules import canonical_deals
+from .search_shards import EXHAUSTIVE_VARIANT, ExhaustiveSearch, block_sizes, exhaustive_experiment
+
+WINDOW_METHOD = "owner"  # the campaign's method: the cost measured is the cost of the owner rule
+WINDOW_VARIANT = EXHAUSTIVE_VARIANT[WINDOW_METHOD]
+DEFAULT_WINDOWS, DEFAULT_WINDOW = 32, 1_000_000
+
+
+def window_experiment(k: int) -> str:
+    """``exhaustive_kNN_windows``: under the reserved ``exhaustive_`` prefix, beside the campaign's experiment."""
+    return f"{exhaustive_experiment(k)}_windows"
+
+
+def cost_window_blocks(section: Mapping[str, Any]) -> list[dict]:
+    """The ``cost_windows`` setting as a list of blocks (one mapping or a list): k, windows, window, seed."""
+    raw = section.get("cost_windows") or []
+    blocks = [raw] if isinstance(raw, Mapping) else list(raw)
+    out, seen = [], set()
+    for i, block in enumerate(blocks):
+        where = "redblack.cost_windows" + (f"[{i}]" if not isinstance(raw, Mapping) else "")
+        (k,) = block_sizes({"k": [block["k"]]}, where)
+        if k in seen:
+            raise CardlabError(f"{where}: k={k} already has cost windows; give each size one block")
+        seen.add(k)
+        windows, window = int(block.get("windows", DEFAULT_WINDOWS)), int(block.get("window", DEFAULT_WINDOW))
+        slots = canonical_deals(k) // window
+        if windows > slots:
+            raise CardlabError(
+                f"{where}: {windows:,} windows of {window:,} ranks do not fit in the {canonical_deals(k):,} "
+                f"canonical deals of k={k} ({slots:,} at most)"
+            )
+        out.append({"where": where, "k": k, "windows": windows, "window": window, "seed": int(block["seed"])})
+    return out
+
+
+def window_starts(k: int, windows: int, window: int, root: int, game: str) -> list[int]:
+    """The first rank of each window, in the order drawn: distinct multiples of ``window``.
+
+    Window i draws its slot (a multiple of ``window`` whose whole window lies inside the
+    ranks) uniformly from its own seeded stream, again while the slot is taken by an
+    earlier window; so windows never overlap, and window i is the same whatever the
+    number of windows asked for (a longer plan extends a shorter one)."""
+    slots = canonical_deals(k) // window
+    taken: set[int] = set()
+    starts = []
+    for i in range(windows):
+        draw = np.random.default_rng(shard_seed(root, game, window_experiment(k), WINDOW_VARIANT, i))
+        slot = int(draw.integers(slots))
+        while slot in taken:
+            slot = int(draw.integers(slots))
+        taken.add(slot)
+        starts.append(slot * window)
+    return starts
+
+
+class CostWindows(ExhaustiveSearch):
+    """Exhaustive owner-rule windows of ranks at seeded uniform positions, to measure a size's cost per deal.
+
+    Computed exactly as :class:`ExhaustiveSearch` computes a shard of the same ranks (same
+    tables, same result version), on one thread with the default backend, so the CPU
+    seconds of each window measure one core."""
+
+    name = "cost_window"
+
+    def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
+        specs: list[dict] = []
+        for block in cost_window_blocks(section):
+            k, window, root = block["k"], block["window"], block["seed"]
+            for i, start in enumerate(window_starts(k, block["windows"], window, root, self.game)):
+                specs.append(self.window_spec(k, i, start, start + window, root))
+        return specs
+
+    def window_spec(self, k: int, i: int, start: int, stop: int, root: int) -> dict:
+        experiment = window_experiment(k)
+        return {
+            **self.spec(k, WINDOW_METHOD, i, start, stop),
+            "experiment": experiment,
+            "root_seed": root,
+            "seed": shard_seed(root, self.game, experiment, WINDOW_VARIANT, i),
+            "seed_derivation": seed_derivation(root, self.game, experiment, WINDOW_VARIANT, i),
+        }
+
+    def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
+        return 1
+
+    def backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
+        return DEFAULT_BACKEND
