@@ -57,14 +57,25 @@ CREATE MACRO student_t95(df) AS
 -- One row per timed cost window (engines/redblack/window_shards.py): a window of consecutive
 -- ranks at a uniformly drawn position (experiment exhaustive_kNN_windows, shard = the window's
 -- draw), searched exhaustively with the owner rule like a campaign shard, and the CPU seconds
--- per deal its job took (shard_timings, from the job log).
+-- its search took: its job's (shard_timings, from the job log) less a warm job's start-up,
+-- the mean of the size's start-up probes (variant startup, shards 1.. ; shard 0 is the
+-- warm-up that compiles). No probe timed, no window: a job's start-up is as long as a
+-- million deals' search.
 CREATE VIEW redblack_cost_windows AS
-SELECT c.k, c.shard AS window, c.range_start, c.range_stop, c.deals, c.rounds, t.cpu_s,
-       t.cpu_s / c.deals AS cpu_s_per_deal,
+WITH startup AS (
+    SELECT experiment, avg(cpu_s) AS startup_cpu_s, count(*) AS probes
+    FROM shard_timings WHERE game = 'redblack' AND variant = 'startup' AND shard > 0
+    GROUP BY experiment
+)
+SELECT c.k, c.shard AS window, c.range_start, c.range_stop, c.deals, c.rounds,
+       t.cpu_s AS job_cpu_s, s.startup_cpu_s, s.probes,
+       t.cpu_s - s.startup_cpu_s AS cpu_s,
+       (t.cpu_s - s.startup_cpu_s) / c.deals AS cpu_s_per_deal,
        c.rounds / c.deals AS rounds_per_deal
 FROM redblack_counts c
 JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
                      AND t.variant = 'owner' AND t.shard = c.shard
+JOIN startup s ON s.experiment = c.experiment
 WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND c.deals > 0
   AND c.experiment = printf('exhaustive_k%02d_windows', c.k)
 ORDER BY c.k, c.shard;
@@ -79,7 +90,8 @@ WITH w AS (
            avg(cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(cpu_s_per_deal) AS sd_cpu_s_per_deal,
            min(cpu_s_per_deal) AS min_cpu_s_per_deal, median(cpu_s_per_deal) AS median_cpu_s_per_deal,
            max(cpu_s_per_deal) AS max_cpu_s_per_deal,
-           sum(rounds) / sum(deals) AS rounds_per_deal
+           sum(rounds) / sum(deals) AS rounds_per_deal,
+           any_value(startup_cpu_s) AS startup_cpu_s, any_value(probes) AS probes
     FROM redblack_cost_windows GROUP BY k HAVING count(*) >= 2
 )
 SELECT *, student_t95(windows - 1) AS t95,
@@ -96,7 +108,7 @@ FROM w ORDER BY k;
 --   windows: the mean CPU seconds per deal of the size's cost windows (redblack_window_cost),
 --     with its 95 % interval (core_hours_lo95, core_hours_hi95): the way a campaign runs;
 --   uniform sample / ranks searched, when there are no cost windows: CPU seconds per round
---     measured on the size's timed owner-rule shards (shard_timings) times rounds per deal,
+--     measured on the size's timed owner-rule campaign shards (shard_timings) times rounds per deal,
 --     measured on uniformly drawn deals of the size (an owner-rule sample experiment) when
 --     there is one, else on the ranks searched (a window of low ranks holds structured deals
 --     and can cost several times the average).
@@ -123,6 +135,8 @@ WITH r AS (
     JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
                          AND t.variant = 'owner' AND t.shard = c.shard
     WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND c.rounds > 0
+      -- campaign shards: a cost window's job time is mostly start-up (redblack_cost_windows)
+      AND c.experiment <> printf('exhaustive_k%02d_windows', c.k)
     GROUP BY c.k
     -- a rate from less than a CPU-second of timed work is noise (start-up dominates such a
     -- shard): no rate and no projection, rather than a wild one

@@ -12,6 +12,13 @@ A window is a real search: it writes the same tables as an exhaustive shard of t
 ranks (method ``exhaustive``, so its deals add to the size's coverage and any infinite
 deal it meets is a result), under its own experiment, ``exhaustive_kNN_windows``, whose
 shard i is the i-th window drawn.
+
+A job's timing line counts its start-up too (loading the compiled kernels: about 0.4
+CPU-s here, as much as a million deals' search), so each block also plans start-up
+probes (variant ``startup``), jobs that load and run the kernel on a few ranks and write
+no rows: probe 0 runs before every window (on a cold numba cache it compiles the kernels,
+so no window's time includes compiling), probes 1..STARTUP_PROBES after it measure a
+warm job's start-up, which the view subtracts from each window's time.
 """
 
 from __future__ import annotations
@@ -26,10 +33,14 @@ from ..core.rng import seed_derivation, shard_seed
 from ..kinds import DEFAULT_BACKEND
 from .rules import canonical_deals
 from .search_shards import EXHAUSTIVE_VARIANT, ExhaustiveSearch, block_sizes, exhaustive_experiment
+from .tables import SEARCH_TABLES, columns
 
 WINDOW_METHOD = "owner"  # the campaign's method: the cost measured is the cost of the owner rule
 WINDOW_VARIANT = EXHAUSTIVE_VARIANT[WINDOW_METHOD]
 DEFAULT_WINDOWS, DEFAULT_WINDOW = 32, 1_000_000
+STARTUP_VARIANT = "startup"
+STARTUP_PROBES = 3  # probes that measure a warm job's start-up (after the warm-up, probe 0)
+PROBE_DEALS = 100  # ranks a probe searches (from its block's first window): the kernel's path, no time
 
 
 def window_experiment(k: int) -> str:
@@ -92,9 +103,18 @@ class CostWindows(ExhaustiveSearch):
         specs: list[dict] = []
         for block in cost_window_blocks(section):
             k, window, root = block["k"], block["window"], block["seed"]
-            for i, start in enumerate(window_starts(k, block["windows"], window, root, self.game)):
-                specs.append(self.window_spec(k, i, start, start + window, root))
+            starts = window_starts(k, block["windows"], window, root, self.game)
+            specs += [self.probe_spec(k, p, starts[0]) for p in range(STARTUP_PROBES + 1)]
+            specs += [self.window_spec(k, i, start, start + window, root) for i, start in enumerate(starts)]
         return specs
+
+    def probe_spec(self, k: int, probe: int, start: int) -> dict:
+        """Start-up probe ``probe`` of size k's windows: 0 the warm-up, the others measure a job's start-up."""
+        return {
+            **self.spec(k, WINDOW_METHOD, probe, start, start + PROBE_DEALS),
+            "experiment": window_experiment(k),
+            "variant": STARTUP_VARIANT,
+        }
 
     def window_spec(self, k: int, i: int, start: int, stop: int, root: int) -> dict:
         experiment = window_experiment(k)
@@ -105,6 +125,29 @@ class CostWindows(ExhaustiveSearch):
             "seed": shard_seed(root, self.game, experiment, WINDOW_VARIANT, i),
             "seed_derivation": seed_derivation(root, self.game, experiment, WINDOW_VARIANT, i),
         }
+
+    @staticmethod
+    def is_probe(spec: Mapping[str, Any]) -> bool:
+        return spec["variant"] == STARTUP_VARIANT
+
+    def inputs(self, spec: Mapping[str, Any], plan: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict]]:
+        """Every window and measuring probe reads the warm-up's (empty) counts: it runs after the warm-up."""
+        if self.is_probe(spec) and spec["shard"] == 0:
+            return []
+        warm_up = (window_experiment(int(spec["k"])), STARTUP_VARIANT, 0)
+        return [
+            ("redblack_counts", dict(s))
+            for s in plan
+            if s["kind"] == self.name and (s["experiment"], s["variant"], s["shard"]) == warm_up
+        ]
+
+    def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
+        """A window: exactly an exhaustive shard of its ranks.  A probe: the same kernel on a few ranks, no rows."""
+        tables = super().run(spec, progress, inputs, backend)
+        return {t: columns(t, []) for t in SEARCH_TABLES} if self.is_probe(spec) else tables
+
+    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
+        return 0 if self.is_probe(spec) else super().expected_rows(spec, table)
 
     def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
         return 1
