@@ -67,7 +67,7 @@ WITH startup AS (
     FROM shard_timings WHERE game = 'redblack' AND variant = 'startup' AND shard > 0
     GROUP BY experiment
 )
-SELECT c.k, c.shard AS window, c.range_start, c.range_stop, c.deals, c.rounds,
+SELECT c.k, c.shard AS draw, c.range_start, c.range_stop, c.deals, c.rounds,
        t.cpu_s AS job_cpu_s, s.startup_cpu_s, s.probes,
        t.cpu_s - s.startup_cpu_s AS cpu_s,
        (t.cpu_s - s.startup_cpu_s) / c.deals AS cpu_s_per_deal,

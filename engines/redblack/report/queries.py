@@ -73,8 +73,8 @@ FROM redblack_window_cost ORDER BY k
 """
 
 COST_WINDOWS_SQL = """
-SELECT k, window, range_start, range_stop, deals, 1e9 * cpu_s_per_deal AS ns_per_deal, rounds_per_deal
-FROM redblack_cost_windows ORDER BY k, window
+SELECT k, draw, range_start, range_stop, deals, 1e9 * cpu_s_per_deal AS ns_per_deal, rounds_per_deal
+FROM redblack_cost_windows ORDER BY k, draw
 """
 
 # Every known infinite deal of one size, with its certificate and how it was found.
