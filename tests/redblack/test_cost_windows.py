@@ -11,12 +11,12 @@ import pytest
 from wfhelp import shards_warehouse
 
 from engines.core.errors import CardlabError
-from engines.registry import engine
-from engines.report.common import build_game
 from engines.redblack import search_range
 from engines.redblack.rules import canonical_deals
 from engines.redblack.search_shards import ExhaustiveSearch, search_tables
 from engines.redblack.window_shards import STARTUP_PROBES, STARTUP_VARIANT, window_experiment
+from engines.registry import engine
+from engines.report.common import build_game
 
 ENG = engine("redblack")
 FULL = {"cost_windows": {"k": 26, "windows": 32, "window": 1_000_000, "seed": 20260301}}
@@ -197,6 +197,6 @@ def test_the_report_states_the_cost_with_its_interval(built):
     assert f"**{hours:,.0f} core-hours** (95 % interval {lo:,.0f}–{hi:,.0f})" in section
     assert "less a warm job's start-up, 0.40 CPU-s (the mean of 3 probes)" in section
     (sample,) = con.execute("SELECT sample_core_hours_left FROM redblack_coverage WHERE k = 26").fetchone()
-    assert f"Cross-check, the sample method: the rest costs " in section
+    assert "Cross-check, the sample method: the rest costs " in section
     assert f"about {sample:,.0f} core-hours; the windows measure {hours / sample:,.2f} times that." in section
     assert "![CPU per deal of each cost window](redblack_cost_windows.png)" in md
