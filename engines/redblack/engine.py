@@ -75,4 +75,5 @@ class RedBlackEngine(Engine):
             "audit": [{"name": "published", "file": str(published)}],
             "basins": True,
             "experiments": [{"name": "sample26", "k": 26, "deals": 50, "shards": 2, "seed": 3}],
+            "cost_windows": {"k": 10, "windows": 2, "window": 100, "seed": 4},
         }

@@ -313,7 +313,8 @@ CREATE VIEW redblack_by_size AS
 WITH m AS (
     SELECT k,
            bool_or(method = 'exhaustive' AND complete = 'yes') AS complete,
-           sum(deals) FILTER (WHERE method = 'exhaustive') AS exhaustive_deals,
+           -- ranks searched, each once (a cost window inside a campaign's ranks is not two deals)
+           (SELECT ranks_searched FROM redblack_coverage c WHERE c.k = redblack_summary.k) AS exhaustive_deals,
            sum(deals) FILTER (WHERE method = 'sample') AS sampled_deals,
            max(longest_finite_rounds) AS longest_finite_rounds
     FROM redblack_summary GROUP BY k
@@ -359,6 +360,6 @@ SELECT (SELECT count(*) FROM redblack_infinite) AS infinite_canonical,
        (SELECT string_agg(CASE WHEN a = b THEN a::VARCHAR ELSE a || '..' || b END, ', ' ORDER BY a) FROM runs)
            AS complete_ranges,
        (SELECT coalesce(sum(canonical_deals), 0) FROM complete) AS complete_deals,
-       (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'exhaustive') AS exhaustive_deals,
+       (SELECT coalesce(sum(ranks_searched), 0) FROM redblack_coverage) AS exhaustive_deals,
        (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_deals,
        (SELECT coalesce(sum(infinite_hits), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_infinite;
