@@ -32,7 +32,7 @@ from ..core.errors import CardlabError
 from ..core.rng import seed_derivation, shard_seed
 from ..kinds import DEFAULT_BACKEND
 from .rules import canonical_deals
-from .search_shards import EXHAUSTIVE_VARIANT, ExhaustiveSearch, block_sizes, exhaustive_experiment
+from .search_shards import EXHAUSTIVE_VARIANT, ExhaustiveSearch, block_sizes, exhaustive_experiment, search_tables
 from .tables import SEARCH_TABLES, columns
 
 WINDOW_METHOD = "owner"  # the campaign's method: the cost measured is the cost of the owner rule
@@ -111,16 +111,20 @@ class CostWindows(ExhaustiveSearch):
     def probe_spec(self, k: int, probe: int, start: int) -> dict:
         """Start-up probe ``probe`` of size k's windows: 0 the warm-up, the others measure a job's start-up."""
         return {
-            **self.spec(k, WINDOW_METHOD, probe, start, start + PROBE_DEALS),
+            **self.spec(k, WINDOW_METHOD, probe, probe * PROBE_DEALS, (probe + 1) * PROBE_DEALS),
             "experiment": window_experiment(k),
             "variant": STARTUP_VARIANT,
+            "ranks": [start, start + PROBE_DEALS],
         }
 
     def window_spec(self, k: int, i: int, start: int, stop: int, root: int) -> dict:
         experiment = window_experiment(k)
+        # ``range`` places the window in its experiment (window i: [i * window, (i + 1) * window)),
+        # like a sample shard's; ``ranks`` are the ranks it searches
         return {
-            **self.spec(k, WINDOW_METHOD, i, start, stop),
+            **self.spec(k, WINDOW_METHOD, i, i * (stop - start), (i + 1) * (stop - start)),
             "experiment": experiment,
+            "ranks": [start, stop],
             "root_seed": root,
             "seed": shard_seed(root, self.game, experiment, WINDOW_VARIANT, i),
             "seed_derivation": seed_derivation(root, self.game, experiment, WINDOW_VARIANT, i),
@@ -143,8 +147,11 @@ class CostWindows(ExhaustiveSearch):
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """A window: exactly an exhaustive shard of its ranks.  A probe: the same kernel on a few ranks, no rows."""
-        tables = super().run(spec, progress, inputs, backend)
-        return {t: columns(t, []) for t in SEARCH_TABLES} if self.is_probe(spec) else tables
+        k, (r0, r1) = int(spec["k"]), spec["ranks"]
+        res = self.backends[backend](k, int(r0), int(r1), progress, method=spec["method"])
+        if self.is_probe(spec):
+            return {t: columns(t, []) for t in SEARCH_TABLES}
+        return search_tables(spec, res, "exhaustive", True, canonical_deals(k), r0, r1)
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
         return 0 if self.is_probe(spec) else super().expected_rows(spec, table)

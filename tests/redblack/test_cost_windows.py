@@ -34,11 +34,12 @@ def windows_of(section: dict) -> list[dict]:
 def test_the_plan_draws_distinct_aligned_windows_inside_the_ranks():
     windows = windows_of(FULL)
     assert [w["shard"] for w in windows] == list(range(32))
-    starts = sorted(w["range"][0] for w in windows)
+    starts = sorted(w["ranks"][0] for w in windows)
     assert len(set(starts)) == 32
     total = canonical_deals(26)
     for w in windows:
-        r0, r1 = w["range"]
+        r0, r1 = w["ranks"]
+        assert w["range"] == [w["shard"] * 1_000_000, (w["shard"] + 1) * 1_000_000]  # its place in the experiment
         assert r0 % 1_000_000 == 0 and r1 - r0 == 1_000_000 and 0 <= r0 and r1 <= total
         assert (w["experiment"], w["variant"], w["method"]) == ("exhaustive_k26_windows", "owner", "owner")
     assert all(b - a >= 1_000_000 for a, b in zip(starts, starts[1:]))  # never overlapping
@@ -49,7 +50,7 @@ def test_the_plan_draws_distinct_aligned_windows_inside_the_ranks():
 def test_the_plan_is_deterministic_from_the_seed_and_a_longer_one_extends_it():
     assert windows_of(FULL) == windows_of(FULL)
     other = {"cost_windows": {**FULL["cost_windows"], "seed": 1}}
-    assert {w["range"][0] for w in windows_of(other)}.isdisjoint({w["range"][0] for w in windows_of(FULL)})
+    assert {w["ranks"][0] for w in windows_of(other)}.isdisjoint({w["ranks"][0] for w in windows_of(FULL)})
     fewer = {"cost_windows": {**FULL["cost_windows"], "windows": 8}}
     assert windows_of(fewer) == windows_of(FULL)[:8]
 
@@ -59,7 +60,7 @@ def test_windows_that_cannot_fit_are_refused_and_small_sizes_fill_without_overla
         ENG.plan({"cost_windows": {"k": 4, "windows": 2, "window": 100, "seed": 1}})
     # k = 7: 1,716 canonical deals, 17 slots of 100: every slot drawn once, none twice
     windows = windows_of({"cost_windows": {"k": 7, "windows": 17, "window": 100, "seed": 3}})
-    assert sorted(w["range"][0] for w in windows) == list(range(0, 1700, 100))
+    assert sorted(w["ranks"][0] for w in windows) == list(range(0, 1700, 100))
 
 
 def test_probes_run_first_and_windows_wait_for_the_warm_up():
@@ -80,14 +81,16 @@ def test_a_window_is_the_same_ranks_searched_directly():
     section = {"cost_windows": {"k": 12, "windows": 3, "window": 5000, "seed": 7}}
     plan = ENG.plan(section)
     for spec in windows_of(section):
-        r0, r1 = spec["range"]
+        r0, r1 = spec["ranks"]
         got = ENG.run_shard(spec, None, [])
         direct = search_tables(
             spec, search_range(12, r0, r1, method="owner"), "exhaustive", True, canonical_deals(12), r0, r1
         )
         assert plain(got) == plain(direct)
         # and the campaign's own kind on the same ranks writes the same rows but for the names
-        campaign = ExhaustiveSearch.run(ENG.kind_of(spec), {**spec, "experiment": "exhaustive_k12"}, None, [], "scalar")
+        campaign = ExhaustiveSearch.run(
+            ENG.kind_of(spec), {**spec, "experiment": "exhaustive_k12", "range": spec["ranks"]}, None, [], "scalar"
+        )
         assert plain(got, ("experiment",)) == plain(campaign, ("experiment",))
         assert got["redblack_counts"]["deals"] == [r1 - r0]
     probe = next(s for s in plan if s["variant"] == STARTUP_VARIANT)
