@@ -15,10 +15,11 @@ from .audit import audit, list_digest, read_deal_list
 from .basins import basin
 from .rules import BASIN_MAX_STATES
 from .search_shards import BASIN_EXPERIMENT, ExhaustiveSearch, SampleSearch
-from .tables import AUDIT_TABLES, BASIN_TABLES, TABLES
+from .tables import AUDIT_TABLES, BASIN_TABLES, columns
+from .window_shards import CostWindows
 
 BASIN_VARIANT = "all"
-SEARCH_KINDS = (ExhaustiveSearch.name, SampleSearch.name)
+SEARCH_KINDS = (ExhaustiveSearch.name, SampleSearch.name, CostWindows.name)  # what a basin job reads
 FOLLOW_UP_RESOURCES = Resources(mem_mb=4000)
 
 
@@ -59,10 +60,6 @@ def basin_rows(experiment: str, cycle_id: str, limit: int) -> tuple[dict, list[d
         for p1, p2, d in bas.deals
     ]
     return row, deals
-
-
-def columns(table: str, rows: Sequence[Mapping[str, Any]]) -> dict[str, list]:
-    return {c: [r[c] for r in rows] for c in TABLES[table].names}
 
 
 class Basin(ShardKind):

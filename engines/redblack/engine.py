@@ -1,7 +1,9 @@
-"""The RedBlack engine: exhaustive rank-range shards, seeded sample shards, audits of lists, then one basin job.
+"""The RedBlack engine: exhaustive rank-range shards, seeded sample shards, cost windows, audits of lists,
+then one basin job.
 
-The shard kinds live beside it: ``search_shards.py`` (exhaustive, sample) and
-``basin_shards.py`` (basin, audit); their tables in ``tables.py``.
+The shard kinds live beside it: ``search_shards.py`` (exhaustive, sample),
+``window_shards.py`` (cost windows) and ``basin_shards.py`` (basin, audit); their
+tables in ``tables.py``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from ..interface import Engine, ReportFile
 from .basin_shards import Audit, Basin
 from .search_shards import SEARCH_RESULT_VERSION, ExhaustiveSearch, SampleSearch
 from .tables import TABLES
+from .window_shards import CostWindows
 
 __all__ = ["SEARCH_RESULT_VERSION", "TABLES", "RedBlackEngine"]
 
@@ -23,7 +26,7 @@ class RedBlackEngine(Engine):
     work_unit = "deals"
     tables = TABLES
     # planning order: the basin job reads the search shards planned before it
-    kinds = (ExhaustiveSearch(), SampleSearch(), Audit(), Basin())
+    kinds = (ExhaustiveSearch(), SampleSearch(), CostWindows(), Audit(), Basin())
     sharded_field = "deals"
     report_files = (
         ReportFile("infinite_games.md"),
@@ -31,6 +34,7 @@ class RedBlackEngine(Engine):
         ReportFile("redblack_cycles.csv", "redblack_cycles"),
         ReportFile("redblack_infinite_share.png", "redblack_infinite_share"),
         ReportFile("redblack_lengths.png", "redblack_lengths"),
+        ReportFile("redblack_cost_windows.png", "redblack_cost_windows"),
     )
     figure_basis = {
         "redblack_infinite_share": (
@@ -39,6 +43,10 @@ class RedBlackEngine(Engine):
             "{0:,} deals searched exhaustively and {1:,} sampled",
         ),
         "redblack_lengths": ("SELECT coalesce(sum(deals), 0) FROM redblack_lengths", "{0:,} finite deals"),
+        "redblack_cost_windows": (
+            "SELECT count(*), coalesce(sum(deals), 0) FROM redblack_cost_windows",
+            "{0:,} timed cost windows, {1:,} deals",
+        ),
     }
 
     def reference_checks(self, n: int):
@@ -67,4 +75,5 @@ class RedBlackEngine(Engine):
             "audit": [{"name": "published", "file": str(published)}],
             "basins": True,
             "experiments": [{"name": "sample26", "k": 26, "deals": 50, "shards": 2, "seed": 3}],
+            "cost_windows": {"k": 10, "windows": 2, "window": 100, "seed": 4},
         }

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import pyarrow as pa
 
 # The columns that name a search shard, first in each of its tables. ``method``: exhaustive or
@@ -101,3 +104,8 @@ TABLES: dict[str, pa.Schema] = {
 SEARCH_TABLES = ("redblack_counts", "redblack_hist", "redblack_found")
 BASIN_TABLES = ("redblack_basins", "redblack_basin_deals")
 AUDIT_TABLES = ("redblack_audit",)
+
+
+def columns(table: str, rows: Sequence[Mapping[str, Any]]) -> dict[str, list]:
+    """A table's columns from rows keyed by column name (no rows: the table's columns, empty)."""
+    return {c: [r[c] for r in rows] for c in TABLES[table].names}

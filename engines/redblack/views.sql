@@ -40,13 +40,79 @@ WHERE length(p1) = length(p2)
 GROUP BY k, p1, p2
 ORDER BY k, p1, p2;
 
+-- The two-sided 95 % quantile of Student's t with df degrees of freedom: tabulated to df = 30,
+-- then the Cornish-Fisher expansion in 1/df (Abramowitz & Stegun 26.7.5; error below 1e-5 there).
+CREATE MACRO student_t95(df) AS
+    CASE WHEN df <= 30 THEN
+        [12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+         2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+         2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423][df]
+    ELSE 1.959963984540054
+        + (1.959963984540054 ^ 3 + 1.959963984540054) / (4 * df)
+        + (5 * 1.959963984540054 ^ 5 + 16 * 1.959963984540054 ^ 3 + 3 * 1.959963984540054) / (96 * df ^ 2)
+        + (3 * 1.959963984540054 ^ 7 + 19 * 1.959963984540054 ^ 5 + 17 * 1.959963984540054 ^ 3
+           - 15 * 1.959963984540054) / (384 * df ^ 3)
+    END;
+
+-- One row per timed cost window (engines/redblack/window_shards.py): a window of consecutive
+-- ranks at a uniformly drawn position (experiment exhaustive_kNN_windows, shard = the window's
+-- draw), searched exhaustively with the owner rule like a campaign shard, and the CPU seconds
+-- its search took: its job's (shard_timings, from the job log) less a warm job's start-up,
+-- the mean of the size's start-up probes (variant startup, shards 1.. ; shard 0 is the
+-- warm-up that compiles). No probe timed, no window: a job's start-up is as long as a
+-- million deals' search.
+CREATE VIEW redblack_cost_windows AS
+WITH startup AS (
+    SELECT experiment, avg(cpu_s) AS startup_cpu_s, count(*) AS probes
+    FROM shard_timings WHERE game = 'redblack' AND variant = 'startup' AND shard > 0
+    GROUP BY experiment
+)
+SELECT c.k, c.shard AS draw, c.range_start, c.range_stop, c.deals, c.rounds,
+       t.cpu_s AS job_cpu_s, s.startup_cpu_s, s.probes,
+       t.cpu_s - s.startup_cpu_s AS cpu_s,
+       (t.cpu_s - s.startup_cpu_s) / c.deals AS cpu_s_per_deal,
+       c.rounds / c.deals AS rounds_per_deal
+FROM redblack_counts c
+JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
+                     AND t.variant = 'owner' AND t.shard = c.shard
+JOIN startup s ON s.experiment = c.experiment
+WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND c.deals > 0
+  AND c.experiment = printf('exhaustive_k%02d_windows', c.k)
+ORDER BY c.k, c.shard;
+
+-- Per size k with at least two timed cost windows: the CPU seconds per deal of a campaign
+-- shard, as the mean over windows with its 95 % interval (mean ± t·s/√n, Student's t with
+-- n - 1 degrees of freedom: the windows are independent uniform draws of a window's place),
+-- and the spread between windows (min, median, max), rounds per deal over the windows.
+CREATE VIEW redblack_window_cost AS
+WITH w AS (
+    SELECT k, count(*) AS windows, min(deals) AS window_deals, sum(deals) AS deals, sum(cpu_s) AS cpu_s,
+           avg(cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(cpu_s_per_deal) AS sd_cpu_s_per_deal,
+           min(cpu_s_per_deal) AS min_cpu_s_per_deal, median(cpu_s_per_deal) AS median_cpu_s_per_deal,
+           max(cpu_s_per_deal) AS max_cpu_s_per_deal,
+           sum(rounds) / sum(deals) AS rounds_per_deal,
+           any_value(startup_cpu_s) AS startup_cpu_s, any_value(probes) AS probes
+    FROM redblack_cost_windows GROUP BY k HAVING count(*) >= 2
+)
+SELECT *, student_t95(windows - 1) AS t95,
+       -- a mean of positive costs: an interval reaching below zero says only that it is not below zero
+       greatest(0, cpu_s_per_deal - student_t95(windows - 1) * sd_cpu_s_per_deal / sqrt(windows))
+           AS lo95_cpu_s_per_deal,
+       cpu_s_per_deal + student_t95(windows - 1) * sd_cpu_s_per_deal / sqrt(windows) AS hi95_cpu_s_per_deal
+FROM w ORDER BY k;
+
 -- Exhaustive coverage per size k: the canonical deals whose rank has been searched (any
--- method, overlapping shards counted once), the prefix [0, prefix_done) searched without
--- a gap, whether the size is complete, and what the rest costs with the owner rule:
--- CPU seconds per round measured on the size's timed owner-rule shards (shard_timings,
--- from the job logs) times rounds per deal, measured on uniformly drawn deals of the size
--- (an owner-rule sample experiment) when there is one, else on the ranks searched (a
--- window of low ranks holds structured deals and can cost several times the average).
+-- method, overlapping shards and scattered windows counted once), the prefix [0, prefix_done)
+-- searched without a gap, whether the size is complete, and what the rest costs with the
+-- owner rule (core_hours_left, from cost_from):
+--   windows: the mean CPU seconds per deal of the size's cost windows (redblack_window_cost),
+--     with its 95 % interval (core_hours_lo95, core_hours_hi95): the way a campaign runs;
+--   uniform sample / ranks searched, when there are no cost windows: CPU seconds per round
+--     measured on the size's timed owner-rule campaign shards (shard_timings) times rounds per deal,
+--     measured on uniformly drawn deals of the size (an owner-rule sample experiment) when
+--     there is one, else on the ranks searched (a window of low ranks holds structured deals
+--     and can cost several times the average).
+-- sample_core_hours_left is always the second figure: a cross-check of the windows.
 -- What a partial search proves: every cycle whose smallest basin deal has a rank below
 -- prefix_done has been found.
 CREATE VIEW redblack_coverage AS
@@ -69,6 +135,8 @@ WITH r AS (
     JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
                          AND t.variant = 'owner' AND t.shard = c.shard
     WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND c.rounds > 0
+      -- campaign shards: a cost window's job time is mostly start-up (redblack_cost_windows)
+      AND c.experiment <> printf('exhaustive_k%02d_windows', c.k)
     GROUP BY c.k
     -- a rate from less than a CPU-second of timed work is noise (start-up dominates such a
     -- shard): no rate and no projection, rather than a wild one
@@ -81,20 +149,31 @@ WITH r AS (
     SELECT k, any_value(space) AS canonical_deals, sum(e - s) AS ranks_searched,
            coalesce(max(e) FILTER (WHERE s = 0), 0) AS prefix_done
     FROM islands GROUP BY k
+), cost AS (
+    SELECT cov.*, cov.canonical_deals - cov.ranks_searched AS deals_left,
+           timed.cpu_s_per_round,
+           coalesce(uniform.rounds_per_deal, timed.searched_rounds_per_deal) AS rounds_per_deal,
+           CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN 'uniform sample'
+                WHEN timed.searched_rounds_per_deal IS NOT NULL THEN 'ranks searched' END AS rounds_per_deal_from,
+           CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN uniform.sampled_deals END AS rounds_per_deal_sample,
+           w.cpu_s_per_deal AS window_cpu_s_per_deal, w.lo95_cpu_s_per_deal, w.hi95_cpu_s_per_deal
+    FROM cov LEFT JOIN timed USING (k) LEFT JOIN uniform USING (k) LEFT JOIN redblack_window_cost w USING (k)
+), sampled AS (
+    SELECT *, deals_left * rounds_per_deal * cpu_s_per_round / 3600 AS sample_core_hours_left FROM cost
 )
-SELECT cov.k, 2 * cov.k AS cards, cov.canonical_deals, cov.ranks_searched, cov.prefix_done,
-       cov.ranks_searched / cov.canonical_deals AS share_searched,
-       cov.ranks_searched = cov.canonical_deals AS complete,
-       timed.cpu_s_per_round,
-       coalesce(uniform.rounds_per_deal, timed.searched_rounds_per_deal) AS rounds_per_deal,
-       CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN 'uniform sample'
-            WHEN timed.searched_rounds_per_deal IS NOT NULL THEN 'ranks searched' END AS rounds_per_deal_from,
-       CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN uniform.sampled_deals END AS rounds_per_deal_sample,
-       (cov.canonical_deals - cov.ranks_searched)
-           * coalesce(uniform.rounds_per_deal, timed.searched_rounds_per_deal) * timed.cpu_s_per_round / 3600
-           AS core_hours_left
-FROM cov LEFT JOIN timed USING (k) LEFT JOIN uniform USING (k)
-ORDER BY cov.k;
+SELECT k, 2 * k AS cards, canonical_deals, ranks_searched, prefix_done, deals_left,
+       ranks_searched / canonical_deals AS share_searched,
+       ranks_searched = canonical_deals AS complete,
+       cpu_s_per_round, rounds_per_deal, rounds_per_deal_from, rounds_per_deal_sample,
+       window_cpu_s_per_deal AS cpu_s_per_deal,
+       coalesce(deals_left * window_cpu_s_per_deal / 3600, sample_core_hours_left) AS core_hours_left,
+       deals_left * lo95_cpu_s_per_deal / 3600 AS core_hours_lo95,
+       deals_left * hi95_cpu_s_per_deal / 3600 AS core_hours_hi95,
+       CASE WHEN window_cpu_s_per_deal IS NOT NULL THEN 'windows'
+            WHEN sample_core_hours_left IS NOT NULL THEN rounds_per_deal_from END AS cost_from,
+       sample_core_hours_left
+FROM sampled
+ORDER BY k;
 
 -- Per size k and method: deals searched, whether the list is complete, infinite deals
 -- (owner-rule samples, which only measure cost, are left out)
@@ -234,7 +313,8 @@ CREATE VIEW redblack_by_size AS
 WITH m AS (
     SELECT k,
            bool_or(method = 'exhaustive' AND complete = 'yes') AS complete,
-           sum(deals) FILTER (WHERE method = 'exhaustive') AS exhaustive_deals,
+           -- ranks searched, each once (a cost window inside a campaign's ranks is not two deals)
+           (SELECT ranks_searched FROM redblack_coverage c WHERE c.k = redblack_summary.k) AS exhaustive_deals,
            sum(deals) FILTER (WHERE method = 'sample') AS sampled_deals,
            max(longest_finite_rounds) AS longest_finite_rounds
     FROM redblack_summary GROUP BY k
@@ -280,6 +360,6 @@ SELECT (SELECT count(*) FROM redblack_infinite) AS infinite_canonical,
        (SELECT string_agg(CASE WHEN a = b THEN a::VARCHAR ELSE a || '..' || b END, ', ' ORDER BY a) FROM runs)
            AS complete_ranges,
        (SELECT coalesce(sum(canonical_deals), 0) FROM complete) AS complete_deals,
-       (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'exhaustive') AS exhaustive_deals,
+       (SELECT coalesce(sum(ranks_searched), 0) FROM redblack_coverage) AS exhaustive_deals,
        (SELECT coalesce(sum(deals), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_deals,
        (SELECT coalesce(sum(infinite_hits), 0) FROM redblack_summary WHERE method = 'sample') AS sampled_infinite;

@@ -117,3 +117,33 @@ def lengths_figure(rows: list[dict], stats: list[dict], path: Path) -> Path:
     ax2.grid(alpha=0.3)
     ax2.legend(fontsize=8)
     return save_figure(fig, path)
+
+
+def cost_windows_figure(windows: list[dict], costs: list[dict], path: Path) -> Path:
+    """CPU per deal of each cost window against its place in the ranks, with each size's mean and
+    95 % interval (a band): how much the cost of a campaign shard varies along the ranks."""
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4))
+    colours = plt.get_cmap("tab10").colors
+    for i, c in enumerate(costs):
+        colour = colours[i % len(colours)]
+        mine = [w for w in windows if w["k"] == c["k"]]
+        ax.plot(
+            [w["range_start"] for w in mine],
+            [w["ns_per_deal"] for w in mine],
+            "o",
+            color=colour,
+            label=f"k = {c['k']}: {c['windows']:,} windows of {c['window_deals']:,} ranks",
+        )
+        ax.axhline(c["ns_per_deal"], color=colour, lw=1, label=f"k = {c['k']}: mean {c['ns_per_deal']:,.0f} ns")
+        ax.axhspan(c["lo95_ns_per_deal"], c["hi95_ns_per_deal"], color=colour, alpha=0.15, label="95 % interval")
+    if not costs:
+        ax.text(0.5, 0.5, "no timed cost windows", ha="center", va="center", transform=ax.transAxes)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("first rank of the window")
+    ax.set_ylabel("ns of CPU per deal")
+    ax.set_title("RedBlack: cost of a window of ranks (owner rule, one core)")
+    ax.grid(alpha=0.3)
+    if costs:
+        ax.legend(fontsize=8)
+    return save_figure(fig, path)

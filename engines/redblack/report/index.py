@@ -60,11 +60,18 @@ def full_deck_answer(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> li
         )
         if cov["core_hours_left"] is not None:
             text += (
-                f"; finishing the proof needs about {cov['core_hours_left']:,.0f} core-hours at the measured rate "
-                f"({cov['core_hours_left'] / CLUSTER_CORES:,.1f} hours on {CLUSTER_CORES:,} cores)"
+                f"; finishing the proof needs about {cov['core_hours_left']:,.0f} core-hours at the measured rate"
+                f"{interval_text(cov)} ({cov['core_hours_left'] / CLUSTER_CORES:,.1f} hours on {CLUSTER_CORES:,} cores)"
             )
         text += "."
     return [text]
+
+
+def interval_text(cov: dict) -> str:
+    """`` (95 % interval L–H, from cost windows)`` when the cost comes from cost windows, else nothing."""
+    if cov["cost_from"] != "windows":
+        return ""
+    return f" (95 % interval {cov['core_hours_lo95']:,.0f}–{cov['core_hours_hi95']:,.0f}, from cost windows)"
 
 
 def audit_answer(rows: list[dict]) -> list[str]:

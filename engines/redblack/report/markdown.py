@@ -11,10 +11,11 @@ from ...core.stats import wilson_upper
 from ...core.store import write_text
 from ...report.common import markdown_table, write_csv
 from . import queries as q
-from .figures import lengths_figure, share_figure
+from .figures import cost_windows_figure, lengths_figure, share_figure
 
 MD, CSV, CYCLES_CSV = "infinite_games.md", "infinite_games.csv", "redblack_cycles.csv"
 SHARE_PNG, LENGTHS_PNG = "redblack_infinite_share.png", "redblack_lengths.png"
+COST_PNG = "redblack_cost_windows.png"
 
 CLUSTER_CORES = 1000  # the size of cluster a projection is also given for
 
@@ -33,7 +34,8 @@ AUDIT_COLUMNS = ("list", "k", "listed", "confirmed infinite", "listed but finite
 AUDIT_COLUMNS += ("exhaustive search complete",)
 
 COVERAGE_COLUMNS = ("k", "cards", "canonical deals", "searched", "share", "prefix done", "complete")
-COVERAGE_COLUMNS += ("ns per round", "rounds per deal", "core-hours left")
+COVERAGE_COLUMNS += ("ns per round", "rounds per deal", "ns per deal (windows)", "core-hours left")
+COVERAGE_COLUMNS += ("95 % low", "95 % high", "cost from", "core-hours left (sample method)")
 
 CYCLES_TEXT = (
     "{known}. Cycle ids are the cycle's least state modulo colour swap, `LEADER/OTHER`; the period "
@@ -52,6 +54,7 @@ def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
         write_csv(outdir / CYCLES_CSV, *cycles),
         share_figure(q.shares(con), outdir / SHARE_PNG),
         lengths_figure(q.lengths(con), q.length_stats(con), outdir / LENGTHS_PNG),
+        cost_windows_figure(q.cost_windows(con), q.window_costs(con), outdir / COST_PNG),
     ]
 
 
@@ -69,6 +72,7 @@ def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple
     out += ["## Summary by method", "", markdown_table(*q.table(con, q.SUMMARY_SQL))]
     out += ["## Figures", "", f"![Share of infinite deals by k]({SHARE_PNG})", ""]
     out += [f"![Game length distribution by k]({LENGTHS_PNG})", ""]
+    out += [f"![CPU per deal of each cost window]({COST_PNG})", ""]
     return "\n".join(out)
 
 
@@ -175,7 +179,7 @@ def full_deck_section(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> l
         out += ["No infinite full-deck deal is known to this warehouse.", ""]
     c = q.coverage_of(con, k)
     if c:
-        out += [coverage_text(c), ""]
+        out += [coverage_text(c, q.window_cost(con, k)), ""]
     for s in q.sample_bounds(con, k):
         up = wilson_upper(int(s["infinite"]), int(s["deals"]))
         out += [
@@ -191,22 +195,54 @@ def deal_row(d: dict) -> tuple:
     return (d["p1"], d["p2"], d["cycle_id"], d["period"], d["rounds_before_cycle"], FOUND_BY_SHORT[d["found_by"]])
 
 
-def coverage_text(c: dict) -> str:
+def coverage_text(c: dict, w: dict) -> str:
     """A partial exhaustive search: what it covered, what it proves, what the rest costs."""
     text = (
         f"Exhaustive search: {value(c['ranks_searched'])} of {value(c['canonical_deals'])} canonical deals "
         f"searched ({small_pct(c['share_searched'])}); ranks [0, {value(c['prefix_done'])}) without a gap, so "
         "every cycle whose smallest basin deal has a rank below that has been found; nothing more is claimed."
     )
-    if c["core_hours_left"] is not None:
-        hours = c["core_hours_left"]
-        text += (
-            f" With the owner rule the rest costs {c['rounds_per_deal']:,.1f} rounds per deal (measured on "
-            f"{rounds_basis(c)}) at {1e9 * c['cpu_s_per_round']:,.1f} ns of CPU per round (measured on "
-            f"this size's timed shards): about {hours:,.0f} core-hours, {hours / CLUSTER_CORES:,.1f} hours on a "
-            f"{CLUSTER_CORES:,}-core cluster through the SLURM profile (docs/scaling.md)."
-        )
-    return text
+    if c["cost_from"] == "windows":
+        return text + "\n\n" + window_cost_text(c, w) + sample_cost_text(c, " Cross-check, the sample method: ")
+    return text + sample_cost_text(c, " With the owner rule ")
+
+
+def window_cost_text(c: dict, w: dict) -> str:
+    """The cost to finish a size from its cost windows: per deal with its interval, the spread, the total."""
+    hours = c["core_hours_left"]
+    return (
+        f"**Cost to finish**, measured the way the campaign runs: {plural(w['windows'], 'window')} of "
+        f"{value(w['window_deals'])} consecutive ranks at uniformly drawn positions, each searched exhaustively "
+        f"with the owner rule like a campaign shard, took {w['ns_per_deal']:,.0f} ns of CPU per deal on average "
+        f"(95 % interval {w['lo95_ns_per_deal']:,.0f}–{w['hi95_ns_per_deal']:,.0f} ns: mean ± t·s/√n over the "
+        f"windows, Student's t = {w['t95']:.3f} with {w['windows'] - 1:,} degrees of freedom; each window's job "
+        f"time less a warm job's start-up, {w['startup_cpu_s']:.2f} CPU-s, the mean of "
+        f"{plural(w['probes'], 'probe')}). Between windows: "
+        f"min {w['min_ns_per_deal']:,.0f}, median {w['median_ns_per_deal']:,.0f}, max "
+        f"{w['max_ns_per_deal']:,.0f} ns per deal ({w['rounds_per_deal']:,.1f} rounds per deal over the windows; "
+        f"figure `{COST_PNG}`). For the {value(c['deals_left'])} deals left that is about **{hours:,.0f} "
+        f"core-hours** (95 % interval {c['core_hours_lo95']:,.0f}–{c['core_hours_hi95']:,.0f}), "
+        f"{hours / CLUSTER_CORES:,.1f} hours on a {CLUSTER_CORES:,}-core cluster through the SLURM profile "
+        "(docs/scaling.md), on the machine that timed the windows."
+    )
+
+
+def sample_cost_text(c: dict, lead: str) -> str:
+    """The cost from rounds per deal × CPU per round (the sample method), led in by ``lead``; empty without it."""
+    hours = c["sample_core_hours_left"]
+    if hours is None:
+        return ""
+    text = (
+        f"{lead}the rest costs {c['rounds_per_deal']:,.1f} rounds per deal (measured on "
+        f"{rounds_basis(c)}) at {1e9 * c['cpu_s_per_round']:,.1f} ns of CPU per round (measured on "
+        f"this size's timed shards): about {hours:,.0f} core-hours"
+    )
+    if c["cost_from"] == "windows":
+        return text + f"; the windows measure {c['core_hours_left'] / hours:,.2f} times that."
+    return text + (
+        f", {hours / CLUSTER_CORES:,.1f} hours on a {CLUSTER_CORES:,}-core cluster through the SLURM profile "
+        "(docs/scaling.md)."
+    )
 
 
 def rounds_basis(c: dict) -> str:
@@ -239,8 +275,10 @@ def coverage_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         "## Exhaustive coverage",
         "",
         "Canonical deals searched per size (overlapping shards counted once); `prefix_done`: ranks "
-        "[0, prefix_done) searched without a gap; the cost of the rest: CPU per round from the owner-rule shards' "
-        "timed logs, rounds per deal from uniformly drawn deals when an owner-rule sample exists.",
+        "[0, prefix_done) searched without a gap; the cost of the rest (`cost from`): `windows`, the mean CPU per "
+        "deal of the size's cost windows with its 95 % interval; else the sample method, CPU per round from the "
+        "owner-rule shards' timed logs times rounds per deal from uniformly drawn deals when an owner-rule sample "
+        "exists (shown beside the windows as a cross-check).",
         "",
         markdown_table(COVERAGE_COLUMNS, rows),
     ]

@@ -57,8 +57,24 @@ GROUP BY ALL ORDER BY method, k
 
 COVERAGE_SQL = """
 SELECT k, cards, canonical_deals, ranks_searched, share_searched, prefix_done, complete,
-       1e9 * cpu_s_per_round AS ns_per_round, rounds_per_deal, core_hours_left
+       1e9 * cpu_s_per_round AS ns_per_round, rounds_per_deal, 1e9 * cpu_s_per_deal AS ns_per_deal,
+       core_hours_left, core_hours_lo95, core_hours_hi95, cost_from, sample_core_hours_left
 FROM redblack_coverage ORDER BY k
+"""
+
+# A size's cost windows, summed up (views.sql redblack_window_cost): ns of CPU per deal, its
+# 95 % interval and the spread between windows; and the windows one by one, for the figure.
+WINDOW_COST_SQL = """
+SELECT k, windows, window_deals, deals, cpu_s, t95, rounds_per_deal, startup_cpu_s, probes,
+       1e9 * cpu_s_per_deal AS ns_per_deal, 1e9 * lo95_cpu_s_per_deal AS lo95_ns_per_deal,
+       1e9 * hi95_cpu_s_per_deal AS hi95_ns_per_deal, 1e9 * min_cpu_s_per_deal AS min_ns_per_deal,
+       1e9 * median_cpu_s_per_deal AS median_ns_per_deal, 1e9 * max_cpu_s_per_deal AS max_ns_per_deal
+FROM redblack_window_cost ORDER BY k
+"""
+
+COST_WINDOWS_SQL = """
+SELECT k, draw, range_start, range_stop, deals, 1e9 * cpu_s_per_deal AS ns_per_deal, rounds_per_deal
+FROM redblack_cost_windows ORDER BY k, draw
 """
 
 # Every known infinite deal of one size, with its certificate and how it was found.
@@ -119,6 +135,19 @@ def full_deck_deals(con: Con, k: int = FULL_DECK) -> list[dict]:
 
 def coverage_of(con: Con, k: int) -> dict:
     return one(con, COVERAGE_OF_SQL, [k])
+
+
+def window_costs(con: Con) -> list[dict]:
+    return records(con, WINDOW_COST_SQL)
+
+
+def window_cost(con: Con, k: int) -> dict:
+    """One size's row of :func:`window_costs`; empty without two timed cost windows."""
+    return next((r for r in window_costs(con) if r["k"] == k), {})
+
+
+def cost_windows(con: Con) -> list[dict]:
+    return records(con, COST_WINDOWS_SQL)
 
 
 def sample_bounds(con: Con, k: int) -> list[dict]:

@@ -1,0 +1,205 @@
+"""Cost windows: the plan (seeded uniform windows), a window equals the same ranks searched directly,
+the warehouse's interval over windows on timings with known answers, and the report's text."""
+
+from __future__ import annotations
+
+import math
+
+import duckdb
+import numpy as np
+import pytest
+from wfhelp import shards_warehouse
+
+from engines.core.errors import CardlabError
+from engines.redblack import search_range
+from engines.redblack.rules import canonical_deals
+from engines.redblack.search_shards import ExhaustiveSearch, search_tables
+from engines.redblack.window_shards import STARTUP_PROBES, STARTUP_VARIANT, window_experiment
+from engines.registry import engine
+from engines.report.common import build_game
+
+ENG = engine("redblack")
+FULL = {"cost_windows": {"k": 26, "windows": 32, "window": 1_000_000, "seed": 20260301}}
+
+
+def plain(tables: dict[str, dict], leave_out: tuple[str, ...] = ()) -> dict:
+    """Tables as plain lists (numpy columns compare element by element), some columns left out."""
+    return {t: {c: np.asarray(v).tolist() for c, v in cols.items() if c not in leave_out} for t, cols in tables.items()}
+
+
+def windows_of(section: dict) -> list[dict]:
+    return [s for s in ENG.plan(section) if s["kind"] == "cost_window" and s["variant"] != STARTUP_VARIANT]
+
+
+def test_the_plan_draws_distinct_aligned_windows_inside_the_ranks():
+    windows = windows_of(FULL)
+    assert [w["shard"] for w in windows] == list(range(32))
+    starts = sorted(w["ranks"][0] for w in windows)
+    assert len(set(starts)) == 32
+    total = canonical_deals(26)
+    for w in windows:
+        r0, r1 = w["ranks"]
+        assert w["range"] == [w["shard"] * 1_000_000, (w["shard"] + 1) * 1_000_000]  # its place in the experiment
+        assert r0 % 1_000_000 == 0 and r1 - r0 == 1_000_000 and 0 <= r0 and r1 <= total
+        assert (w["experiment"], w["variant"], w["method"]) == ("exhaustive_k26_windows", "owner", "owner")
+    assert all(b - a >= 1_000_000 for a, b in zip(starts, starts[1:]))  # never overlapping
+    # spread over the whole range, not bunched at one end (32 uniform draws)
+    assert starts[0] < total / 4 and starts[-1] > 3 * total / 4
+
+
+def test_the_plan_is_deterministic_from_the_seed_and_a_longer_one_extends_it():
+    assert windows_of(FULL) == windows_of(FULL)
+    other = {"cost_windows": {**FULL["cost_windows"], "seed": 1}}
+    assert {w["ranks"][0] for w in windows_of(other)}.isdisjoint({w["ranks"][0] for w in windows_of(FULL)})
+    fewer = {"cost_windows": {**FULL["cost_windows"], "windows": 8}}
+    assert windows_of(fewer) == windows_of(FULL)[:8]
+
+
+def test_windows_that_cannot_fit_are_refused_and_small_sizes_fill_without_overlap():
+    with pytest.raises(CardlabError, match="do not fit"):
+        ENG.plan({"cost_windows": {"k": 4, "windows": 2, "window": 100, "seed": 1}})
+    # k = 7: 1,716 canonical deals, 17 slots of 100: every slot drawn once, none twice
+    windows = windows_of({"cost_windows": {"k": 7, "windows": 17, "window": 100, "seed": 3}})
+    assert sorted(w["ranks"][0] for w in windows) == list(range(0, 1700, 100))
+
+
+def test_probes_run_first_and_windows_wait_for_the_warm_up():
+    plan = ENG.plan({"cost_windows": {"k": 12, "windows": 3, "window": 1000, "seed": 2}})
+    probes = [s for s in plan if s["variant"] == STARTUP_VARIANT]
+    assert [p["shard"] for p in probes] == list(range(STARTUP_PROBES + 1))
+    assert ENG.shard_inputs(probes[0], plan) == []
+    for s in plan[1:]:
+        if s["kind"] == "basin":  # the basin job reads every search shard, windows and probes too
+            assert ("redblack_found", probes[0]) in ENG.shard_inputs(s, plan)
+            continue
+        ((table, warm_up),) = ENG.shard_inputs(s, plan)
+        assert table == "redblack_counts" and warm_up == probes[0]
+    assert ENG.shard_threads({}, plan[-1]) == 1
+
+
+def test_a_window_is_the_same_ranks_searched_directly():
+    section = {"cost_windows": {"k": 12, "windows": 3, "window": 5000, "seed": 7}}
+    plan = ENG.plan(section)
+    for spec in windows_of(section):
+        r0, r1 = spec["ranks"]
+        got = ENG.run_shard(spec, None, [])
+        direct = search_tables(
+            spec, search_range(12, r0, r1, method="owner"), "exhaustive", True, canonical_deals(12), r0, r1
+        )
+        assert plain(got) == plain(direct)
+        # and the campaign's own kind on the same ranks writes the same rows but for the names
+        campaign = ExhaustiveSearch.run(
+            ENG.kind_of(spec), {**spec, "experiment": "exhaustive_k12", "range": spec["ranks"]}, None, [], "scalar"
+        )
+        assert plain(got, ("experiment",)) == plain(campaign, ("experiment",))
+        assert got["redblack_counts"]["deals"] == [r1 - r0]
+    probe = next(s for s in plan if s["variant"] == STARTUP_VARIANT)
+    assert all(len(next(iter(cols.values()))) == 0 for cols in ENG.run_shard(probe, None, []).values())
+    assert ENG.kind_of(probe).expected_rows(probe, "redblack_counts") == 0
+
+
+# Four windows of 1,000 deals whose search took 0.1, 0.2, 0.3, 0.4 ms after a 0.4 s start-up:
+# 100..400 ns per deal, mean 250, s = sqrt(5/3) * 100, t(3) = 3.1824.
+START_UP, NET = 0.4, (1e-4, 2e-4, 3e-4, 4e-4)
+SECTION = {
+    "exhaustive": [
+        {"k": [8], "method": "owner", "deals_per_shard": 5000},
+        {"k": [26], "method": "owner", "deals_per_shard": 1000, "ranks": [0, 1000]},
+    ],
+    "cost_windows": {"k": 26, "windows": 4, "window": 1000, "seed": 5},
+    "experiments": [{"name": "owner26", "k": 26, "deals": 300, "seed": 1, "method": "owner"}],
+}
+
+
+def synthetic_timings(con: duckdb.DuckDBPyConnection) -> None:
+    """Timings with known answers: the probes' start-up (the warm-up much longer: it compiled), the
+    windows' start-up plus NET, and a campaign shard for the sample method's CPU per round."""
+    exp = window_experiment(26)
+    rows = [("redblack", exp, STARTUP_VARIANT, 0, 100, "deals", 9.0, 9.0, 1)]
+    rows += [("redblack", exp, STARTUP_VARIANT, p, 100, "deals", 1.0, START_UP + (p - 2) * 0.01, 1) for p in (1, 2, 3)]
+    rows += [("redblack", exp, "owner", i, 1000, "deals", 1.0, START_UP + n, 1) for i, n in enumerate(NET)]
+    rows += [("redblack", "exhaustive_k26", "owner", 0, 1000, "deals", 2.0, 2.0, 1)]
+    con.execute("DELETE FROM shard_timings")
+    con.executemany("INSERT INTO shard_timings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("costwindows")
+    db = shards_warehouse("redblack", SECTION, root)
+    con = duckdb.connect(str(db))
+    synthetic_timings(con)
+    try:
+        build_game("redblack", con, root / "reports")
+        yield con, (root / "reports" / "infinite_games.md").read_text()
+    finally:
+        con.close()
+
+
+def test_students_t_quantile():
+    con = duckdb.connect()
+    for stmt in ENG.views_sql():
+        if stmt.startswith("CREATE MACRO"):
+            con.execute(stmt)
+    known = {1: 12.7062, 3: 3.1824, 30: 2.0423, 31: 2.0395, 40: 2.0211, 60: 2.0003, 120: 1.9799, 10**6: 1.9600}
+    for df, t in known.items():
+        (got,) = con.execute("SELECT student_t95(?)", [df]).fetchone()
+        assert got == pytest.approx(t, abs=2e-4), df
+
+
+def test_the_interval_over_windows_has_the_known_answer(built):
+    con, _ = built
+    w = dict(
+        zip(
+            *[
+                [d[0] for d in con.execute("SELECT * FROM redblack_window_cost").description],
+                con.execute("SELECT * FROM redblack_window_cost").fetchone(),
+            ]
+        )
+    )
+    mean, sd = 250e-9, math.sqrt(5 / 3) * 100e-9
+    half = 3.1824 * sd / 2
+    assert (w["windows"], w["probes"], w["window_deals"]) == (4, 3, 1000)
+    assert w["startup_cpu_s"] == pytest.approx(START_UP)  # the warm-up (it compiled) left out
+    assert w["cpu_s_per_deal"] == pytest.approx(mean)
+    assert w["sd_cpu_s_per_deal"] == pytest.approx(sd)
+    assert (w["lo95_cpu_s_per_deal"], w["hi95_cpu_s_per_deal"]) == pytest.approx((mean - half, mean + half))
+    assert (w["min_cpu_s_per_deal"], w["median_cpu_s_per_deal"], w["max_cpu_s_per_deal"]) == pytest.approx(
+        (100e-9, 250e-9, 400e-9)
+    )
+    c = con.execute(
+        "SELECT canonical_deals, ranks_searched, prefix_done, cost_from, core_hours_left, core_hours_lo95, "
+        "core_hours_hi95, sample_core_hours_left FROM redblack_coverage WHERE k = 26"
+    ).fetchone()
+    left = canonical_deals(26) - 5000
+    assert c[:4] == (canonical_deals(26), 5000, 1000, "windows")  # scattered windows: searched, not the prefix
+    assert c[4:7] == pytest.approx((left * mean / 3600, left * (mean - half) / 3600, left * (mean + half) / 3600))
+    # the sample method beside it: rounds per deal of the owner-rule sample x CPU per round of the
+    # campaign shard [0, 1000) (2 CPU-s), the windows left out of that rate
+    (rpd,) = con.execute("SELECT sum(rounds) / sum(deals) FROM redblack_counts WHERE experiment = 'owner26'").fetchone()
+    (rounds,) = con.execute("SELECT rounds FROM redblack_counts WHERE experiment = 'exhaustive_k26'").fetchone()
+    assert c[7] == pytest.approx(left * rpd * 2.0 / rounds / 3600)
+
+
+def test_the_report_states_the_cost_with_its_interval(built):
+    con, md = built
+    (hours, lo, hi), (n, ns, lo_ns, hi_ns, mn, med, mx) = (
+        con.execute(
+            "SELECT core_hours_left, core_hours_lo95, core_hours_hi95 FROM redblack_coverage WHERE k = 26"
+        ).fetchone(),
+        con.execute(
+            "SELECT windows, 1e9 * cpu_s_per_deal, 1e9 * lo95_cpu_s_per_deal, 1e9 * hi95_cpu_s_per_deal, "
+            "1e9 * min_cpu_s_per_deal, 1e9 * median_cpu_s_per_deal, 1e9 * max_cpu_s_per_deal FROM redblack_window_cost"
+        ).fetchone(),
+    )
+    section = md[md.index("## The full deck") : md.index("## Exhaustive coverage")]
+    assert f"{n} windows of 1,000 consecutive ranks at uniformly drawn positions" in section
+    assert f"took {ns:,.0f} ns of CPU per deal on average (95 % interval {lo_ns:,.0f}–{hi_ns:,.0f} ns" in section
+    assert "mean ± t·s/√n over the windows, Student's t = 3.182 with 3 degrees of freedom" in section
+    assert f"min {mn:,.0f}, median {med:,.0f}, max {mx:,.0f} ns per deal" in section
+    assert f"**{hours:,.0f} core-hours** (95 % interval {lo:,.0f}–{hi:,.0f})" in section
+    assert "less a warm job's start-up, 0.40 CPU-s, the mean of 3 probes)" in section
+    (sample,) = con.execute("SELECT sample_core_hours_left FROM redblack_coverage WHERE k = 26").fetchone()
+    assert "Cross-check, the sample method: the rest costs " in section
+    assert f"about {sample:,.0f} core-hours; the windows measure {hours / sample:,.2f} times that." in section
+    assert "![CPU per deal of each cost window](redblack_cost_windows.png)" in md
