@@ -14,7 +14,8 @@ from ..interface import Engine, ReportFile
 from ..kinds import ShardKind
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
-from .rules import PRESETS, Rules, all_rules
+from .rules import PRESETS, Rules, all_rules, experiment_rules
+from .tally import TALLY_TABLES, CampaignTally
 
 TABLES = {
     "narcotic_games": pa.schema(
@@ -34,16 +35,6 @@ TABLES = {
         ]
     ),
 }
-
-
-def experiment_rules(exp: dict) -> list[Rules]:
-    """The rule combinations an experiment runs: a preset, ``all`` sixteen, or explicit choices."""
-    name = exp.get("rules")
-    if name == "all":
-        return all_rules()
-    if name is not None:
-        return [Rules.preset(name)]
-    return [Rules(exp.get("matching", "deal"), exp.get("gather", "top-right"), exp.get("pile_four", "keep"))]
 
 
 CHUNK = GAMES_PER_CALL
@@ -119,8 +110,8 @@ class NarcoticEngine(Engine):
     title = "Narcotic solitaire"
     question = "How often can a shuffled deck be finished, and how long does it take?"
     work_unit = "games"
-    tables = TABLES
-    kinds = (GameSimulation(),)
+    tables = {**TABLES, **TALLY_TABLES}
+    kinds = (GameSimulation(), CampaignTally())
     sharded_field = "games"
     report_files = (
         ReportFile("narcotic.md"),
