@@ -358,10 +358,7 @@ def rules_label(r: dict) -> str:
 
 INDEX_PRESET_COLUMNS = ("experiment", "preset", "games", "wins", "win %", "95 % interval", "mean time (won)")
 INDEX_PRESET_COLUMNS += ("median time (won)", "mean passes (won)", "max passes")
-INDEX_CAMPAIGN_COLUMNS = ("campaign", "rules", "shards", "games", "win % (95 %)", "seed: average time")
-CAMPAIGN_COLUMNS += ("seed: % completed", "honest: mean time of a won game (95 %)", "mean passes (won)")
-
-COMBO_COLUMNS = ("matching", "gather", "pile_four", "games", "win %", "95 % interval")
+INDEX_COMBO_COLUMNS = ("matching", "gather", "pile_four", "games", "win %", "95 % interval")
 INDEX_COMBO_COLUMNS += ("mean passes (won)", "mean time (won)")
 
 

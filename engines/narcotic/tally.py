@@ -21,8 +21,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.errors import CardlabError
-from ..core.rng import seed_derivation, shard_seed
 from ..core.layout import MAX_SHARD
+from ..core.rng import seed_derivation, shard_seed
 from ..kinds import Resources, ShardKind
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .rules import Rules, experiment_rules
