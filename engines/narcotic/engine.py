@@ -15,17 +15,12 @@ from ..kinds import ShardKind
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
 from .rules import PRESETS, Rules, all_rules, experiment_rules
-from .tally import TALLY_TABLES, CampaignTally
+from .tally import RULE_COLUMNS, TALLY_TABLES, CampaignTally
 
 TABLES = {
     "narcotic_games": pa.schema(
         [
-            ("experiment", pa.string()),
-            ("variant", pa.string()),
-            ("matching", pa.string()),
-            ("gather", pa.string()),
-            ("pile_four", pa.string()),
-            ("shard", pa.int32()),
+            *RULE_COLUMNS,
             ("game", pa.int64()),
             ("won", pa.bool_()),
             ("passes", pa.int32()),

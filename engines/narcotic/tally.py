@@ -36,6 +36,7 @@ TALLY_RESULT_VERSION = "narcotic-tally-1"
 TALLY_RESOURCES = Resources(runtime_min=120)
 DEFAULT_GAMES_PER_SHARD = 250_000_000
 
+# the columns every Narcotic shard table starts with (narcotic_games too)
 RULE_COLUMNS = (
     ("experiment", pa.string()),
     ("variant", pa.string()),
