@@ -164,5 +164,6 @@ class NarcoticEngine(Engine):
             "experiments": [
                 {"name": "tiny", "rules": "seed", "games": 300, "shards": 3, "seed": 7},
                 {"name": "combos", "rules": "all", "games": 20, "shards": 1, "seed": 8},
-            ]
+            ],
+            "campaigns": [{"name": "kept", "rules": "seed", "games": 500, "games_per_shard": 200, "seed": 9}],
         }
