@@ -14,17 +14,13 @@ from ..interface import Engine, ReportFile
 from ..kinds import ShardKind
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
-from .rules import PRESETS, Rules, all_rules
+from .rules import PRESETS, Rules, all_rules, experiment_rules
+from .tally import RULE_COLUMNS, TALLY_TABLES, CampaignTally
 
 TABLES = {
     "narcotic_games": pa.schema(
         [
-            ("experiment", pa.string()),
-            ("variant", pa.string()),
-            ("matching", pa.string()),
-            ("gather", pa.string()),
-            ("pile_four", pa.string()),
-            ("shard", pa.int32()),
+            *RULE_COLUMNS,
             ("game", pa.int64()),
             ("won", pa.bool_()),
             ("passes", pa.int32()),
@@ -34,16 +30,6 @@ TABLES = {
         ]
     ),
 }
-
-
-def experiment_rules(exp: dict) -> list[Rules]:
-    """The rule combinations an experiment runs: a preset, ``all`` sixteen, or explicit choices."""
-    name = exp.get("rules")
-    if name == "all":
-        return all_rules()
-    if name is not None:
-        return [Rules.preset(name)]
-    return [Rules(exp.get("matching", "deal"), exp.get("gather", "top-right"), exp.get("pile_four", "keep"))]
 
 
 CHUNK = GAMES_PER_CALL
@@ -119,8 +105,8 @@ class NarcoticEngine(Engine):
     title = "Narcotic solitaire"
     question = "How often can a shuffled deck be finished, and how long does it take?"
     work_unit = "games"
-    tables = TABLES
-    kinds = (GameSimulation(),)
+    tables = {**TABLES, **TALLY_TABLES}
+    kinds = (GameSimulation(), CampaignTally())
     sharded_field = "games"
     report_files = (
         ReportFile("narcotic.md"),
@@ -178,5 +164,6 @@ class NarcoticEngine(Engine):
             "experiments": [
                 {"name": "tiny", "rules": "seed", "games": 300, "shards": 3, "seed": 7},
                 {"name": "combos", "rules": "all", "games": 20, "shards": 1, "seed": 8},
-            ]
+            ],
+            "campaigns": [{"name": "kept", "rules": "seed", "games": 500, "games_per_shard": 200, "seed": 9}],
         }

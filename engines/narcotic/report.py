@@ -52,6 +52,13 @@ SELECT experiment, matching, gather, pile_four, games, win_p, win_lo95, win_hi95
 FROM narcotic_rule_combinations
 """
 
+CAMPAIGN_SQL = """
+SELECT experiment, variant, preset, shards, complete, games, wins, loops, win_p, win_lo95, win_hi95,
+       mean_time_s, mean_time_lo95, mean_time_hi95, mean_passes, mean_cycle_length,
+       seed_average_s, seed_hours, seed_minutes, seed_percent
+FROM narcotic_campaign ORDER BY experiment, variant
+"""
+
 PASSES_SQL = """
 SELECT p.experiment, s.preset, p.passes, p.games, s.games AS total
 FROM narcotic_passes p JOIN narcotic_summary s USING (experiment, variant)
@@ -59,9 +66,10 @@ WHERE s.preset IS NOT NULL ORDER BY p.experiment, s.preset, p.passes
 """
 
 
-def exp_label(experiment: str, preset: str) -> str:
-    """``seed rules``; ``classic rules (experiment rules)`` when the names differ."""
-    return f"{preset} rules" if experiment == preset else f"{preset} rules (experiment {experiment})"
+def exp_label(experiment: str, preset: str | None, variant: str = "", word: str = "experiment") -> str:
+    """``seed rules``; ``classic rules (experiment rules)`` when the names differ; the variant without a preset."""
+    rules = f"{preset} rules" if preset else f"rules {variant}"
+    return rules if experiment == preset else f"{rules} ({word} {experiment})"
 
 
 def combination_cells(r: dict) -> tuple:
@@ -93,6 +101,9 @@ PRESET_COLUMNS += ("max time", "mean passes", "median passes", "max passes")
 SEED_COLUMNS = ("experiment", "variant", "games", "seed: average time", "seed: % completed")
 SEED_COLUMNS += ("honest: mean time of a won game", "honest: win % (95 % CI)")
 
+CAMPAIGN_COLUMNS = ("campaign", "rules", "shards", "games", "win % (95 %)", "seed: average time")
+CAMPAIGN_COLUMNS += ("seed: % completed", "honest: mean time of a won game (95 %)", "mean passes (won)")
+
 COMBO_COLUMNS = ("experiment", "matching", "gather", "pile_four", "games", "win %", "95 % CI")
 COMBO_COLUMNS += ("mean passes (won)", "mean time (won)")
 
@@ -108,6 +119,7 @@ def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
     md += [f"Generated from `results/warehouse.duckdb` ({n_games:,} games). " + INTRO, ""]
     md += answer_section(records(con, PRESETS_SQL))
     md += seed_section(records(con, SEED_STYLE_SQL))
+    md += campaign_section(records(con, CAMPAIGN_SQL))
     md += combinations_section(combos)
     md += [
         "## Passes to win",
@@ -175,6 +187,66 @@ def seed_section(seed_rows: list[dict]) -> list[str]:
         for r in seed_rows
     ]
     return md + [markdown_table(SEED_COLUMNS, rows)]
+
+
+def seed_printout(r: dict) -> str:
+    """The two lines the seed's Ruby prints for these games (its format strings, its rounding)."""
+    return (
+        f"Average estimated completion time is {int(r['seed_hours'])} hours {int(r['seed_minutes'])} minutes\n"
+        f"{r['seed_percent']:.2f} percent of decks can be completed"
+    )
+
+
+def mean_time_cell(r: dict) -> str:
+    """``2 h 05 min 04 s (7,504.1 s; 7,503.9 – 7,504.3 s)``: the mean time of a won game and its interval."""
+    return (
+        f"{duration(r['mean_time_s'])} ({fixed(r['mean_time_s'])} s; "
+        f"{fixed(r['mean_time_lo95'])} – {fixed(r['mean_time_hi95'])} s)"
+    )
+
+
+def campaign_section(rows: list[dict]) -> list[str]:
+    md = [
+        "## Kept campaigns: the full deck to four digits",
+        "",
+        "A campaign (config `narcotic.campaigns`) plays seeded games like an experiment but keeps "
+        "each shard's sums, not its games (`narcotic_tallies`, kept in the repository under "
+        "`results/narcotic/`); the win probability with its 95 % Wilson interval, the mean time of "
+        "a won game with its 95 % interval, and what the seed's program prints for the same games.",
+        "",
+    ]
+    if not rows:
+        return md + ["No campaign in the warehouse.", ""]
+    for r in rows:
+        status = "complete" if r["complete"] else "incomplete: its shards leave a gap"
+        md += [
+            f"- **{exp_label(r['experiment'], r['preset'], r['variant'], 'campaign')}**: won "
+            f"{pct_pm(r['win_p'], r['win_lo95'], r['win_hi95'])} of {r['games']:,} games "
+            f"(95 % Wilson interval {pct_range(r['win_lo95'], r['win_hi95'])}; {r['shards']:,} shards, {status}); "
+            f"a won game takes {mean_time_cell(r)} on average, {fixed(r['mean_passes'], 2)} passes; "
+            f"a lost game enters a cycle of {fixed(r['mean_cycle_length'], 2)} passes on average. "
+            "The seed's program, run on these games, prints:",
+            "",
+            "  ```",
+            *("  " + line for line in seed_printout(r).splitlines()),
+            "  ```",
+            "",
+        ]
+    rows_md = [
+        (
+            r["experiment"],
+            r["preset"] or r["variant"],
+            r["shards"],
+            r["games"],
+            pct_pm(r["win_p"], r["win_lo95"], r["win_hi95"]),
+            f"{int(r['seed_hours'])} hours {int(r['seed_minutes'])} minutes ({duration(r['seed_average_s'])})",
+            f"{r['seed_percent']:.2f} percent",
+            mean_time_cell(r),
+            fixed(r["mean_passes"], 2),
+        )
+        for r in rows
+    ]
+    return md + [markdown_table(CAMPAIGN_COLUMNS, rows_md)]
 
 
 def combinations_section(combos: list[dict]) -> list[str]:
@@ -259,6 +331,14 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
             f"of the time (95 % interval; {r['games']:,} games, experiment <code>{esc(r['experiment'])}</code>); "
             f"a won game takes {duration(r['mean_time_s'])} on average by the seed's time model"
             + (f", {r['mean_passes']:.1f} passes through the deck." if r["mean_passes"] is not None else ".")
+        )
+    for r in records(con, CAMPAIGN_SQL):
+        out.append(
+            f"The kept campaign <code>{esc(r['experiment'])}</code> "
+            f"({esc(exp_label(r['experiment'], r['preset'], r['variant'], 'campaign'))}, {r['games']:,} games) "
+            f"is won <b>{pct_pm(r['win_p'], r['win_lo95'], r['win_hi95'])}</b> of the time (95 % interval); "
+            f"a won game takes {fixed(r['mean_time_s'])} s on average, where the seed would print "
+            f"{int(r['seed_hours'])} hours {int(r['seed_minutes'])} minutes (looping games counted as 0 s)."
         )
     combos = records(con, COMBOS_SQL)
     if combos:

@@ -102,6 +102,16 @@ def all_rules() -> list[Rules]:
     return [Rules(m, g, p) for m, g, p in itertools.product(MATCHINGS, GATHERS, PILE_FOURS)]
 
 
+def experiment_rules(exp: dict) -> list[Rules]:
+    """The rule combinations an experiment (or a campaign) runs: a preset, ``all`` sixteen, or explicit choices."""
+    name = exp.get("rules")
+    if name == "all":
+        return all_rules()
+    if name is not None:
+        return [Rules.preset(name)]
+    return [Rules(exp.get("matching", "deal"), exp.get("gather", "top-right"), exp.get("pile_four", "keep"))]
+
+
 def fresh_deck() -> list[int]:
     """The seed's unshuffled deck: ``i % 13 + 1`` for i in 0..51."""
     return [i % VALUES + 1 for i in range(CARDS_IN_DECK)]

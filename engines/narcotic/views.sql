@@ -1,4 +1,14 @@
--- Narcotic views over the narcotic_games table (one row per game).
+-- Narcotic views over the narcotic_games table (one row per game) and the kept campaigns'
+-- narcotic_tallies (one row of sums per shard).
+
+-- The 95 % Wilson interval of wins out of games: its lower end for side = -1, upper for +1
+-- (z = 1.959963984540054, term by term the formula of engines/core/stats.py).
+CREATE MACRO narcotic_wilson(wins, games, side) AS
+    (wins / games + 1.959963984540054 * 1.959963984540054 / (2 * games)
+     + side * 1.959963984540054 * sqrt(wins / games * (1 - wins / games) / games
+                                       + 1.959963984540054 * 1.959963984540054 / (4 * games * games)))
+    / (1 + 1.959963984540054 * 1.959963984540054 / games);
+
 CREATE VIEW narcotic_summary AS
 WITH g AS (
     SELECT experiment, variant, matching, gather, pile_four,
@@ -16,19 +26,19 @@ WITH g AS (
            sum(time_s) FILTER (WHERE won) AS total_won_time_s
     FROM narcotic_games
     GROUP BY ALL
-), z AS (SELECT 1.959963984540054 AS z)
+)
 SELECT experiment, variant, matching, gather, pile_four,
        p.preset,  -- rule presets come from the engine (narcotic_presets), never repeated here
        games, wins,
        wins / games AS win_p,
-       (wins / games + z * z / (2 * games) - z * sqrt(wins / games * (1 - wins / games) / games + z * z / (4 * games * games))) / (1 + z * z / games) AS win_lo95,
-       (wins / games + z * z / (2 * games) + z * sqrt(wins / games * (1 - wins / games) / games + z * z / (4 * games * games))) / (1 + z * z / games) AS win_hi95,
+       narcotic_wilson(wins, games, -1) AS win_lo95,
+       narcotic_wilson(wins, games, 1) AS win_hi95,
        mean_time_s, median_time_s, p95_time_s, max_time_s,
        mean_passes, median_passes, p95_passes, max_passes,
        (games - wins) / games AS loop_share,
        mean_cycle_length,
        total_won_time_s
-FROM g CROSS JOIN z LEFT JOIN narcotic_presets p USING (matching, gather, pile_four)
+FROM g LEFT JOIN narcotic_presets p USING (matching, gather, pile_four)
 ORDER BY experiment, variant;
 
 -- The experiment that runs all sixteen rule combinations (the first by name when several do).
@@ -43,3 +53,50 @@ CREATE VIEW narcotic_passes AS
 SELECT experiment, variant, passes, count(*) AS games
 FROM narcotic_games WHERE won
 GROUP BY ALL ORDER BY experiment, variant, passes;
+
+-- Kept campaigns: the shards' sums added up, per campaign and rule combination.  complete:
+-- the shards tile games [0, games) without a gap.  The seed's own figures: its average time
+-- divides the time of won games by all games (a looping game counts as 0 s) and prints
+-- round(average / 3600) hours and round(average / 60) % 60 minutes (Ruby's round: halves away
+-- from zero, as DuckDB's); the honest figure is the mean time of a won game, with a 95 %
+-- normal interval from the sums of time and time squared.
+CREATE VIEW narcotic_campaign AS
+WITH t AS (
+    SELECT experiment, variant, matching, gather, pile_four,
+           count(*) AS shards,
+           sum(games)::BIGINT AS games, sum(wins)::BIGINT AS wins, sum(loops)::BIGINT AS loops,
+           sum(won_time_s)::DOUBLE AS won_time_s, sum(won_time_s2)::DOUBLE AS won_time_s2,
+           sum(won_passes)::DOUBLE AS won_passes, sum(loop_cycle_length)::DOUBLE AS loop_cycle_length,
+           min(range_start) = 0 AND max(range_stop) = sum(range_stop - range_start) AS complete
+    FROM narcotic_tallies
+    GROUP BY ALL
+), m AS (
+    SELECT *,
+           won_time_s / wins AS mean_time_s,
+           sqrt((won_time_s2 - won_time_s * won_time_s / wins) / (wins - 1)) AS sd_time_s,
+           won_time_s / games AS seed_average_s
+    FROM t
+)
+SELECT experiment, variant, matching, gather, pile_four, p.preset, shards, complete,
+       games, wins, loops,
+       wins / games AS win_p,
+       narcotic_wilson(wins, games, -1) AS win_lo95,
+       narcotic_wilson(wins, games, 1) AS win_hi95,
+       mean_time_s,
+       mean_time_s - 1.959963984540054 * sd_time_s / sqrt(wins) AS mean_time_lo95,
+       mean_time_s + 1.959963984540054 * sd_time_s / sqrt(wins) AS mean_time_hi95,
+       sd_time_s,
+       won_passes / wins AS mean_passes,
+       loop_cycle_length / loops AS mean_cycle_length,
+       seed_average_s,
+       round(seed_average_s / 3600)::BIGINT AS seed_hours,
+       (round(seed_average_s / 60)::BIGINT) % 60 AS seed_minutes,
+       100 - 100 * loops / games AS seed_percent
+FROM m LEFT JOIN narcotic_presets p USING (matching, gather, pile_four)
+ORDER BY experiment, variant;
+
+-- A campaign's games by outcome and passes through the deck.
+CREATE VIEW narcotic_campaign_passes AS
+SELECT experiment, variant, won, passes, sum(games)::BIGINT AS games
+FROM narcotic_tally_passes
+GROUP BY ALL ORDER BY experiment, variant, won DESC, passes;
