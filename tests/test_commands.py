@@ -36,14 +36,16 @@ def test_sql_reads_the_warehouse_named_by_cardlab_db(tiny_pipeline, tmp_path):
     db = tiny_pipeline / "results" / "warehouse.duckdb"
     res = cardlab("sql", "SELECT count(*) AS n FROM redblack_counts", cwd=tmp_path, env_extra={"CARDLAB_DB": str(db)})
     assert res.returncode == 0, res.stderr
-    assert res.stdout.split()[0] == "n" and int(res.stdout.split()[-1]) > 0
+    header, _rule, value, *_ = res.stdout.splitlines()
+    assert header.strip() == "n" and int(value) > 0, res.stdout
 
 
 def test_sql_prints_every_statement_result(tiny_pipeline, capsys):
     db = str(tiny_pipeline / "results" / "warehouse.duckdb")
     assert main(["sql", "SELECT 1 AS a; SELECT 2 AS b", "--db", db]) == 0
     blocks = capsys.readouterr().out.strip().split("\n\n")
-    assert [b.split()[0] for b in blocks] == ["a", "b"] and [b.split()[-1] for b in blocks] == ["1", "2"], blocks
+    assert [b.splitlines()[0].strip() for b in blocks] == ["a", "b"], blocks
+    assert [b.splitlines()[2].strip() for b in blocks] == ["1", "2"], blocks
 
 
 def test_sql_refuses_several_results_as_one_csv(tiny_pipeline, capsys):
