@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from wfhelp import job_logs, reference, reference_dir
 
 from engines.core.progress import Progress
-from engines.core.store import META_KEY, write_parquet
+from engines.core.store import FILE_HASH_KEY, META_KEY, write_parquet
 from engines.redblack import canonical_deals
 from engines.registry import engine
 
@@ -32,14 +32,14 @@ def test_one_core_and_two_cores_give_identical_bytes(tmp_path_factory):
 
 def test_parquet_files_carry_no_timestamp(tmp_path):
     """Writing the same table twice, a second apart, gives the same bytes; the only
-    key-value metadata are the Arrow schema and cardlab's provenance."""
+    key-value metadata are the Arrow schema, cardlab's provenance and the whole-file hash."""
     cols, meta = {"x": [1, 2, 3], "y": ["a", "b", "c"]}, {"game": "narcotic", "rows": 3}
     a = write_parquet(tmp_path / "a.parquet", cols, meta)
     time.sleep(1.1)
     b = write_parquet(tmp_path / "b.parquet", cols, meta)
     assert a.read_bytes() == b.read_bytes()
     md = pq.ParquetFile(a).metadata
-    assert set(md.metadata) == {b"ARROW:schema", META_KEY}
+    assert set(md.metadata) == {b"ARROW:schema", META_KEY, FILE_HASH_KEY}
     assert not any(ch.isdigit() for ch in md.created_by.split("version")[0])  # "parquet-cpp-arrow version X"
     record = json.loads(md.metadata[META_KEY])
     assert not {k for k in record if "time" in k or "date" in k or "host" in k}
