@@ -232,3 +232,24 @@ def test_replay_100_percent_only_when_every_shard_of_the_game_is_done(recording,
             game = line.split()[0]
             done = all(f in s.files for p in s.plan if p.game == game for f in p.files)
             assert (" 100.0 % " in line) == done, line
+
+
+def test_the_live_view_validates_the_config_again_only_when_a_config_file_changes(tmp_path, monkeypatch):
+    # it redraws every second: validating the config each time cost a third of a CPU-second a frame
+    import os
+
+    from engines.pipeline import config as config_module
+    from engines.pipeline import status
+
+    cfg = tmp_path / "config.yaml"
+    cfg.write_text("blackjack:\n  exact:\n    decks: [1]\n    soft17: [stand]\n    peek: ['no']\n")
+    calls = []
+    real = config_module.load_config
+    monkeypatch.setattr(config_module, "load_config", lambda paths: calls.append(paths) or real(paths))
+    first = status.cached_plan(str(cfg), str(tmp_path / "results"))
+    assert status.cached_plan(str(cfg), str(tmp_path / "results")) is first
+    assert len(calls) == 1
+    cfg.write_text(cfg.read_text().replace("decks: [1]", "decks: [1, 2]"))
+    os.utime(cfg, ns=(os.stat(cfg).st_mtime_ns + 10**9,) * 2)
+    second = status.cached_plan(str(cfg), str(tmp_path / "results"))
+    assert len(calls) == 2 and second is not first

@@ -146,7 +146,11 @@ def validate_config(config: Any, source: str = "config") -> dict:
     return config
 
 
-class UniqueKeyLoader(yaml.SafeLoader):
+# libyaml's parser where PyYAML was built with it: the live view reads the config while a run goes
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class UniqueKeyLoader(_SafeLoader):
     """YAML's safe loader, refusing a key given twice in one mapping (YAML says keys are unique;
     PyYAML keeps the last silently, so ``games: 6000`` then ``games: 60`` would run 60)."""
 

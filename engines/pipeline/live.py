@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from ..core.fmt import count, duration
 from ..core.progress import read_line
@@ -118,6 +119,7 @@ class ShardLog:
     mtime: float
 
 
+@lru_cache(maxsize=8192)  # the live view reads every log each second; most have not changed
 def read_shard_log(text: str, mtime: float, work: int) -> ShardLog:
     """A shard log's measurements; progress is scaled to the spec's ``work`` (a job may count other units)."""
     # a log with no line yet is a job that has started (Snakemake's job opened it) and not reached its first
