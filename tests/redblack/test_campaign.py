@@ -11,6 +11,7 @@ from wfhelp import ROOT, snakemake, workdir
 
 from engines.cli import main as cardlab
 from engines.core.errors import CardlabError
+from engines.core.layout import shard_path
 from engines.pipeline.config import validate_config
 from engines.redblack import basin, canonical_deals, play, unrank_deal
 from engines.redblack.audit import LISTED_FINITE, LISTED_INFINITE, MISSING, audit, read_deal_list
@@ -150,25 +151,33 @@ def test_the_published_list_is_in_the_repository_and_its_audit_finds_full_deck_d
 # ----------------------------------------------------------------------------- kept campaign results
 
 KEPT = ROOT / "results" / "redblack"
-KEPT_KS = (16, 17, 18, 19, 20)
 
 
-@pytest.mark.skipif(not (KEPT / "redblack_counts" / "exhaustive_k16" / "owner").is_dir(), reason="no kept campaign")
+def kept_blocks() -> list[dict]:
+    """The default config's owner-rule exhaustive blocks: campaigns whose results the repository keeps."""
+    import yaml
+
+    blocks = yaml.safe_load((ROOT / "config.yaml").read_text())["redblack"]["exhaustive"]
+    return [b for b in blocks if b.get("method") == "owner"]
+
+
 def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
-    """The committed k = 16..20 owner-rule shards, copied into a fresh directory with the default
-    config's block, are taken as they are: nothing to recompute, and the warehouse loads them."""
-    config = """
-redblack:
-  exhaustive:
-    - {k_min: 16, k_max: 20, method: owner, deals_per_shard: 2000000000}
-  basins: false
-"""
-    wd = workdir(tmp_path / "wd", config)
+    """Every shard of the default config's owner-rule blocks (k = 16..20 whole, the k = 21 and
+    k = 26 windows) is committed; copied into a fresh directory with those blocks, all are taken
+    as they are: nothing to recompute, and the warehouse loads them with the right coverage."""
+    blocks = kept_blocks()
+    section = {"exhaustive": blocks, "basins": False}
+    specs = exhaustive(section)
+    assert {s["k"] for s in specs} >= {16, 17, 18, 19, 20, 21, 26}
+    wd = workdir(tmp_path / "wd", yaml_dump({"redblack": section}))
     shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
-    for table in ("redblack_counts", "redblack_hist", "redblack_found"):
-        for k in KEPT_KS:
-            src = KEPT / table / f"exhaustive_k{k}" / "owner"
-            shutil.copytree(src, wd / "results" / "redblack" / table / f"exhaustive_k{k}" / "owner")
+    for spec in specs:
+        for table in RB.spec_tables(spec):
+            src = ROOT / shard_path("redblack", table, spec)
+            assert src.is_file(), f"{src} is planned by the default config but not kept"
+            dst = wd / shard_path("redblack", table, spec)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
     dry = snakemake(wd, "-n", "--cores", "1").stdout
     assert not re.search(r"^redblack_shard\s+\d+$", dry, re.M), dry
     snakemake(wd, "--cores", "1", "warehouse")
@@ -176,10 +185,19 @@ redblack:
 
     con = duckdb.connect(str(wd / "results/warehouse.duckdb"), read_only=True)
     try:
-        rows = con.execute("SELECT k, complete FROM redblack_coverage ORDER BY k").fetchall()
+        rows = dict(con.execute("SELECT k, complete FROM redblack_coverage").fetchall())
+        searched = dict(con.execute("SELECT k, sum(deals) FROM redblack_counts GROUP BY k").fetchall())
     finally:
         con.close()
-    assert rows == [(k, True) for k in KEPT_KS]
+    assert all(rows[k] for k in (16, 17, 18, 19, 20)) and not rows[21] and not rows[26]
+    for k in (21, 26):
+        assert searched[k] == sum(s["range"][1] - s["range"][0] for s in specs if s["k"] == k)
+
+
+def yaml_dump(data: dict) -> str:
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=False)
 
 
 def test_owner_samples_measure_the_cost_per_deal_of_a_whole_size():
