@@ -36,6 +36,7 @@ PIPELINE_LAYER = {
     "steps": "steps",
     "status": "cli",
     "run": "cli",
+    "adopt": "cli",
 }
 MAX_FUNCTION_LINES = 80
 MAX_MODULE_LINES = 500

@@ -15,7 +15,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .adopt import adopt_kept
 from .plan import snakemake_config_files
+from .resume import asks_for_a_run
 from .status import RUN_LOG, follow
 
 
@@ -29,6 +31,8 @@ def cmd_run(args) -> int:
     args.config = snakemake_config_files(cmd[1:])  # the live view plans what the run plans
     print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
     with open(RUN_LOG, "w") as log:
+        if asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}:
+            adopt_kept(snakemake, args.config, log)
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             rc = follow(args, proc)
