@@ -9,6 +9,7 @@ import io
 import json
 import re
 import tokenize
+from functools import lru_cache
 from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # engines/
@@ -38,6 +39,13 @@ def code_of(path: Path) -> bytes:
     """What of a source file can change what it computes: Python and SQL as their
     tokens without comments (and, for Python, without docstrings or line breaks
     inside brackets); any other file as its bytes."""
+    st = path.stat()
+    return _code_of(str(path), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=1024)  # a Snakemake run asks for every shard's version: tokenizing is the cost
+def _code_of(name: str, mtime_ns: int, size: int) -> bytes:
+    path = Path(name)
     if path.suffix == ".py":
         return python_code(path.read_text(encoding="utf-8")).encode()
     if path.suffix == ".sql":
