@@ -9,6 +9,7 @@ import io
 import json
 import re
 import tokenize
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -59,30 +60,45 @@ def python_code(text: str) -> str:
 
     (No module whose code is hashed reads its own ``__doc__``; one that did would need
     its docstring kept.)"""
-    bare = _bare_string_spans(text)
+    bare = _bare_string_spans(text)  # sorted, disjoint
+    i = 0
     out = []
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
         if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
             continue
-        if tok.type == tokenize.STRING and any(a <= tok.start and tok.end <= b for a, b in bare):
-            continue
+        if tok.type == tokenize.STRING:
+            while i < len(bare) and bare[i][1] <= tok.start:
+                i += 1
+            if i < len(bare) and bare[i][0] <= tok.start and tok.end <= bare[i][1]:
+                continue
         layout = tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE, tokenize.ENDMARKER)
         out.append(tokenize.tok_name[tok.type] if layout else f"{tokenize.tok_name[tok.type]} {tok.string}")
     return "\n".join(out)
 
 
 def _bare_string_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """(start, end) as (line, character) of every statement that is only a string literal."""
+    """(start, end) as (line, character) of every statement that is only a string literal, in order."""
     lines = text.split("\n")
 
     def at(line: int, byte_col: int) -> tuple[int, int]:  # ast counts UTF-8 bytes, tokenize characters
         return line, len(lines[line - 1].encode()[:byte_col].decode())
 
-    return [
+    return sorted(
         (at(node.lineno, node.col_offset), at(node.end_lineno, node.end_col_offset))
-        for node in ast.walk(ast.parse(text))
+        for node in _statements(ast.parse(text))
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-    ]
+    )
+
+
+def _statements(node: ast.AST) -> Iterator[ast.AST]:
+    """Every statement under ``node`` (a bare string is one): expressions are not walked, which is
+    most of a module's nodes."""
+    for _, value in ast.iter_fields(node):
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, (ast.stmt, ast.excepthandler, ast.match_case)):
+                    yield item
+                    yield from _statements(item)
 
 
 # SQL lexemes: quoted strings and identifiers (kept whole), comments (dropped), words, single characters
