@@ -114,7 +114,7 @@ def _deal_pass_table_ir(builder, deck, dst, how, descending, discard):
     starts = [ir.Constant(_I64, 0)]
     for k in order:
         _compress_store(builder, deck, masks[k], dst, starts[-1], descending)
-        starts.append(builder.add(starts[-1], _popcount(builder, masks[k])))
+        starts.append(builder.add(starts[-1], _popcount(builder, masks[k])))  # apart from the chain of stores
     total = starts[-1]
     _store_zeros(builder, dst, total)
     if not discard:

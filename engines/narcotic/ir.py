@@ -135,19 +135,22 @@ _GROUP = 8  # lanes one table lookup compresses: a 256-entry table of 8-byte shu
 def _compress_table(module, descending):
     """The pshufb controls that move the lanes of a byte mask's set bits to the low bytes,
     in lane order (``descending``: highest lane first), 0x80 (a zero byte) after them: one
-    little-endian i64 per mask byte, a constant global of the module (2 KiB)."""
+    little-endian i64 per mask byte, for a group in the low half of its 16-byte register
+    (row 0) and in the high half (row 1); a constant global of the module (4 KiB)."""
     name = f"cardlab.narcotic.compress.{'desc' if descending else 'asc'}"
     if name in module.globals:
         return module.globals[name]
-    rows = []
-    for byte in range(256):
-        lanes = [i for i in range(_GROUP) if byte >> i & 1]
-        control = (lanes[::-1] if descending else lanes) + [0x80] * (_GROUP - len(lanes))
-        rows.append(int.from_bytes(bytes(control), "little"))
-    table = ir.GlobalVariable(module, ir.ArrayType(_I64, 256), name)
+    rows = [[], []]
+    for half in (0, 1):
+        for byte in range(256):
+            lanes = [_GROUP * half + i for i in range(_GROUP) if byte >> i & 1]
+            control = (lanes[::-1] if descending else lanes) + [0x80] * (_GROUP - len(lanes))
+            rows[half].append(int.from_bytes(bytes(control), "little"))
+    ty = ir.ArrayType(ir.ArrayType(_I64, 256), 2)
+    table = ir.GlobalVariable(module, ty, name)
     table.linkage = "internal"
     table.global_constant = True
-    table.initializer = ir.Constant(ir.ArrayType(_I64, 256), rows)
+    table.initializer = ir.Constant(ty, [ir.Constant(ty.element, r) for r in rows])
     return table
 
 
@@ -157,12 +160,13 @@ def _popcount(builder, x):
 
 def _compress_store(builder, vec, mask, dst_bytes, offset, descending=False):
     """Store the lanes of ``vec`` that ``mask`` selects (bit i: lane i) from
-    ``dst_bytes + offset`` on, in lane order (``descending``: highest lane first).
+    ``dst_bytes + offset`` on, in lane order (``descending``: highest lane first);
+    returns the offset after them.
 
     Without AVX-512 (``_byte_compress`` is ``"pshufb"``): each group of eight lanes
     is compressed by one pshufb whose control comes from a table indexed by the
     group's mask byte, and stored as eight bytes where the group's cards begin (the
-    popcount of the mask bits before it).  A store writes zeros past its cards, up to
+    popcount of the mask bytes before it).  A store writes zeros past its cards, up to
     eight bytes past the last one, which the next group's store overwrites: stores
     must run in address order, and the caller leaves eight bytes of room."""
     table = _compress_table(builder.module, descending)
@@ -170,19 +174,11 @@ def _compress_store(builder, vec, mask, dst_bytes, offset, descending=False):
     groups = 64 // _GROUP
     for g in range(groups - 1, -1, -1) if descending else range(groups):
         byte = builder.and_(builder.lshr(mask, ir.Constant(_I64, _GROUP * g)), ir.Constant(_I64, 0xFF))
-        control = builder.load(builder.gep(table, [ir.Constant(_I32, 0), byte]))
-        if g % 2:  # the group is the high half of its 16-byte register
-            control = builder.or_(control, ir.Constant(_I64, 0x0808080808080808))
-        half = builder.shuffle_vector(vec, vec, _lanes(range(16 * (g // 2), 16 * (g // 2) + 16)))
+        control = builder.load(builder.gep(table, [ir.Constant(_I32, 0), ir.Constant(_I32, g % 2), byte]))
         control = builder.bitcast(builder.insert_element(ir.Constant(_V2Q, None), control, ir.Constant(_I32, 0)), _V16)
+        half = builder.shuffle_vector(vec, vec, _lanes(range(16 * (g // 2), 16 * (g // 2) + 16)))
         packed = builder.bitcast(builder.call(pshufb, [half, control]), _V2Q)
-        if descending:
-            before = (
-                ir.Constant(_I64, 0) if g == groups - 1 else builder.lshr(mask, ir.Constant(_I64, _GROUP * (g + 1)))
-            )
-        else:
-            before = builder.and_(mask, ir.Constant(_I64, (1 << (_GROUP * g)) - 1))
-        at = builder.gep(dst_bytes, [builder.add(offset, _popcount(builder, before))])
-        builder.store(
-            builder.extract_element(packed, ir.Constant(_I32, 0)), builder.bitcast(at, _I64.as_pointer()), align=1
-        )
+        at = builder.bitcast(builder.gep(dst_bytes, [offset]), _I64.as_pointer())
+        builder.store(builder.extract_element(packed, ir.Constant(_I32, 0)), at, align=1)
+        offset = builder.add(offset, _popcount(builder, byte))
+    return offset
