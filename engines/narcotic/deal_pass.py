@@ -111,9 +111,10 @@ def _deal_pass_table_ir(builder, deck, dst, how, descending, discard):
     bytes past the deck, then 64 zeros from its end: inside the ROW-byte row."""
     masks = [builder.bitcast(m, _I64) for m in _pile_masks(builder, deck, False)]
     order = [3, 2, 1, 0] if how in (1, 2) else [0, 1, 2, 3]  # bottom-left, top-left: pile 3 first
+    used = builder.or_(builder.or_(masks[0], masks[1]), builder.or_(masks[2], masks[3]))
     starts = [ir.Constant(_I64, 0)]
     for k in order:
-        _compress_store(builder, deck, masks[k], dst, starts[-1], descending)
+        _compress_store(builder, deck, masks[k], dst, starts[-1], descending, used)
         starts.append(builder.add(starts[-1], _popcount(builder, masks[k])))  # apart from the chain of stores
     total = starts[-1]
     _store_zeros(builder, dst, total)

@@ -158,7 +158,7 @@ def _popcount(builder, x):
     return builder.call(_llvm_fn(builder, "llvm.ctpop.i64", _I64, [_I64]), [x])
 
 
-def _compress_store(builder, vec, mask, dst_bytes, offset, descending=False):
+def _compress_store(builder, vec, mask, dst_bytes, offset, descending=False, used=None):
     """Store the lanes of ``vec`` that ``mask`` selects (bit i: lane i) from
     ``dst_bytes + offset`` on, in lane order (``descending``: highest lane first);
     returns the offset after them.
@@ -168,17 +168,29 @@ def _compress_store(builder, vec, mask, dst_bytes, offset, descending=False):
     group's mask byte, and stored as eight bytes where the group's cards begin (the
     popcount of the mask bytes before it).  A store writes zeros past its cards, up to
     eight bytes past the last one, which the next group's store overwrites: stores
-    must run in address order, and the caller leaves eight bytes of room."""
+    must run in address order, and the caller leaves eight bytes of room.  A group
+    with no lane in ``used`` (a superset of ``mask``: the lanes of the deck) would
+    store nothing but those zeros: groups in the upper half are skipped then (one
+    branch each that never changes within a game: a deck's length only shrinks)."""
     table = _compress_table(builder.module, descending)
     pshufb = _llvm_fn(builder, "llvm.x86.ssse3.pshuf.b.128", _V16, [_V16, _V16])
     groups = 64 // _GROUP
     for g in range(groups - 1, -1, -1) if descending else range(groups):
         byte = builder.and_(builder.lshr(mask, ir.Constant(_I64, _GROUP * g)), ir.Constant(_I64, 0xFF))
-        control = builder.load(builder.gep(table, [ir.Constant(_I32, 0), ir.Constant(_I32, g % 2), byte]))
-        control = builder.bitcast(builder.insert_element(ir.Constant(_V2Q, None), control, ir.Constant(_I32, 0)), _V16)
-        half = builder.shuffle_vector(vec, vec, _lanes(range(16 * (g // 2), 16 * (g // 2) + 16)))
-        packed = builder.bitcast(builder.call(pshufb, [half, control]), _V2Q)
-        at = builder.bitcast(builder.gep(dst_bytes, [offset]), _I64.as_pointer())
-        builder.store(builder.extract_element(packed, ir.Constant(_I32, 0)), at, align=1)
+        if used is None or g < groups // 2:
+            _compress_group(builder, vec, g, byte, table, pshufb, dst_bytes, offset)
+        else:
+            some = builder.icmp_unsigned("!=", builder.lshr(used, ir.Constant(_I64, _GROUP * g)), ir.Constant(_I64, 0))
+            with builder.if_then(some):
+                _compress_group(builder, vec, g, byte, table, pshufb, dst_bytes, offset)
         offset = builder.add(offset, _popcount(builder, byte))
     return offset
+
+
+def _compress_group(builder, vec, g, byte, table, pshufb, dst_bytes, offset):
+    control = builder.load(builder.gep(table, [ir.Constant(_I32, 0), ir.Constant(_I32, g % 2), byte]))
+    control = builder.bitcast(builder.insert_element(ir.Constant(_V2Q, None), control, ir.Constant(_I32, 0)), _V16)
+    half = builder.shuffle_vector(vec, vec, _lanes(range(16 * (g // 2), 16 * (g // 2) + 16)))
+    packed = builder.bitcast(builder.call(pshufb, [half, control]), _V2Q)
+    at = builder.bitcast(builder.gep(dst_bytes, [offset]), _I64.as_pointer())
+    builder.store(builder.extract_element(packed, ir.Constant(_I32, 0)), at, align=1)
