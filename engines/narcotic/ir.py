@@ -2,9 +2,12 @@
 
 The fast passes (:mod:`.deal_pass`, :mod:`.cascade`) are written as LLVM IR because
 numba has no 64-byte vector type: a whole deck is one ``<64 x i8>`` vector, and
-compress, expand and shuffles on it are single instructions on AVX-512 CPUs (LLVM
-lowers them to portable code elsewhere).  The ring of decks each game keeps (RING
-rows of ROW bytes) is laid out here because every IR step addresses it.
+compress, expand and shuffles on it are single instructions on AVX-512 CPUs.  On x86
+CPUs without AVX-512 the deal pass compresses eight lanes at a time through a table
+of pshufb controls (:func:`_compress_store`); elsewhere LLVM lowers the compress to
+portable code.  :func:`_byte_compress` says which, from the compile's target features.
+The ring of decks each game keeps (RING rows of ROW bytes) is laid out here because
+every IR step addresses it.
 """
 
 from __future__ import annotations
