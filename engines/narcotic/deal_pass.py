@@ -14,7 +14,20 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .ir import _I8, _I64, _M64, _V64, ROW, _concat, _lanes, _llvm_fn, _row_ptr
+from .ir import (
+    _I8,
+    _I64,
+    _M64,
+    _V64,
+    ROW,
+    _byte_compress,
+    _compress_store,
+    _concat,
+    _lanes,
+    _llvm_fn,
+    _popcount,
+    _row_ptr,
+)
 from .replay import _all_equal4, _drop_top_four
 
 
@@ -33,24 +46,11 @@ def _deal_pass_ir(context, builder, sig, args, how, discard):
     dst = builder.bitcast(_row_ptr(context, builder, sig.args[0], args[0], args[2]), _I8.as_pointer())
     deck = builder.load(src, align=1)
     reverse = how in (0, 2)  # top-right, top-left: pile k in deal order
+    if _byte_compress(context) == "pshufb":
+        return _deal_pass_table_ir(builder, deck, dst, how, reverse, discard)
     if reverse:
         deck = builder.shuffle_vector(deck, deck, _lanes(range(63, -1, -1)))
-
-    def nth_card(t):
-        at = t if reverse else 3 - t
-        return builder.shuffle_vector(deck, deck, _lanes(4 * (i // 4) + at for i in range(64)))
-
-    c0, c1, c2, c3 = (nth_card(t) for t in range(4))
-    eq = lambda a, b: builder.icmp_unsigned("==", a, b)
-    e0, e1, e2 = eq(deck, c0), eq(deck, c1), eq(deck, c2)
-    four = builder.and_(builder.and_(eq(c0, c1), eq(c0, c2)), eq(c0, c3))
-    n0, n1 = builder.not_(e0), builder.not_(e1)
-    masks = [
-        builder.and_(e0, builder.not_(four)),
-        builder.and_(e1, n0),
-        builder.and_(e2, builder.and_(n0, n1)),
-        builder.and_(builder.not_(e2), builder.and_(n0, n1)),
-    ]
+    masks = _pile_masks(builder, deck, reverse)
     compress = _llvm_fn(builder, "llvm.experimental.vector.compress.v64i8", _V64, [_V64, _M64, _V64])
     popcount = _llvm_fn(builder, "llvm.ctpop.i64", _I64, [_I64])
     piles = [builder.call(compress, [deck, m, ir.Constant(_V64, None)]) for m in masks]
@@ -78,6 +78,97 @@ def _deal_pass_ir(context, builder, sig, args, how, discard):
         with none:
             builder.store(_concat(context, builder, first(piles), first(counts), dst), result)
     return builder.load(result)
+
+
+def _pile_masks(builder, deck, reverse):
+    """The lanes of each pile's cards (see _deal_pass_ir; ``reverse``: the deck turned over)."""
+
+    def nth_card(t):
+        at = t if reverse else 3 - t
+        return builder.shuffle_vector(deck, deck, _lanes(4 * (i // 4) + at for i in range(64)))
+
+    c0, c1, c2, c3 = (nth_card(t) for t in range(4))
+    eq = lambda a, b: builder.icmp_unsigned("==", a, b)
+    e0, e1, e2 = eq(deck, c0), eq(deck, c1), eq(deck, c2)
+    four = builder.and_(builder.and_(eq(c0, c1), eq(c0, c2)), eq(c0, c3))
+    n0, n1 = builder.not_(e0), builder.not_(e1)
+    return [
+        builder.and_(e0, builder.not_(four)),
+        builder.and_(e1, n0),
+        builder.and_(e2, builder.and_(n0, n1)),
+        builder.and_(builder.not_(e2), builder.and_(n0, n1)),
+    ]
+
+
+def _deal_pass_table_ir(builder, deck, dst, how, descending, discard):
+    """_deal_pass_ir on a CPU without AVX-512 (``_byte_compress`` is ``"pshufb"``).
+
+    The pile masks of the deck as it lies: turning the deck over only changes the
+    order in which a pile takes its cards (``descending``), not which cards.  Each pile
+    is compressed eight lanes at a time straight to its place in the next deck (its
+    offset is the popcount of the masks before it), then the tail is zeroed: no pile
+    is ever a vector, and there is no separate join.  The stores reach at most eight
+    bytes past the deck, then 64 zeros from its end: inside the ROW-byte row."""
+    masks = [builder.bitcast(m, _I64) for m in _pile_masks(builder, deck, False)]
+    order = [3, 2, 1, 0] if how in (1, 2) else [0, 1, 2, 3]  # bottom-left, top-left: pile 3 first
+    used = builder.or_(builder.or_(masks[0], masks[1]), builder.or_(masks[2], masks[3]))
+    starts = [ir.Constant(_I64, 0)]
+    for k in order:
+        _compress_store(builder, deck, masks[k], dst, starts[-1], descending, used)
+        starts.append(builder.add(starts[-1], _popcount(builder, masks[k])))  # apart from the chain of stores
+    total = starts[-1]
+    _store_zeros(builder, dst, total)
+    if not discard:
+        return total
+    # A pile four is four equal cards next to each other inside one pile of the joined
+    # deck: one run test on it, with the piles' boundaries masked out.
+    joined = builder.load(builder.bitcast(dst, _V64.as_pointer()), align=1)
+    runs = _runs_inside(builder, joined, starts[1:4])
+    result = cgutils.alloca_once_value(builder, total)
+    with builder.if_then(builder.icmp_unsigned("!=", runs, ir.Constant(_I64, 0)), likely=False):
+        builder.store(_drop_fours_joined(builder, joined, runs, starts[1:], dst), result)
+    return builder.load(result)
+
+
+def _store_zeros(builder, dst, at):
+    builder.store(ir.Constant(_V64, None), builder.bitcast(builder.gep(dst, [at]), _V64.as_pointer()), align=1)
+
+
+def _below(builder, n):
+    """The lanes below ``n`` (0..64) as a bit mask."""
+    i128 = ir.IntType(128)
+    one = builder.shl(ir.Constant(i128, 1), builder.zext(n, i128))
+    return builder.trunc(builder.sub(one, ir.Constant(i128, 1)), _I64)
+
+
+def _runs_inside(builder, joined, bounds):
+    """Lanes where four equal cards start inside one pile of ``joined`` (``bounds``: the
+    first lanes of its second, third and fourth piles): the runs of four that do not
+    cross a boundary."""
+    runs = _runs_of_four(builder, joined)
+    three = ir.Constant(_I64, 3)
+    for b in bounds:  # a run from lane i crosses b when b - 3 <= i < b
+        low = builder.select(builder.icmp_unsigned(">=", b, three), builder.sub(b, three), ir.Constant(_I64, 0))
+        crossing = builder.xor(_below(builder, b), _below(builder, low))
+        runs = builder.and_(runs, builder.not_(crossing))
+    return runs
+
+
+def _drop_fours_joined(builder, joined, runs, bounds, dst):
+    """_drop_fours on every pile of the joined deck at once (``runs``: where its
+    fours start; ``bounds``: the piles' ends), stored back to ``dst``; returns the new
+    length, plus 256 if a four is still left (the caller replays the pass by the book)."""
+    for _ in range(2):
+        cover = runs
+        for s in (1, 2, 3):
+            cover = builder.or_(cover, builder.shl(runs, ir.Constant(_I64, s)))
+        bounds = [builder.sub(b, _popcount(builder, builder.and_(cover, _below(builder, b)))) for b in bounds]
+        _compress_store(builder, joined, builder.not_(cover), dst, ir.Constant(_I64, 0))
+        _store_zeros(builder, dst, bounds[-1])
+        joined = builder.load(builder.bitcast(dst, _V64.as_pointer()), align=1)
+        runs = _runs_inside(builder, joined, bounds[:-1])
+    stuck = builder.zext(builder.icmp_unsigned("!=", runs, ir.Constant(_I64, 0)), _I64)
+    return builder.add(bounds[-1], builder.shl(stuck, ir.Constant(_I64, 8)))
 
 
 def _runs_of_four(builder, pile):

@@ -11,7 +11,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-from .ir import _I8, _I32, _I64, _V8Q, _V32Q, RING, _byte_ptr, _llvm_fn, _row_ptr
+from .ir import _I8, _I32, _I64, _V8Q, _V32Q, RING, _byte_ptr, _has_expand, _llvm_fn, _row_ptr
 
 _FP_MULTIPLIERS = [
     0x9E3779B97F4A7C15,
@@ -32,7 +32,15 @@ def _fingerprint(typingctx, ring, row):
 
     def codegen(context, builder, sig, args):
         words = builder.load(_row_ptr(context, builder, sig.args[0], args[0], args[1], _V8Q), align=1)
-        mixed = builder.mul(words, ir.Constant(_V8Q, _FP_MULTIPLIERS))
+        if _has_expand(context):
+            mixed = builder.mul(words, ir.Constant(_V8Q, _FP_MULTIPLIERS))
+        else:  # no 64-bit vector multiply: each half word times a 32-bit odd constant (vpmuludq)
+            low = builder.and_(words, ir.Constant(_V8Q, [0xFFFFFFFF] * 8))
+            high = builder.lshr(words, ir.Constant(_V8Q, [32] * 8))
+            mixed = builder.add(
+                builder.mul(low, ir.Constant(_V8Q, [m & 0xFFFFFFFF for m in _FP_MULTIPLIERS])),
+                builder.mul(high, ir.Constant(_V8Q, [m >> 32 | 1 for m in _FP_MULTIPLIERS])),
+            )
         total = builder.call(_llvm_fn(builder, "llvm.vector.reduce.add.v8i64", _I64, [_V8Q]), [mixed])
         return builder.or_(total, ir.Constant(_I64, 1))
 
@@ -50,7 +58,12 @@ def _count_equal(typingctx, fps, row, fp):
         words = builder.load(builder.bitcast(ptr, _V32Q.as_pointer()), align=8)
         one = builder.insert_element(ir.Constant(_V32Q, None), args[2], ir.Constant(_I32, 0))
         splat = builder.shuffle_vector(one, one, ir.Constant(ir.VectorType(_I32, RING), [0] * RING))
-        bits = builder.bitcast(builder.icmp_unsigned("==", words, splat), ir.IntType(RING))
+        same = builder.icmp_unsigned("==", words, splat)
+        if not _has_expand(context):  # no mask registers: packing 32 lanes to bits costs more than adding them
+            minus = builder.sext(same, _V32Q)
+            total = builder.call(_llvm_fn(builder, f"llvm.vector.reduce.add.v{RING}i64", _I64, [_V32Q]), [minus])
+            return builder.neg(total)
+        bits = builder.bitcast(same, ir.IntType(RING))
         return builder.call(_llvm_fn(builder, "llvm.ctpop.i64", _I64, [_I64]), [builder.zext(bits, _I64)])
 
     return sig, codegen
