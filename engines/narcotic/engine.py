@@ -13,8 +13,9 @@ from ..core.shards import split_range
 from ..interface import Engine, ReportFile
 from ..kinds import ShardKind
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
+from .exact import EXACT_TABLES, ExhaustiveDecks
 from .reference import play_reference
-from .rules import PRESETS, Rules, all_rules, experiment_rules
+from .rules import PRESETS, VALUES, Rules, all_rules, experiment_rules
 from .tally import RULE_COLUMNS, TALLY_TABLES, CampaignTally
 
 TABLES = {
@@ -54,9 +55,7 @@ class GameSimulation(ShardKind):
                             "variant": rules.variant,
                             "shard": shard,
                             "kind": self.name,
-                            "matching": rules.matching,
-                            "gather": rules.gather,
-                            "pile_four": rules.pile_four,
+                            **rules.spec_fields(),
                             "range": [start, stop],
                             "work": stop - start,
                             "root_seed": root,
@@ -73,12 +72,12 @@ class GameSimulation(ShardKind):
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """Play games [start, stop) of one shard; game i's deck comes from stream (seed, i)."""
-        rules = Rules(spec["matching"], spec["gather"], spec["pile_four"])
+        rules = Rules.of_spec(spec)
         start, stop = spec["range"]
         parts = []
         for a in range(start, stop, CHUNK):
             b = min(a + CHUNK, stop)
-            res = play(shuffled_decks(np.uint64(spec["seed"]), a, b), rules)
+            res = play(shuffled_decks(np.uint64(spec["seed"]), a, b, rules.ranks), rules)
             res["game"] = np.arange(a, b, dtype=np.int64)
             parts.append(res)
             progress.update(b - a)
@@ -105,8 +104,8 @@ class NarcoticEngine(Engine):
     title = "Narcotic solitaire"
     question = "How often can a shuffled deck be finished, and how long does it take?"
     work_unit = "games"
-    tables = {**TABLES, **TALLY_TABLES}
-    kinds = (GameSimulation(), CampaignTally())
+    tables = {**TABLES, **TALLY_TABLES, **EXACT_TABLES}
+    kinds = (GameSimulation(), CampaignTally(), ExhaustiveDecks())
     sharded_field = "games"
     report_files = (
         ReportFile("narcotic.md"),
@@ -126,8 +125,11 @@ class NarcoticEngine(Engine):
     }
 
     def warehouse_tables(self) -> dict[str, pa.Table]:
-        """``narcotic_presets``: the named rule combinations (``seed``, ``classic``) for the views."""
+        """``narcotic_presets``: the named rule combinations (``seed``, ``classic``, full-deck rules) for
+        the views; ``narcotic_variants``: every variant name with its rules and deck size (a game's
+        row names its deck only through its variant)."""
         names = list(PRESETS)
+        variants = [rules for r in range(1, VALUES + 1) for rules in all_rules(r)]
         return {
             "narcotic_presets": pa.table(
                 {
@@ -135,8 +137,18 @@ class NarcoticEngine(Engine):
                     "matching": [PRESETS[n][0] for n in names],
                     "gather": [PRESETS[n][1] for n in names],
                     "pile_four": [PRESETS[n][2] for n in names],
+                    "ranks": pa.array([VALUES] * len(names), pa.int32()),
                 }
-            )
+            ),
+            "narcotic_variants": pa.table(
+                {
+                    "variant": [v.variant for v in variants],
+                    "matching": [v.matching for v in variants],
+                    "gather": [v.gather for v in variants],
+                    "pile_four": [v.pile_four for v in variants],
+                    "ranks": pa.array([v.ranks for v in variants], pa.int32()),
+                }
+            ),
         }
 
     def reference_checks(self, n: int):
@@ -166,4 +178,5 @@ class NarcoticEngine(Engine):
                 {"name": "combos", "rules": "all", "games": 20, "shards": 1, "seed": 8},
             ],
             "campaigns": [{"name": "kept", "rules": "seed", "games": 500, "games_per_shard": 200, "seed": 9}],
+            "exhaustive": {"ranks": [2, 3], "rules": "seed", "sequences_per_shard": 20000},
         }

@@ -150,9 +150,7 @@ class CampaignTally(ShardKind):
             "variant": rules.variant,
             "shard": shard,
             "kind": self.name,
-            "matching": rules.matching,
-            "gather": rules.gather,
-            "pile_four": rules.pile_four,
+            **rules.spec_fields(),
             "range": [start, stop],
             "work": stop - start,
             "root_seed": root,
@@ -173,12 +171,12 @@ class CampaignTally(ShardKind):
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """Play games [start, stop) of the shard (game i from stream (seed, i)) and sum their outcomes."""
-        rules = Rules(spec["matching"], spec["gather"], spec["pile_four"])
+        rules = Rules.of_spec(spec)
         start, stop = (int(x) for x in spec["range"])
         tally = Tally()
         for a in range(start, stop, GAMES_PER_CALL):
             b = min(a + GAMES_PER_CALL, stop)
-            tally.add(play(shuffled_decks(np.uint64(spec["seed"]), a, b), rules))
+            tally.add(play(shuffled_decks(np.uint64(spec["seed"]), a, b, rules.ranks), rules))
             progress.update(b - a)
         rule_cells = {
             "experiment": spec["experiment"],
