@@ -52,13 +52,14 @@ EXACT_TABLES = {
             ("won", pa.int64()),
             ("looped", pa.int64()),
             ("won_time_s", pa.int64()),  # sum of time_s over won games
+            ("won_time_s2", pa.int64()),  # sum of time_s squared over won games (the exact spread of a won game's time)
             ("time_s", pa.int64()),  # sum of time_s over all games (the seed's time model)
             ("passes", pa.int64()),  # sum of passes over all games
             ("won_passes", pa.int64()),  # sum of passes over won games
         ]
     ),
 }
-COUNTS = ("sequences", "won", "looped", "won_time_s", "time_s", "passes", "won_passes")
+COUNTS = ("sequences", "won", "looped", "won_time_s", "won_time_s2", "time_s", "passes", "won_passes")
 
 
 def sequence_count(ranks: int) -> int:
@@ -148,7 +149,9 @@ def exact_counts(rules: Rules, start: int, stop: int, progress=None) -> dict[str
         sums["sequences"] += b - a
         sums["won"] += int(won.sum())
         sums["looped"] += int((~won).sum())
-        sums["won_time_s"] += int(res["time_s"][won].sum())
+        won_time = res["time_s"][won].astype(np.int64)
+        sums["won_time_s"] += int(won_time.sum())
+        sums["won_time_s2"] += int((won_time * won_time).sum())
         sums["time_s"] += int(res["time_s"].sum())
         sums["passes"] += int(res["passes"].astype(np.int64).sum())
         sums["won_passes"] += int(res["passes"][won].astype(np.int64).sum())

@@ -110,14 +110,16 @@ GROUP BY ALL ORDER BY experiment, variant, won DESC, passes;
 -- combination and deck size: sequences played, wins, the exact win probability as a reduced
 -- fraction and as a decimal, the exact mean time of a won game (fraction and decimal), and
 -- coverage: sequences played out of all (4r)!/(4!)^r (space), complete when the shards tile
--- them without a gap.  seed_average_s: the seed's own average (won time over all games).
+-- them without a gap.  sd_time_s: the exact standard deviation of a won game's time over all
+-- won sequences.  seed_average_s: the seed's own average (won time over all games).
 CREATE VIEW narcotic_exact AS
 WITH t AS (
     SELECT variant, matching, gather, pile_four, ranks,
            count(*) AS shards,
            any_value(space) AS space,
            sum(sequences)::BIGINT AS sequences, sum(won)::BIGINT AS won, sum(looped)::BIGINT AS looped,
-           sum(won_time_s)::BIGINT AS won_time_s, sum(time_s)::BIGINT AS time_s,
+           sum(won_time_s)::BIGINT AS won_time_s, sum(won_time_s2)::DOUBLE AS won_time_s2,
+           sum(time_s)::BIGINT AS time_s,
            sum(passes)::BIGINT AS passes, sum(won_passes)::BIGINT AS won_passes,
            min(range_start) = 0 AND max(range_stop) = sum(range_stop - range_start) AS tiled
     FROM narcotic_exhaustive
@@ -133,10 +135,12 @@ SELECT variant, matching, gather, pile_four, ranks, p.preset, shards,
        CASE WHEN won = 0 THEN NULL ELSE (won_time_s // g_time)::VARCHAR || '/' || (won // g_time)::VARCHAR END
            AS mean_time_fraction,
        won_time_s / won AS mean_time_s,
+       sqrt(won_time_s2 / won - (won_time_s / won) ^ 2) AS sd_time_s,  -- over all won sequences, exactly
        won_passes / won AS mean_passes,
        time_s / sequences AS mean_time_all_s,
        won_time_s / sequences AS seed_average_s,
        sequences / space AS coverage,
        tiled AND sequences = space AS complete
-FROM f LEFT JOIN narcotic_presets p ON p.matching = f.matching AND p.gather = f.gather AND p.pile_four = f.pile_four
+FROM f LEFT JOIN (SELECT preset, matching, gather, pile_four FROM narcotic_presets) p
+    USING (matching, gather, pile_four)  -- the preset's rules, on a smaller deck
 ORDER BY ranks, variant;
