@@ -12,8 +12,8 @@ from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
 from ..kinds import ShardKind
-from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .exact import EXACT_TABLES, ExhaustiveDecks
+from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
 from .rules import PRESETS, VALUES, Rules, all_rules, experiment_rules
 from .tally import RULE_COLUMNS, TALLY_TABLES, CampaignTally
@@ -112,6 +112,7 @@ class NarcoticEngine(Engine):
         ReportFile("narcotic.csv", "narcotic_table"),
         ReportFile("narcotic_passes.png", "narcotic_passes"),
         ReportFile("narcotic_rules.png", "narcotic_rules"),
+        ReportFile("narcotic_decks.png", "narcotic_decks"),
     )
     figure_basis = {
         "narcotic_passes": (
@@ -121,6 +122,11 @@ class NarcoticEngine(Engine):
         "narcotic_rules": (
             "SELECT coalesce(sum(games), 0), coalesce(min(games), 0) FROM narcotic_rule_combinations",
             "{0:,} games, {1:,} per rule combination",
+        ),
+        "narcotic_decks": (
+            "SELECT coalesce(sum(sequences), 0), coalesce(sum(games), 0) FROM narcotic_decks d "
+            "JOIN narcotic_presets p USING (matching, gather, pile_four) WHERE p.preset = 'seed'",
+            "{0:,} sequences played exactly, {1:,} games simulated (seed rules, every deck size)",
         ),
     }
 

@@ -220,7 +220,9 @@ class ExhaustiveDecks(ShardKind):
         for block in blocks:
             for r in block["ranks"]:
                 names = GridNames(size=f"r={r}", window="window", per_shard="sequences_per_shard", items="sequences")
-                grid = grid_shards(sequence_count(r), block["sequences_per_shard"], block["window"], block["where"], names)
+                grid = grid_shards(
+                    sequence_count(r), block["sequences_per_shard"], block["window"], block["where"], names
+                )
                 for rules in experiment_rules(block, r):
                     if rules.variant in seen:
                         raise CardlabError(

@@ -140,14 +140,17 @@ def all_rules(ranks: int = VALUES) -> list[Rules]:
 
 def experiment_rules(exp: Mapping[str, Any], ranks: int | None = None) -> list[Rules]:
     """The rule combinations an experiment (or a campaign) runs: a preset, ``all`` sixteen, or explicit
-    choices, on a deck of ``ranks`` values (default: the entry's own ``ranks``, else the full deck)."""
-    ranks = int(exp.get("ranks", VALUES)) if ranks is None else ranks
+    choices, on decks of ``ranks`` values (default: the entry's own ``ranks``, one size or a list of
+    sizes, each size after the other; else the full deck)."""
+    sizes = exp.get("ranks", VALUES) if ranks is None else ranks
+    sizes = [int(r) for r in sizes] if isinstance(sizes, list) else [int(sizes)]
     name = exp.get("rules")
     if name == "all":
-        return all_rules(ranks)
+        return [rules for r in sizes for rules in all_rules(r)]
     if name is not None:
-        return [replace(Rules.preset(name), ranks=ranks)]
-    return [Rules(exp.get("matching", "deal"), exp.get("gather", "top-right"), exp.get("pile_four", "keep"), ranks)]
+        return [replace(Rules.preset(name), ranks=r) for r in sizes]
+    combo = (exp.get("matching", "deal"), exp.get("gather", "top-right"), exp.get("pile_four", "keep"))
+    return [Rules(*combo, r) for r in sizes]
 
 
 def fresh_deck(ranks: int = VALUES) -> list[int]:
@@ -166,7 +169,5 @@ def check_deck(values: list[int], ranks: int = VALUES) -> str | None:
     counts = Counter(values)
     wrong = [v for v in range(1, ranks + 1) if counts[v] != SUITS]
     if wrong:
-        return (
-            f"value {wrong[0]} appears {counts[wrong[0]]} times, expected exactly {SUITS} of each value 1..{ranks}"
-        )
+        return f"value {wrong[0]} appears {counts[wrong[0]]} times, expected exactly {SUITS} of each value 1..{ranks}"
     return None

@@ -144,3 +144,59 @@ SELECT variant, matching, gather, pile_four, ranks, p.preset, shards,
 FROM f LEFT JOIN (SELECT preset, matching, gather, pile_four FROM narcotic_presets) p
     USING (matching, gather, pile_four)  -- the preset's rules, on a smaller deck
 ORDER BY ranks, variant;
+
+-- Per rule combination and deck size: the exact answer (narcotic_exact, complete enumerations
+-- only) beside the largest simulation of the same rules and deck, with the simulation's 95 %
+-- intervals (Wilson for the win probability, normal for the mean time of a won game) and
+-- whether they cover the exact values.  Deck sizes with only one of the two keep their row.
+CREATE VIEW narcotic_decks AS
+WITH sim AS (
+    SELECT experiment, variant, count(*) AS games, count(*) FILTER (WHERE won) AS wins,
+           avg(time_s) FILTER (WHERE won) AS mean_time_s,
+           stddev_samp(time_s) FILTER (WHERE won) AS sd_time_s
+    FROM narcotic_games
+    GROUP BY experiment, variant
+    QUALIFY row_number() OVER (PARTITION BY variant ORDER BY count(*) DESC, experiment) = 1
+), s AS (
+    SELECT *, wins / games AS win_p,
+           narcotic_wilson(wins, games, -1) AS win_lo95, narcotic_wilson(wins, games, 1) AS win_hi95,
+           mean_time_s - 1.959963984540054 * sd_time_s / sqrt(wins) AS mean_time_lo95,
+           mean_time_s + 1.959963984540054 * sd_time_s / sqrt(wins) AS mean_time_hi95
+    FROM sim
+), e AS (SELECT * FROM narcotic_exact WHERE complete)
+SELECT v.variant, v.matching, v.gather, v.pile_four, v.ranks,
+       e.sequences, e.win_fraction, e.win_p AS exact_win_p,
+       e.mean_time_fraction, e.mean_time_s AS exact_mean_time_s,
+       s.experiment, s.games, s.wins, s.win_p AS sim_win_p, s.win_lo95, s.win_hi95,
+       s.mean_time_s AS sim_mean_time_s, s.mean_time_lo95, s.mean_time_hi95,
+       e.win_p BETWEEN s.win_lo95 AND s.win_hi95 AS win_covered,
+       e.mean_time_s BETWEEN s.mean_time_lo95 AND s.mean_time_hi95 AS time_covered
+FROM narcotic_variants v LEFT JOIN e USING (variant) LEFT JOIN s USING (variant)
+WHERE e.variant IS NOT NULL OR s.variant IS NOT NULL
+ORDER BY v.matching, v.gather, v.pile_four, v.ranks;
+
+-- Does a simulation's 95 % interval cover the exact value as often as it promises?  The games
+-- of each simulation of a deck with a complete exact answer, cut into 100 batches of
+-- consecutive games: each batch's Wilson interval either covers the exact win probability or
+-- not; about 95 of 100 should (covered, with a 95 % Wilson interval of that share).
+CREATE VIEW narcotic_coverage_check AS
+WITH b AS (
+    SELECT g.experiment, g.variant, e.ranks, e.win_p AS exact_win_p,
+           (g.game - min(g.game) OVER w) * 100 // count(*) OVER w AS batch, g.won
+    FROM narcotic_games g JOIN narcotic_exact e USING (variant)
+    WHERE e.complete
+    WINDOW w AS (PARTITION BY g.experiment, g.variant)
+), c AS (
+    SELECT experiment, variant, ranks, exact_win_p, batch, count(*) AS games,
+           count(*) FILTER (WHERE won) AS wins
+    FROM b GROUP BY ALL
+)
+SELECT experiment, variant, ranks, exact_win_p,
+       count(*) AS batches, min(games) AS batch_games,
+       count(*) FILTER (WHERE exact_win_p BETWEEN narcotic_wilson(wins, games, -1)
+                                               AND narcotic_wilson(wins, games, 1)) AS covered,
+       covered / batches AS covered_share,
+       narcotic_wilson(covered, batches, -1) AS covered_lo95,
+       narcotic_wilson(covered, batches, 1) AS covered_hi95
+FROM c GROUP BY ALL
+ORDER BY ranks, variant, experiment;

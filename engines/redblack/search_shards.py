@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import CardlabError
-from ..core.rng import seed_derivation, shard_seed
 from ..core.grid import GridNames, grid_shards
+from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
 from .exhaustive import SearchResult, search_range

@@ -53,7 +53,12 @@ def test_shards_tile_the_sequences_and_windows_add_up():
     assert len(whole) == 1 and whole[0]["range_start"] == 0 and whole[0]["range_stop"] == 34_650
     per_shard = {"ranks": [3], "rules": "seed", "sequences_per_shard": 10_000}
     parts = run({"exhaustive": per_shard})
-    assert [(p["range_start"], p["range_stop"]) for p in parts] == [(0, 10_000), (10_000, 20_000), (20_000, 30_000), (30_000, 34_650)]
+    assert [(p["range_start"], p["range_stop"]) for p in parts] == [
+        (0, 10_000),
+        (10_000, 20_000),
+        (20_000, 30_000),
+        (30_000, 34_650),
+    ]
     # two windows run apart are the same shards as the whole grid
     low = run({"exhaustive": {**per_shard, "window": [0, 20_000]}})
     high = run({"exhaustive": {**per_shard, "window": [20_000, 34_650]}})
@@ -81,7 +86,10 @@ def test_seed_rules_counts_equal_the_seed_ruby(r):
         ({"ranks": [2, 3], "window": [0, 10]}, "a window of ranks needs exactly one deck size"),
         ({"ranks": [5], "sequences_per_shard": 1000}, "needs shard numbers up to 305,540,234"),
         ({"ranks": [5], "sequences_per_shard": 10**6}, "would plan 305,541 shards"),
-        ([{"ranks": [2], "rules": "seed"}, {"ranks": [2, 3], "rules": "all"}], "already enumerated by narcotic.exhaustive[0]"),
+        (
+            [{"ranks": [2], "rules": "seed"}, {"ranks": [2, 3], "rules": "all"}],
+            "already enumerated by narcotic.exhaustive[0]",
+        ),
     ],
 )
 def test_bad_exhaustive_blocks_are_refused(section, message):
@@ -98,7 +106,14 @@ def test_the_exhaustive_experiment_name_is_reserved():
 def test_the_view_gives_exact_reduced_fractions():
     """narcotic_exact over shards of r = 2 and 3 (seed rules): the fractions are the counts reduced,
     the decimals their values, coverage and completeness follow the shards."""
-    rows = run({"exhaustive": [{"ranks": [2], "rules": "seed"}, {"ranks": [3], "rules": "seed", "sequences_per_shard": 20_000}]})
+    rows = run(
+        {
+            "exhaustive": [
+                {"ranks": [2], "rules": "seed"},
+                {"ranks": [3], "rules": "seed", "sequences_per_shard": 20_000},
+            ]
+        }
+    )
     part = [r for r in rows if not (r["ranks"] == 3 and r["range_start"] == 20_000)]  # r = 3 with a gap
     con = duckdb.connect()
     for name, table in NARCOTIC.warehouse_tables().items():
@@ -109,10 +124,13 @@ def test_the_view_gives_exact_reduced_fractions():
         for stmt in NARCOTIC.views_sql():
             if "narcotic_exact" in stmt:
                 con.execute(stmt.replace("CREATE VIEW", "CREATE OR REPLACE VIEW"))
-        got = {r[0]: r[1:] for r in con.execute(
-            "SELECT ranks, win_fraction, win_p, mean_time_fraction, mean_time_s, coverage, complete, preset "
-            "FROM narcotic_exact"
-        ).fetchall()}
+        got = {
+            r[0]: r[1:]
+            for r in con.execute(
+                "SELECT ranks, win_fraction, win_p, mean_time_fraction, mean_time_s, coverage, complete, preset "
+                "FROM narcotic_exact"
+            ).fetchall()
+        }
         for r in (2, 3):
             mine = [x for x in shard_rows if x["ranks"] == r]
             won, seqs = sum(x["won"] for x in mine), sum(x["sequences"] for x in mine)

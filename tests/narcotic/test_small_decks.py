@@ -101,7 +101,9 @@ def test_fresh_and_checked_decks_of_any_size():
     assert N.check_deck([1, 1, 1, 1], 1) is None
     assert "expected 8 cards" in N.check_deck([1, 1, 1, 1], 2)
     assert "out of range 1..2" in N.check_deck([3, 1, 1, 1, 2, 2, 2, 2], 2)
-    assert "value 1 appears 3 times, expected exactly 4 of each value 1..2" in N.check_deck([2] + N.fresh_deck(2)[1:], 2)
+    assert "value 1 appears 3 times, expected exactly 4 of each value 1..2" in N.check_deck(
+        [2] + N.fresh_deck(2)[1:], 2
+    )
 
 
 def test_shuffled_decks_of_a_small_deck_and_the_full_deck_unchanged():
