@@ -9,8 +9,9 @@ planning a grid never changes what a shard computes.)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .errors import CardlabError
 from .layout import MAX_SHARD
@@ -59,3 +60,12 @@ def grid_shards(
             f"{names.items} ({names.window}: [start, stop])"
         )
     return [(i, i * per_shard, min((i + 1) * per_shard, total)) for i in range(first, last)]
+
+
+def setting_blocks(section: Mapping[str, Any], key: str, where: str) -> list[tuple[str, Mapping[str, Any]]]:
+    """(where, block) of a setting given as one block (a mapping) or a list of blocks, each
+    named as a message names it (``redblack.exhaustive`` or ``redblack.exhaustive[1]``)."""
+    raw = section.get(key) or []
+    if isinstance(raw, Mapping):
+        return [(where, raw)]
+    return [(f"{where}[{i}]", block) for i, block in enumerate(raw)]

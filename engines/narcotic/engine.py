@@ -16,7 +16,7 @@ from .exact import EXACT_TABLES, ExhaustiveDecks
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
 from .rules import PRESETS, VALUES, Rules, all_rules, experiment_rules
-from .tally import RULE_COLUMNS, TALLY_TABLES, CampaignTally
+from .tally import RULE_COLUMNS, TALLY_TABLES, CampaignTally, rules_spec
 
 TABLES = {
     "narcotic_games": pa.schema(
@@ -51,13 +51,7 @@ class GameSimulation(ShardKind):
                 for shard, (start, stop) in enumerate(split_range(int(exp["games"]), int(exp["shards"]))):
                     specs.append(
                         {
-                            "experiment": exp["name"],
-                            "variant": rules.variant,
-                            "shard": shard,
-                            "kind": self.name,
-                            **rules.spec_fields(),
-                            "range": [start, stop],
-                            "work": stop - start,
+                            **rules_spec(exp["name"], rules, self.name, shard, start, stop),
                             "root_seed": root,
                             "seed": shard_seed(root, self.game, exp["name"], rules.variant, shard),
                             "seed_derivation": seed_derivation(root, self.game, exp["name"], rules.variant, shard),

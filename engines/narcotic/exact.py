@@ -25,11 +25,11 @@ import pyarrow as pa
 from numba import njit
 
 from ..core.errors import CardlabError
-from ..core.grid import GridNames, grid_shards
+from ..core.grid import GridNames, grid_shards, setting_blocks
 from ..kinds import Resources, ShardKind
 from .kernel import GAMES_PER_CALL, play
 from .rules import SUITS, Rules, experiment_rules
-from .tally import RULE_COLUMNS
+from .tally import RULE_COLUMNS, rule_cells, rules_spec
 
 # Changing what an exhaustive shard computes (the order of the sequences, the rules, the time
 # model, the columns) must bump it: tests/narcotic/test_exact.py pins the results of small shards.
@@ -166,11 +166,8 @@ def exact_counts(rules: Rules, start: int, stop: int, progress=None) -> dict[str
 def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
     """The ``exhaustive`` setting as a list of blocks (one mapping or a list): deck sizes, rules,
     shard size, threads and an optional window of ranks (one deck size only)."""
-    raw = section.get("exhaustive") or []
-    blocks = [raw] if isinstance(raw, Mapping) else list(raw)
     out = []
-    for i, block in enumerate(blocks):
-        where = "narcotic.exhaustive" + (f"[{i}]" if not isinstance(raw, Mapping) else "")
+    for where, block in setting_blocks(section, "exhaustive", "narcotic.exhaustive"):
         ranks = sorted({int(r) for r in block["ranks"]})
         window = block.get("window")
         if window is not None and len(ranks) != 1:
@@ -234,15 +231,7 @@ class ExhaustiveDecks(ShardKind):
         return specs
 
     def spec(self, rules: Rules, shard: int, start: int, stop: int) -> dict:
-        return {
-            "experiment": EXHAUSTIVE_EXPERIMENT,
-            "variant": rules.variant,
-            "shard": shard,
-            "kind": self.name,
-            **rules.spec_fields(),
-            "range": [start, stop],
-            "work": stop - start,
-        }
+        return rules_spec(EXHAUSTIVE_EXPERIMENT, rules, self.name, shard, start, stop)
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row of counts a shard."""
@@ -262,12 +251,7 @@ class ExhaustiveDecks(ShardKind):
         start, stop = (int(x) for x in spec["range"])
         sums = exact_counts(rules, start, stop, progress)
         row = {
-            "experiment": spec["experiment"],
-            "variant": rules.variant,
-            "matching": rules.matching,
-            "gather": rules.gather,
-            "pile_four": rules.pile_four,
-            "shard": int(spec["shard"]),
+            **rule_cells(spec, rules),
             "ranks": rules.ranks,
             "range_start": start,
             "range_stop": stop,

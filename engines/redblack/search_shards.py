@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import CardlabError
-from ..core.grid import GridNames, grid_shards
+from ..core.grid import GridNames, grid_shards, setting_blocks
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
@@ -65,11 +65,8 @@ def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
     ``k`` (a list) or ``k_min..k_max``; ``ranks: [start, stop]`` (one size only) searches a
     window of ranks, on the same shard grid as the whole size, so windows run at different
     times add up to the whole."""
-    raw = section.get("exhaustive") or []
-    blocks = [raw] if isinstance(raw, Mapping) else list(raw)
     out = []
-    for i, block in enumerate(blocks):
-        where = "redblack.exhaustive" + (f"[{i}]" if not isinstance(raw, Mapping) else "")
+    for where, block in setting_blocks(section, "exhaustive", "redblack.exhaustive"):
         ks = block_sizes(block, where)
         ranks = block.get("ranks")
         if ranks is not None and len(ks) != 1:
