@@ -286,7 +286,7 @@ def fraction_cell(fraction: str | None, decimal: float | None, digits: int = 6) 
     return fraction if "/" not in fraction or fraction.endswith("/1") else f"{fraction} = {decimal:.{digits}f}"
 
 
-def exact_time_cell(r: dict, fraction: str, decimal: float) -> str:
+def exact_time_cell(fraction: str | None, decimal: float | None) -> str:
     """``1405524/17268 s = 81.39 s (1 min 21 s)``."""
     if fraction is None:
         return MISSING
@@ -323,7 +323,7 @@ def decks_section(decks: list[dict], coverage: list[dict], exact: list[dict]) ->
             4 * d["ranks"],
             MISSING if d["sequences"] is None else d["sequences"],
             fraction_cell(d["win_fraction"], d["exact_win_p"]),
-            exact_time_cell(d, d["mean_time_fraction"], d["exact_mean_time_s"]),
+            exact_time_cell(d["mean_time_fraction"], d["exact_mean_time_s"]),
             MISSING if d["games"] is None else f"{d['games']:,} ({d['experiment']})",
             MISSING if d["games"] is None else f"{pct(d['sim_win_p'])} ({pct_range(d['win_lo95'], d['win_hi95'])})",
             covers(d["win_covered"]),
@@ -334,6 +334,21 @@ def decks_section(decks: list[dict], coverage: list[dict], exact: list[dict]) ->
         if d["sequences"] is not None
     ]
     md += [markdown_table(DECK_COLUMNS, rows)]
+    md += coverage_part(coverage)
+    md += [
+        "The trend in r (seed rules): exact where every sequence was played, simulated (95 % Wilson "
+        "interval) elsewhere.",
+        "",
+        markdown_table(TREND_COLUMNS, [trend_cells(d) for d in decks]),
+        f"![win probability and mean time by deck size]({DECKS_PNG})",
+        "",
+    ]
+    return md + exact_part(exact)
+
+
+def coverage_part(coverage: list[dict]) -> list[str]:
+    """The batch check: how many batches' intervals cover the exact win probability."""
+    md: list[str] = []
     if coverage:
         md += [
             "Does a simulation's interval cover the exact value as often as it promises? Each simulation of a "
@@ -355,14 +370,12 @@ def decks_section(decks: list[dict], coverage: list[dict], exact: list[dict]) ->
                 ],
             ),
         ]
-    md += [
-        "The trend in r (seed rules): exact where every sequence was played, simulated (95 % Wilson "
-        "interval) elsewhere.",
-        "",
-        markdown_table(TREND_COLUMNS, [trend_cells(d) for d in decks]),
-        f"![win probability and mean time by deck size]({DECKS_PNG})",
-        "",
-    ]
+    return md
+
+
+def exact_part(exact: list[dict]) -> list[str]:
+    """Every exhaustive enumeration in the warehouse, each rule combination and deck size."""
+    md: list[str] = []
     if exact:
         md += [
             "Every exhaustive enumeration in the warehouse (each rule combination and deck size):",
