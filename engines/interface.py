@@ -223,7 +223,9 @@ class Engine(ABC):
         from .core.provenance import files_version
 
         files = [f"{self.name}/{f}" for f in ("report.py", "views.sql") if (self.directory / f).exists()]
-        return files_version(files + ["report/common.py"])
+        # a report package (report/): every module of it
+        files += sorted(f"{self.name}/report/{p.name}" for p in (self.directory / "report").glob("*.py"))
+        return files_version(sorted(files) + ["report/common.py"])
 
     def module(self, name: str) -> ModuleType | None:
         """A sibling module of the engine (``report``, ``cli``), or None when the game has none."""

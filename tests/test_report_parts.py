@@ -28,6 +28,7 @@ def test_python_wilson_is_the_narcotic_views_wilson(hits, n):
             "matching": ["deal"] * n,
             "gather": ["top-right"] * n,
             "pile_four": ["keep"] * n,
+            "game": list(range(n)),
             "won": [i < hits for i in range(n)],
             "passes": [3] * n,
             "time_s": [60] * n,

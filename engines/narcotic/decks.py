@@ -10,23 +10,25 @@ import numpy as np
 from numba import njit, prange
 
 from ..core.rng import shuffle_inplace, stream_start
-from .rules import CARDS_IN_DECK, VALUES
+from .rules import SUITS, VALUES
 
 
 @njit(cache=True, parallel=True)
-def shuffled_decks(seed, start, stop):
+def shuffled_decks(seed, start, stop, ranks=VALUES):
     """Decks of games ``start..stop`` of a shard: game i is a Fisher-Yates shuffle
-    of the fresh deck driven by the splitmix64 stream (seed, i), so any game can
-    be re-dealt alone and the result does not depend on the thread count."""
-    out = np.empty((stop - start, CARDS_IN_DECK), dtype=np.uint8)
+    of the fresh deck of ``ranks`` values (4 * ranks cards, ``k % ranks + 1``) driven
+    by the splitmix64 stream (seed, i), so any game can be re-dealt alone and the
+    result does not depend on the thread count."""
+    cards = SUITS * ranks
+    out = np.empty((stop - start, cards), dtype=np.uint8)
     for r in prange(stop - start):
-        for k in range(CARDS_IN_DECK):
-            out[r, k] = k % VALUES + 1
+        for k in range(cards):
+            out[r, k] = k % ranks + 1
         state = stream_start(np.uint64(seed), np.int64(start + r))
         shuffle_inplace(state, out[r])
     return out
 
 
-def deal_deck(seed: int, index: int) -> list[int]:
+def deal_deck(seed: int, index: int, ranks: int = VALUES) -> list[int]:
     """The deck of game ``index`` in a shard with ``seed`` (seed array order)."""
-    return [int(c) for c in shuffled_decks(np.uint64(seed), index, index + 1)[0]]
+    return [int(c) for c in shuffled_decks(np.uint64(seed), index, index + 1, ranks)[0]]

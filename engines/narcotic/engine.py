@@ -12,10 +12,11 @@ from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
 from ..kinds import ShardKind
+from .exact import EXACT_TABLES, ExhaustiveDecks
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
-from .rules import PRESETS, Rules, all_rules, experiment_rules
-from .tally import RULE_COLUMNS, TALLY_TABLES, CampaignTally
+from .rules import PRESETS, VALUES, Rules, all_rules, experiment_rules
+from .tally import RULE_COLUMNS, TALLY_TABLES, CampaignTally, rules_spec
 
 TABLES = {
     "narcotic_games": pa.schema(
@@ -50,15 +51,7 @@ class GameSimulation(ShardKind):
                 for shard, (start, stop) in enumerate(split_range(int(exp["games"]), int(exp["shards"]))):
                     specs.append(
                         {
-                            "experiment": exp["name"],
-                            "variant": rules.variant,
-                            "shard": shard,
-                            "kind": self.name,
-                            "matching": rules.matching,
-                            "gather": rules.gather,
-                            "pile_four": rules.pile_four,
-                            "range": [start, stop],
-                            "work": stop - start,
+                            **rules_spec(exp["name"], rules, self.name, shard, start, stop),
                             "root_seed": root,
                             "seed": shard_seed(root, self.game, exp["name"], rules.variant, shard),
                             "seed_derivation": seed_derivation(root, self.game, exp["name"], rules.variant, shard),
@@ -73,12 +66,12 @@ class GameSimulation(ShardKind):
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """Play games [start, stop) of one shard; game i's deck comes from stream (seed, i)."""
-        rules = Rules(spec["matching"], spec["gather"], spec["pile_four"])
+        rules = Rules.of_spec(spec)
         start, stop = spec["range"]
         parts = []
         for a in range(start, stop, CHUNK):
             b = min(a + CHUNK, stop)
-            res = play(shuffled_decks(np.uint64(spec["seed"]), a, b), rules)
+            res = play(shuffled_decks(np.uint64(spec["seed"]), a, b, rules.ranks), rules)
             res["game"] = np.arange(a, b, dtype=np.int64)
             parts.append(res)
             progress.update(b - a)
@@ -105,14 +98,15 @@ class NarcoticEngine(Engine):
     title = "Narcotic solitaire"
     question = "How often can a shuffled deck be finished, and how long does it take?"
     work_unit = "games"
-    tables = {**TABLES, **TALLY_TABLES}
-    kinds = (GameSimulation(), CampaignTally())
+    tables = {**TABLES, **TALLY_TABLES, **EXACT_TABLES}
+    kinds = (GameSimulation(), CampaignTally(), ExhaustiveDecks())
     sharded_field = "games"
     report_files = (
         ReportFile("narcotic.md"),
         ReportFile("narcotic.csv", "narcotic_table"),
         ReportFile("narcotic_passes.png", "narcotic_passes"),
         ReportFile("narcotic_rules.png", "narcotic_rules"),
+        ReportFile("narcotic_decks.png", "narcotic_decks"),
     )
     figure_basis = {
         "narcotic_passes": (
@@ -123,11 +117,19 @@ class NarcoticEngine(Engine):
             "SELECT coalesce(sum(games), 0), coalesce(min(games), 0) FROM narcotic_rule_combinations",
             "{0:,} games, {1:,} per rule combination",
         ),
+        "narcotic_decks": (
+            "SELECT coalesce(sum(sequences), 0), coalesce(sum(games), 0) FROM narcotic_decks d "
+            "JOIN narcotic_presets p USING (matching, gather, pile_four) WHERE p.preset = 'seed'",
+            "{0:,} sequences played exactly, {1:,} games simulated (seed rules, every deck size)",
+        ),
     }
 
     def warehouse_tables(self) -> dict[str, pa.Table]:
-        """``narcotic_presets``: the named rule combinations (``seed``, ``classic``) for the views."""
+        """``narcotic_presets``: the named rule combinations (``seed``, ``classic``, full-deck rules) for
+        the views; ``narcotic_variants``: every variant name with its rules and deck size (a game's
+        row names its deck only through its variant)."""
         names = list(PRESETS)
+        variants = [rules for r in range(1, VALUES + 1) for rules in all_rules(r)]
         return {
             "narcotic_presets": pa.table(
                 {
@@ -135,8 +137,18 @@ class NarcoticEngine(Engine):
                     "matching": [PRESETS[n][0] for n in names],
                     "gather": [PRESETS[n][1] for n in names],
                     "pile_four": [PRESETS[n][2] for n in names],
+                    "ranks": pa.array([VALUES] * len(names), pa.int32()),
                 }
-            )
+            ),
+            "narcotic_variants": pa.table(
+                {
+                    "variant": [v.variant for v in variants],
+                    "matching": [v.matching for v in variants],
+                    "gather": [v.gather for v in variants],
+                    "pile_four": [v.pile_four for v in variants],
+                    "ranks": pa.array([v.ranks for v in variants], pa.int32()),
+                }
+            ),
         }
 
     def reference_checks(self, n: int):
@@ -166,4 +178,5 @@ class NarcoticEngine(Engine):
                 {"name": "combos", "rules": "all", "games": 20, "shards": 1, "seed": 8},
             ],
             "campaigns": [{"name": "kept", "rules": "seed", "games": 500, "games_per_shard": 200, "seed": 9}],
+            "exhaustive": {"ranks": [2, 3], "rules": "seed", "sequences_per_shard": 20000},
         }

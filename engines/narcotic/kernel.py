@@ -23,16 +23,18 @@ from __future__ import annotations
 import fcntl
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import numba
 import numpy as np
 
+from ..core.errors import CardlabError
 from ..core.provenance import files_version
 from .decks import deal_deck, shuffled_decks
 from .lanes import play_many, play_many_specialised
 from .replay import WON
-from .rules import Rules
+from .rules import VALUES, Rules
 
 __all__ = ["GAMES_PER_CALL", "SPECIALISED", "deal_deck", "play", "shuffled_decks"]
 
@@ -47,9 +49,12 @@ SPECIALISED = frozenset(Rules.preset(name) for name in ("seed", "classic"))
 
 
 def play(decks: np.ndarray, rules: Rules) -> dict[str, np.ndarray]:
-    """Play many decks (rows, seed order) with the kernel."""
+    """Play many decks (rows of ``rules.cards`` cards, seed order) with the kernel."""
     decks = np.ascontiguousarray(decks, dtype=np.uint8)
-    kernel = play_many_specialised if rules in SPECIALISED else play_many
+    if decks.ndim != 2 or decks.shape[1] != rules.cards:
+        raise CardlabError(f"decks of {rules.ranks} values are rows of {rules.cards} cards, got shape {decks.shape}")
+    # the rules' kernel whatever the deck size: a smaller deck is the same code on a shorter row
+    kernel = play_many_specialised if replace(rules, ranks=VALUES) in SPECIALISED else play_many
     # Games differ in length a hundredfold: small dynamic chunks keep threads busy.
     with compiling_alone(kernel), numba.parallel_chunksize(1):
         out = kernel(decks, *rules.codes())
@@ -88,7 +93,7 @@ def compiling_alone(kernel) -> Iterator[None]:
 
 # numba checks a cached kernel against the file of its entry point only (lanes.py), not
 # the modules it calls: after an edit of any of them the kernel must be compiled again.
-KERNEL_MODULES = ("cascade", "deal_pass", "decks", "intrinsics", "ir", "lanes", "replay", "rules")
+KERNEL_MODULES = ("cascade", "deal_pass", "decks", "exact", "intrinsics", "ir", "lanes", "replay", "rules")
 
 
 def drop_stale_caches(folder: Path) -> None:

@@ -20,7 +20,7 @@ from .deal_pass import _scalar_pass, _vector_pass
 from .intrinsics import _count_equal, _fingerprint, _rows_equal
 from .ir import RING, ROW
 from .replay import _HASH_BITS, LOOPED, WON, play_kernel
-from .rules import CARDS_IN_DECK, CARDS_PER_DEAL, SECONDS_PER_DEAL, SECONDS_PER_GATHER
+from .rules import CARDS_PER_DEAL, SECONDS_PER_DEAL, SECONDS_PER_GATHER
 
 _PASS_LIMIT = 4096
 _LANES = 2  # games played side by side: one pass is a chain of dependent vector steps
@@ -41,10 +41,13 @@ def _find_repeat(ring, fps, lane, p, fp):
 
 @njit(cache=True)
 def _start_game(decks, i, ring, fps, lane):
+    """Deck i (a row of 4r cards, r values) into the lane's first ring row, zero after it:
+    the passes read zeros as "four equal cards", which vanish."""
     base = lane * RING
-    for k in range(CARDS_IN_DECK):
+    cards = decks.shape[1]
+    for k in range(cards):
         ring[base, k] = decks[i, k]
-    for k in range(CARDS_IN_DECK, ROW):
+    for k in range(cards, ROW):
         ring[base, k] = 0
     for k in range(RING):
         fps[lane, k] = 0  # the initial deck is not recorded
@@ -65,7 +68,7 @@ def _play_lanes(decks, lo, hi, matching, how, discard, ring, fps, piles, heights
     for lane in range(_LANES):
         if nxt < hi:
             _start_game(decks, nxt, ring, fps, lane)
-            game[lane], passes[lane], length[lane], time_s[lane] = nxt, 0, CARDS_IN_DECK, 0
+            game[lane], passes[lane], length[lane], time_s[lane] = nxt, 0, decks.shape[1], 0
             nxt += 1
             active += 1
     while active > 0:
@@ -104,7 +107,7 @@ def _play_lanes(decks, lo, hi, matching, how, discard, ring, fps, piles, heights
             out[g, 0], out[g, 1], out[g, 2], out[g, 3], out[g, 4] = result, p, t, p - j if j else 0, j
             if nxt < hi:
                 _start_game(decks, nxt, ring, fps, lane)
-                game[lane], passes[lane], length[lane], time_s[lane] = nxt, 0, CARDS_IN_DECK, 0
+                game[lane], passes[lane], length[lane], time_s[lane] = nxt, 0, decks.shape[1], 0
                 nxt += 1
             else:
                 game[lane] = -1
@@ -131,7 +134,8 @@ def _play_block(decks, lo, hi, matching, how, discard, out):
 
 @njit(cache=True, parallel=True)
 def play_many(decks, matching, how, discard):
-    """Play every row of ``decks`` (blocks of games in parallel; each game independent).
+    """Play every row of ``decks`` (blocks of games in parallel; each game independent), a deck
+    of 4r cards (r values: the row's width, 4 to 52).
 
     Returns one row per game: won (1, 0), passes, time_s, cycle_start, cycle_length.
     Called with the rule codes as plain integers, one compiled kernel plays every

@@ -71,6 +71,31 @@ TALLY_TABLES = {
 SUMS = ("games", "wins", "loops", "won_time_s", "won_time_s2", "won_passes", "loop_cycle_length")
 
 
+def rules_spec(experiment: str, rules: Rules, kind: str, shard: int, start: int, stop: int) -> dict:
+    """The spec fields every Narcotic shard starts with: its place, kind, rules and range."""
+    return {
+        "experiment": experiment,
+        "variant": rules.variant,
+        "shard": shard,
+        "kind": kind,
+        **rules.spec_fields(),
+        "range": [start, stop],
+        "work": stop - start,
+    }
+
+
+def rule_cells(spec: Mapping[str, Any], rules: Rules) -> dict:
+    """The values of a shard's RULE_COLUMNS."""
+    return {
+        "experiment": spec["experiment"],
+        "variant": rules.variant,
+        "matching": rules.matching,
+        "gather": rules.gather,
+        "pile_four": rules.pile_four,
+        "shard": int(spec["shard"]),
+    }
+
+
 class Tally:
     """Running sums and pass histograms over played games (``play``'s result arrays)."""
 
@@ -146,15 +171,7 @@ class CampaignTally(ShardKind):
     def spec(self, block: Mapping[str, Any], rules: Rules, shard: int, start: int, stop: int) -> dict:
         name, root = block["name"], int(block["seed"])
         return {
-            "experiment": name,
-            "variant": rules.variant,
-            "shard": shard,
-            "kind": self.name,
-            "matching": rules.matching,
-            "gather": rules.gather,
-            "pile_four": rules.pile_four,
-            "range": [start, stop],
-            "work": stop - start,
+            **rules_spec(name, rules, self.name, shard, start, stop),
             "root_seed": root,
             "seed": shard_seed(root, self.game, name, rules.variant, shard),
             "seed_derivation": seed_derivation(root, self.game, name, rules.variant, shard),
@@ -173,31 +190,24 @@ class CampaignTally(ShardKind):
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """Play games [start, stop) of the shard (game i from stream (seed, i)) and sum their outcomes."""
-        rules = Rules(spec["matching"], spec["gather"], spec["pile_four"])
+        rules = Rules.of_spec(spec)
         start, stop = (int(x) for x in spec["range"])
         tally = Tally()
         for a in range(start, stop, GAMES_PER_CALL):
             b = min(a + GAMES_PER_CALL, stop)
-            tally.add(play(shuffled_decks(np.uint64(spec["seed"]), a, b), rules))
+            tally.add(play(shuffled_decks(np.uint64(spec["seed"]), a, b, rules.ranks), rules))
             progress.update(b - a)
-        rule_cells = {
-            "experiment": spec["experiment"],
-            "variant": rules.variant,
-            "matching": rules.matching,
-            "gather": rules.gather,
-            "pile_four": rules.pile_four,
-            "shard": int(spec["shard"]),
-        }
+        cells = rule_cells(spec, rules)
         hist = tally.histogram()
         return {
             "narcotic_tallies": {
-                **{c: [v] for c, v in rule_cells.items()},
+                **{c: [v] for c, v in cells.items()},
                 "range_start": [start],
                 "range_stop": [stop],
                 **{c: [v] for c, v in tally.sums.items()},
             },
             "narcotic_tally_passes": {
-                **{c: [v] * len(hist) for c, v in rule_cells.items()},
+                **{c: [v] * len(hist) for c, v in cells.items()},
                 "won": [h[0] for h in hist],
                 "passes": [h[1] for h in hist],
                 "games": [h[2] for h in hist],

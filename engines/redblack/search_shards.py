@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import CardlabError
-from ..core.layout import MAX_SHARD
+from ..core.grid import GridNames, grid_shards, setting_blocks
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
@@ -30,7 +30,6 @@ SEARCH_RESULT_VERSION = "redblack-search-2"
 SEARCH_RESOURCES = Resources(runtime_min=120)
 
 DEFAULT_DEALS_PER_SHARD = 20_000_000
-MAX_PLANNED_SHARDS = 20_000  # one config plans at most this many exhaustive shards (Snakemake: ~2 ms a job)
 
 # brute-force shards keep the path they always had; owner shards sit beside them
 EXHAUSTIVE_VARIANT = {"brute": "canonical", "owner": "owner"}
@@ -66,11 +65,8 @@ def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
     ``k`` (a list) or ``k_min..k_max``; ``ranks: [start, stop]`` (one size only) searches a
     window of ranks, on the same shard grid as the whole size, so windows run at different
     times add up to the whole."""
-    raw = section.get("exhaustive") or []
-    blocks = [raw] if isinstance(raw, Mapping) else list(raw)
     out = []
-    for i, block in enumerate(blocks):
-        where = "redblack.exhaustive" + (f"[{i}]" if not isinstance(raw, Mapping) else "")
+    for where, block in setting_blocks(section, "exhaustive", "redblack.exhaustive"):
         ks = block_sizes(block, where)
         ranks = block.get("ranks")
         if ranks is not None and len(ks) != 1:
@@ -90,31 +86,10 @@ def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
 
 
 def shard_grid(k: int, per_shard: int, ranks: Sequence[int] | None, where: str) -> list[tuple[int, int, int]]:
-    """(shard, start, stop) of the shards of size k that lie in the rank window (all ranks by default).
-
-    Shard i covers ranks [i * per_shard, (i + 1) * per_shard) whatever the window, so a
-    shard's number, range and file are the same in every campaign that contains it."""
-    total = canonical_deals(k)
-    start, stop = (0, total) if ranks is None else (int(ranks[0]), int(ranks[1]))
-    if not 0 <= start < stop <= total:
-        raise CardlabError(f"{where}.ranks: [{start}, {stop}) is not a non-empty window inside [0, {total}) for k={k}")
-    if start % per_shard or (stop % per_shard and stop != total):
-        raise CardlabError(
-            f"{where}.ranks: [{start}, {stop}) must start on a shard boundary (a multiple of deals_per_shard = "
-            f"{per_shard:,}) and end on one or at {total:,} (all ranks of k={k})"
-        )
-    first, last = start // per_shard, -(-stop // per_shard)
-    if last - 1 > MAX_SHARD:
-        raise CardlabError(
-            f"{where}: k={k} needs shard numbers up to {last - 1:,} with deals_per_shard = {per_shard:,}; "
-            f"at most {MAX_SHARD:,}: raise deals_per_shard"
-        )
-    if last - first > MAX_PLANNED_SHARDS:
-        raise CardlabError(
-            f"{where}: k={k} would plan {last - first:,} shards; at most {MAX_PLANNED_SHARDS:,} at a time (Snakemake "
-            "plans about 500 jobs a second): raise deals_per_shard or search a window of ranks (ranks: [start, stop])"
-        )
-    return [(i, i * per_shard, min((i + 1) * per_shard, total)) for i in range(first, last)]
+    """(shard, start, stop) of the shards of size k that lie in the rank window (all ranks by default);
+    the grid of :func:`engines.core.grid.grid_shards`."""
+    names = GridNames(size=f"k={k}", window="ranks", per_shard="deals_per_shard", items="ranks")
+    return grid_shards(canonical_deals(k), per_shard, ranks, where, names)
 
 
 def search_tables(

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..core.errors import CardlabError
+from ..core.grid import setting_blocks
 from ..core.rng import seed_derivation, shard_seed
 from ..kinds import DEFAULT_BACKEND
 from .rules import canonical_deals
@@ -50,11 +51,8 @@ def window_experiment(k: int) -> str:
 
 def cost_window_blocks(section: Mapping[str, Any]) -> list[dict]:
     """The ``cost_windows`` setting as a list of blocks (one mapping or a list): k, windows, window, seed."""
-    raw = section.get("cost_windows") or []
-    blocks = [raw] if isinstance(raw, Mapping) else list(raw)
     out, seen = [], set()
-    for i, block in enumerate(blocks):
-        where = "redblack.cost_windows" + (f"[{i}]" if not isinstance(raw, Mapping) else "")
+    for where, block in setting_blocks(section, "cost_windows", "redblack.cost_windows"):
         (k,) = block_sizes({"k": [block["k"]]}, where)
         if k in seen:
             raise CardlabError(f"{where}: k={k} already has cost windows; give each size one block")

@@ -1,14 +1,16 @@
-"""Kept Narcotic campaigns: the tally shards the default config plans are in the repository
-(results/narcotic/, tracked with git add -f, logs under results/logs/), and a fresh copy of
-kept tally files is taken as it is: nothing recomputed, not even after a kernel edit."""
+"""Kept Narcotic results: the tally shards (campaigns) and exhaustive shards the default config plans
+are in the repository (results/narcotic/, tracked with git add -f, logs under results/logs/), and a
+fresh copy of kept files is taken as it is: nothing recomputed, not even after a kernel edit."""
 
 from __future__ import annotations
 
 import re
 import shutil
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
+import pytest
 import yaml
 from wfhelp import ROOT, snakemake, workdir
 
@@ -17,63 +19,96 @@ from engines.pipeline.config import load_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")
-TALLY_TABLES = ("narcotic_tallies", "narcotic_tally_passes")
-# stands in for the kept files while the repository holds none (the mechanism is the same)
-TINY_CAMPAIGN = {"name": "kept_tiny", "rules": "seed", "games": 900, "games_per_shard": 500, "seed": 3}
 
 
-def default_campaigns() -> list[dict]:
-    return (load_config(ROOT / "config.yaml").get("narcotic") or {}).get("campaigns") or []
+class Kept(NamedTuple):
+    """A kind of kept shard: its config key, tables, the view that adds them up, and a stand-in
+    section for when the repository keeps none (the mechanism is the same)."""
+
+    kind: str
+    key: str
+    tables: tuple[str, ...]
+    complete_sql: str
+    stand_in: object
 
 
-def tally_files(campaigns: list[dict]) -> list[str]:
-    """Shard files and logs of the tally shards the campaigns plan, relative to a results root's parent."""
-    specs = [s for s in NARCOTIC.plan({"campaigns": campaigns}) if s["kind"] == "tally"]
-    files = [shard_path("narcotic", t, s) for s in specs for t in TALLY_TABLES]
+KEPT = {
+    "tally": Kept(
+        "tally",
+        "campaigns",
+        ("narcotic_tallies", "narcotic_tally_passes"),
+        "SELECT experiment || ' ' || variant, complete FROM narcotic_campaign ORDER BY ALL",
+        [{"name": "kept_tiny", "rules": "seed", "games": 900, "games_per_shard": 500, "seed": 3}],
+    ),
+    "exhaustive": Kept(
+        "exhaustive",
+        "exhaustive",
+        ("narcotic_exhaustive",),
+        "SELECT experiment || ' ' || variant, complete FROM narcotic_exact "
+        "JOIN (SELECT DISTINCT experiment, variant FROM narcotic_exhaustive) USING (variant) ORDER BY ALL",
+        {"ranks": [2, 3], "rules": "seed", "sequences_per_shard": 20000},
+    ),
+}
+
+
+def default_section(kept: Kept):
+    return (load_config(ROOT / "config.yaml").get("narcotic") or {}).get(kept.key)
+
+
+def planned_specs(kept: Kept, section) -> list[dict]:
+    return [s for s in NARCOTIC.plan({kept.key: section}) if s["kind"] == kept.kind]
+
+
+def kept_files_of(kept: Kept, section) -> list[str]:
+    """Shard files and logs of the shards a section plans, relative to a results root's parent."""
+    specs = planned_specs(kept, section)
+    files = [shard_path("narcotic", t, s) for s in specs for t in kept.tables]
     return files + [log_path("narcotic", s["experiment"], s["variant"], s["shard"]) for s in specs]
 
 
-def kept_tally_files() -> list[str]:
-    """The tally shard files under results/narcotic/ and their logs, relative to the repository."""
-    shards = sorted((ROOT / "results/narcotic").glob("narcotic_tall*/*/*/shard=*.parquet"))
-    logs = [log_of_shard_file(f) for f in shards if f.parts[-4] == "narcotic_tallies"]
+def files_in_repository(kept: Kept) -> list[str]:
+    """The kind's shard files under results/narcotic/ and their logs, relative to the repository."""
+    shards = sorted(f for t in kept.tables for f in (ROOT / "results/narcotic" / t).glob("*/*/shard=*.parquet"))
+    logs = [log_of_shard_file(f) for f in shards if f.parts[-4] == kept.tables[0]]
     return sorted([str(f.relative_to(ROOT)) for f in shards] + [str(Path(g).relative_to(ROOT)) for g in logs])
 
 
-def test_the_default_config_plans_exactly_the_kept_tally_shards():
-    """Every tally shard the default config plans is kept (with its log), and every kept one is planned."""
-    planned = tally_files(default_campaigns())
+@pytest.mark.parametrize("kept", KEPT.values(), ids=list(KEPT))
+def test_the_default_config_plans_exactly_the_kept_shards(kept):
+    """Every such shard the default config plans is kept (with its log), and every kept one is planned."""
+    planned = kept_files_of(kept, default_section(kept)) if default_section(kept) else []
     missing = [f for f in planned if not (ROOT / f).is_file()]
-    assert not missing, f"the default config plans tally shards missing from results/: {missing[:4]}"
-    assert sorted(planned) == kept_tally_files()
+    assert not missing, f"the default config plans {kept.kind} shards missing from results/: {missing[:4]}"
+    assert sorted(planned) == files_in_repository(kept)
 
 
-def test_kept_tally_files_are_accepted_and_not_recomputed(tmp_path):
-    """A fresh directory holding the kept files (or, while none are kept, a tiny campaign's, run
-    here) and the campaign's config runs no tally job, even after an edit of the kernel's code;
-    the warehouse loads the shards as one complete campaign."""
-    campaigns = default_campaigns()
-    source = ROOT
-    if not campaigns:
-        campaigns = [TINY_CAMPAIGN]
-        source = workdir(tmp_path / "first", yaml.safe_dump({"narcotic": {"campaigns": campaigns}}))
+@pytest.mark.parametrize("kept", KEPT.values(), ids=list(KEPT))
+def test_kept_files_are_accepted_and_not_recomputed(kept, tmp_path):
+    """A fresh directory holding the kept files (or, while none are kept, a stand-in's, run here)
+    and their config section runs no shard job, even after an edit of the kernel's code; the
+    warehouse adds the shards up to complete results."""
+    section, source = default_section(kept), ROOT
+    if not section:
+        section = kept.stand_in
+        source = workdir(tmp_path / "first", yaml.safe_dump({"narcotic": {kept.key: section}}))
         snakemake(source, "--cores", "1", "warehouse")
-    config = yaml.safe_dump({"narcotic": {"campaigns": campaigns}})
-    wd = workdir(tmp_path / "wd", config)
+    wd = workdir(tmp_path / "wd", yaml.safe_dump({"narcotic": {kept.key: section}}))
     shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
-    for f in tally_files(campaigns):
+    for f in kept_files_of(kept, section):
         (wd / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source / f, wd / f)
     shutil.copytree(ROOT / "engines", wd / "engines", ignore=shutil.ignore_patterns("__pycache__"))
     kernel = wd / "engines/narcotic/kernel.py"
-    kernel.write_text(kernel.read_text() + "\nKERNEL_EDITED = True  # a refactor: tally results stay\n")
+    kernel.write_text(kernel.read_text() + "\nKERNEL_EDITED = True  # a refactor: kept results stay\n")
     env = {"PYTHONPATH": str(wd)}
     dry = snakemake(wd, "-n", "--cores", "1", env_extra=env).stdout
-    assert not re.search(r"^narcotic_tally\s+\d+$", dry, re.M), dry
+    stage = NARCOTIC.stage_of(planned_specs(kept, section)[0])
+    assert not re.search(rf"^narcotic_{stage}\s+\d+$", dry, re.M), dry
     snakemake(wd, "--cores", "1", "warehouse", env_extra=env)
     con = duckdb.connect(str(wd / "results/warehouse.duckdb"), read_only=True)
     try:
-        rows = con.execute("SELECT experiment, games, complete FROM narcotic_campaign ORDER BY ALL").fetchall()
+        rows = con.execute(kept.complete_sql).fetchall()
     finally:
         con.close()
-    assert rows == sorted((c["name"], c["games"], True) for c in campaigns)
+    expected = sorted({(f"{s['experiment']} {s['variant']}", True) for s in planned_specs(kept, section)})
+    assert rows == expected

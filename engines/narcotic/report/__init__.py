@@ -1,7 +1,7 @@
 """Narcotic report: win probability and time to finish, from SQL over the warehouse.
 
-Writes ``narcotic.md``, ``narcotic.csv``, ``narcotic_passes.png`` and ``narcotic_rules.png``
-(the names the engine declares).  The queries below return rows with named fields;
+Writes ``narcotic.md``, ``narcotic.csv``, ``narcotic_passes.png``, ``narcotic_rules.png`` and
+``narcotic_decks.png`` (the names the engine declares).  The queries below return rows with named fields;
 the functions after them only lay those fields out."""
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ from pathlib import Path
 
 import duckdb
 
-from ..core.fmt import duration, fixed, pct, pct_pm, pct_range
-from ..core.stats import wilson
-from ..core.store import write_text
-from ..report.common import markdown_table, one, pyplot, query, records, save_figure, write_csv
-from ..report.html import esc, html_table
+from ...core.fmt import duration, fixed, pct, pct_pm, pct_range
+from ...core.stats import wilson
+from ...core.store import write_text
+from ...report.common import markdown_table, one, pyplot, query, records, save_figure, write_csv
+from ...report.html import esc, html_table
+from .decks import COVERAGE_SQL, DECKS_PNG, DECKS_SQL, EXACT_SQL, decks_figure, decks_section
 
 MD, CSV, PASSES_PNG, RULES_PNG = "narcotic.md", "narcotic.csv", "narcotic_passes.png", "narcotic_rules.png"
 
@@ -114,12 +115,15 @@ def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
     files = [write_csv(outdir / CSV, *query(con, SUMMARY_SQL))]
     files.append(rules_figure(combos, outdir / RULES_PNG))
     files.append(passes_figure(con, outdir / PASSES_PNG))
+    decks = records(con, DECKS_SQL)
+    files.append(decks_figure(decks, outdir / DECKS_PNG))
     md = ["# Narcotic solitaire", ""]
     n_games = one(con, "SELECT count(*) AS n FROM narcotic_games")["n"]
     md += [f"Generated from `results/warehouse.duckdb` ({n_games:,} games). " + INTRO, ""]
     md += answer_section(records(con, PRESETS_SQL))
     md += seed_section(records(con, SEED_STYLE_SQL))
     md += campaign_section(records(con, CAMPAIGN_SQL))
+    md += decks_section(decks, records(con, COVERAGE_SQL), records(con, EXACT_SQL))
     md += combinations_section(combos)
     md += [
         "## Passes to win",

@@ -1,0 +1,261 @@
+"""Exhaustive Narcotic shards: every distinct value sequence of a small deck, played exactly.
+
+Suits never matter, so a deal of a deck of r values is a sequence of 4r values with each
+value four times (the seed's array, last element dealt first): (4r)! / (4!)^r distinct
+sequences, all equally likely under a uniform shuffle.  They are ranked in lexicographic
+order of the array (index 0 first); a shard unranks its first sequence and steps to the
+next permutation from there, so shards on a fixed grid of ranks (:mod:`engines.core.grid`)
+tile the space and windows run at different times add up.  Each shard keeps exact counts
+(sequences, wins, loops, sums of time and passes), from which the warehouse gives the exact
+win probability and the exact mean time of a won game as fractions (view ``narcotic_exact``).
+
+Ranks are 64-bit: decks up to :data:`MAX_EXACT_RANKS` values (r = 6: 3.2e15 sequences).
+Exhaustive shards carry the explicit ``EXACT_RESULT_VERSION``: a kept result (r = 4) outlives
+refactors and speed-ups of the kernel that do not change a game's outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from math import factorial
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from numba import njit
+
+from ..core.errors import CardlabError
+from ..core.grid import GridNames, grid_shards, setting_blocks
+from ..kinds import Resources, ShardKind
+from .kernel import GAMES_PER_CALL, play
+from .rules import SUITS, Rules, experiment_rules
+from .tally import RULE_COLUMNS, rule_cells, rules_spec
+
+# Changing what an exhaustive shard computes (the order of the sequences, the rules, the time
+# model, the columns) must bump it: tests/narcotic/test_exact.py pins the results of small shards.
+EXACT_RESULT_VERSION = "narcotic-exact-1"
+EXACT_RESOURCES = Resources(runtime_min=120)
+EXHAUSTIVE_EXPERIMENT = "exhaustive"  # reserved: names the exhaustive shards' paths and logs
+MAX_EXACT_RANKS = 6  # the largest deck whose sequence count fits a 64-bit rank
+DEFAULT_SEQUENCES_PER_SHARD = 100_000_000
+
+EXACT_TABLES = {
+    # one row a shard: exact counts over the sequences of ranks [range_start, range_stop) of a deck
+    "narcotic_exhaustive": pa.schema(
+        [
+            *RULE_COLUMNS,
+            ("ranks", pa.int32()),  # values in the deck (4 * ranks cards)
+            ("range_start", pa.int64()),
+            ("range_stop", pa.int64()),
+            ("space", pa.int64()),  # distinct sequences of the deck: (4 ranks)! / (4!)^ranks
+            ("sequences", pa.int64()),
+            ("won", pa.int64()),
+            ("looped", pa.int64()),
+            ("won_time_s", pa.int64()),  # sum of time_s over won games
+            ("won_time_s2", pa.int64()),  # sum of time_s squared over won games (the exact spread of a won game's time)
+            ("time_s", pa.int64()),  # sum of time_s over all games (the seed's time model)
+            ("passes", pa.int64()),  # sum of passes over all games
+            ("won_passes", pa.int64()),  # sum of passes over won games
+        ]
+    ),
+}
+COUNTS = ("sequences", "won", "looped", "won_time_s", "won_time_s2", "time_s", "passes", "won_passes")
+
+
+def sequence_count(ranks: int) -> int:
+    """Distinct value sequences of a deck of ``ranks`` values, four of each: (4r)! / (4!)^r."""
+    return factorial(SUITS * ranks) // factorial(SUITS) ** ranks
+
+
+# ----------------------------------------------------------------------------- ranking (numba)
+
+
+@njit(cache=True)
+def _arrangements(counts):
+    """Distinct sequences of the multiset with ``counts[v]`` cards of value v: (sum)! / prod(counts!).
+
+    Built as a product of binomials, each step an exact integer below 2^63 for decks up to
+    MAX_EXACT_RANKS values."""
+    m = np.int64(1)
+    s = np.int64(0)
+    for v in range(counts.shape[0]):
+        for j in range(1, counts[v] + 1):
+            s += 1
+            m = m * s // j
+    return m
+
+
+@njit(cache=True)
+def _unrank(rank, ranks, out):
+    """Write the sequence of lexicographic ``rank`` of a deck of ``ranks`` values into ``out`` (values 1..ranks)."""
+    counts = np.full(ranks, SUITS, dtype=np.int64)
+    for i in range(SUITS * ranks):
+        for v in range(ranks):
+            if counts[v] == 0:
+                continue
+            counts[v] -= 1
+            below = _arrangements(counts)
+            if rank < below:
+                out[i] = v + 1
+                break
+            rank -= below
+            counts[v] += 1
+
+
+@njit(cache=True)
+def _next_sequence(a):
+    """Step ``a`` to the next sequence in lexicographic order, in place; False after the last."""
+    n = a.shape[0]
+    i = n - 2
+    while i >= 0 and a[i] >= a[i + 1]:
+        i -= 1
+    if i < 0:
+        return False
+    j = n - 1
+    while a[j] <= a[i]:
+        j -= 1
+    a[i], a[j] = a[j], a[i]
+    lo, hi = i + 1, n - 1
+    while lo < hi:
+        a[lo], a[hi] = a[hi], a[lo]
+        lo += 1
+        hi -= 1
+    return True
+
+
+@njit(cache=True)
+def ranked_sequences(ranks, start, stop):
+    """The sequences of ranks ``start..stop-1`` of a deck of ``ranks`` values, one a row (seed array order)."""
+    out = np.empty((stop - start, SUITS * ranks), dtype=np.uint8)
+    if stop <= start:
+        return out
+    _unrank(np.int64(start), ranks, out[0])
+    for k in range(1, stop - start):
+        out[k] = out[k - 1]
+        _next_sequence(out[k])
+    return out
+
+
+# ----------------------------------------------------------------------------- counting
+
+
+def exact_counts(rules: Rules, start: int, stop: int, progress=None) -> dict[str, int]:
+    """Exact counts over the sequences of ranks [start, stop) of the rules' deck, each played with the kernel."""
+    sums = dict.fromkeys(COUNTS, 0)
+    for a in range(start, stop, GAMES_PER_CALL):
+        b = min(a + GAMES_PER_CALL, stop)
+        res = play(ranked_sequences(rules.ranks, a, b), rules)
+        won = res["won"]
+        sums["sequences"] += b - a
+        sums["won"] += int(won.sum())
+        sums["looped"] += int((~won).sum())
+        won_time = res["time_s"][won].astype(np.int64)
+        sums["won_time_s"] += int(won_time.sum())
+        sums["won_time_s2"] += int((won_time * won_time).sum())
+        sums["time_s"] += int(res["time_s"].sum())
+        sums["passes"] += int(res["passes"].astype(np.int64).sum())
+        sums["won_passes"] += int(res["passes"][won].astype(np.int64).sum())
+        if progress is not None:
+            progress.update(b - a)
+    return sums
+
+
+# ----------------------------------------------------------------------------- planning
+
+
+def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
+    """The ``exhaustive`` setting as a list of blocks (one mapping or a list): deck sizes, rules,
+    shard size, threads and an optional window of ranks (one deck size only)."""
+    out = []
+    for where, block in setting_blocks(section, "exhaustive", "narcotic.exhaustive"):
+        ranks = sorted({int(r) for r in block["ranks"]})
+        window = block.get("window")
+        if window is not None and len(ranks) != 1:
+            raise CardlabError(f"{where}.window: a window of ranks needs exactly one deck size, got ranks {ranks}")
+        out.append(
+            {
+                **block,
+                "where": where,
+                "ranks": ranks,
+                "sequences_per_shard": int(block.get("sequences_per_shard", DEFAULT_SEQUENCES_PER_SHARD)),
+                "threads": int(block.get("threads", 1)),
+                "window": window,
+            }
+        )
+    return out
+
+
+def check_reserved_name(section: Mapping[str, Any]) -> None:
+    """An experiment or campaign named like the exhaustive shards would share their logs."""
+    for key in ("experiments", "campaigns"):
+        for i, entry in enumerate(section.get(key) or []):
+            if entry.get("name") == EXHAUSTIVE_EXPERIMENT:
+                raise CardlabError(
+                    f"narcotic.{key}[{i}].name: {EXHAUSTIVE_EXPERIMENT!r} is reserved (it names the exhaustive "
+                    "shards); choose another name"
+                )
+
+
+class ExhaustiveDecks(ShardKind):
+    """Every distinct value sequence of ranks [start, stop) of a small deck under one rule combination,
+    played exactly and kept as counts; shard i covers ranks [i * n, (i + 1) * n)."""
+
+    name = "exhaustive"
+    stage = "exhaustive"
+    tables = tuple(EXACT_TABLES)
+    resources = EXACT_RESOURCES
+    result_version = EXACT_RESULT_VERSION
+    work_unit = "sequences"
+
+    def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
+        """For each block, deck size and rule combination, the shards of its grid inside the block's window."""
+        blocks = exhaustive_blocks(section)
+        if blocks:
+            check_reserved_name(section)
+        specs: list[dict] = []
+        seen: dict[str, str] = {}
+        for block in blocks:
+            for r in block["ranks"]:
+                names = GridNames(size=f"r={r}", window="window", per_shard="sequences_per_shard", items="sequences")
+                grid = grid_shards(
+                    sequence_count(r), block["sequences_per_shard"], block["window"], block["where"], names
+                )
+                for rules in experiment_rules(block, r):
+                    if rules.variant in seen:
+                        raise CardlabError(
+                            f"{block['where']}: rules {rules.variant} are already enumerated by {seen[rules.variant]}; "
+                            "give each deck size and rule combination one block"
+                        )
+                    seen[rules.variant] = block["where"]
+                    specs += [self.spec(rules, shard, r0, r1) for shard, r0, r1 in grid]
+        return specs
+
+    def spec(self, rules: Rules, shard: int, start: int, stop: int) -> dict:
+        return rules_spec(EXHAUSTIVE_EXPERIMENT, rules, self.name, shard, start, stop)
+
+    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
+        """One row of counts a shard."""
+        return 1
+
+    def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
+        """The block's ``threads``."""
+        for block in exhaustive_blocks(section):
+            if int(spec["ranks"]) in block["ranks"]:
+                if any(r.variant == spec["variant"] for r in experiment_rules(block, int(spec["ranks"]))):
+                    return block["threads"]
+        return 1
+
+    def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
+        """Play every sequence of ranks [start, stop) and count the outcomes exactly."""
+        rules = Rules.of_spec(spec)
+        start, stop = (int(x) for x in spec["range"])
+        sums = exact_counts(rules, start, stop, progress)
+        row = {
+            **rule_cells(spec, rules),
+            "ranks": rules.ranks,
+            "range_start": start,
+            "range_stop": stop,
+            "space": sequence_count(rules.ranks),
+            **sums,
+        }
+        return {"narcotic_exhaustive": {c: [v] for c, v in row.items()}}
