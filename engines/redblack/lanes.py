@@ -3,18 +3,24 @@
 A round (`exhaustive._fast_round`) and the owner rule's O(1) test (`owner._owner_stops`)
 are branch-free bit arithmetic, so many deals can play them at once, one deal per lane
 of an LLVM vector: 8 lanes of 64 bits, or for k <= 15 (2k <= 30 cards) 16 lanes of 32
-bits, either way two 256-bit AVX2 registers whose chains overlap.  `play_lanes_owner`
-/ `play_lanes_brute` run rounds on every lane until at least one lane's deal has left
-the fast path (its game is over, the owner rule stops it, or it used the round
-budget); the caller settles those lanes, refills them with the next deals and calls
-again, so no lane idles.
+bits, either way two 256-bit AVX2 registers whose chains overlap.
+
+Each lane walks its own range of consecutive ranks.  `play_lanes_owner` /
+`play_lanes_brute` run rounds on every lane and settle a deal in its lane as soon as it
+leaves: a game that is over is counted (finished games, rounds, the histogram of
+lengths, the lane's longest game), a deal the owner rule stops is counted (stopped,
+rounds), and the lane takes the next deal of its range at once (Gosper's hack in vector
+form), so the loop carries on across deals.  It returns to the caller only for the rare
+events: a deal that used the round budget (replayed exactly by the caller), or a lane
+whose range is done (the caller gives it part of another lane's range, or plays the
+last deals alone).
 
 Each lane computes exactly the scalar formulas, with two differences that change no
 result: a trailing-zero count is read from the exponent of the lowest set bit
 converted to floating point (vectors have no cheap cttz), and right shifts are logical
 (bits above a deck's length are garbage the rules never read).  A lane whose game
-is over holds a meaningless state; it is never played again, and every decision
-about it is a select on `over` (so no undefined shift result reaches a branch).
+is over holds a meaningless state until it is refilled, and every decision about it is
+a select on `over` (so no undefined shift result reaches a branch).
 """
 
 from __future__ import annotations
@@ -26,7 +32,11 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-ROWS = 6  # rows of the lane state: L, a, O, rounds, deal bits, over
+# rows of the lane state: the deal playing (L, a, O, rounds so far, deal bits), the deals left in
+# the lane's range after it (-1: the range is done), then what the lane settled: stopped deals,
+# rounds played, finished games, the longest game and its deal
+ROWS = 11
+LEFT, STOPPED, PLAYED, FINITE, LONGEST, LONGEST_DEAL = range(5, ROWS)
 FAST_ROUNDS = 1 << 12  # the fast path's budget; longer games are replayed exactly
 NARROW_K_MAX = 15  # 32-bit lanes hold 2k <= 30 cards: bit positions and deal bits stay below the sign bit
 
@@ -77,7 +87,9 @@ NARROW = _Lanes(32, 16)
 
 
 def lane_state(k: int) -> np.ndarray:
-    """A lane state for size k: 16 lanes of 32 bits while 2k cards fit below their sign bit, else 8 of 64."""
+    """A lane state for size k: 16 lanes of 32 bits while 2k cards fit below their sign bit, else 8 of 64.
+
+    A lane's settled counts must fit its width: at most CHUNK deals of FAST_ROUNDS rounds (exhaustive)."""
     if k <= NARROW_K_MAX:
         return np.zeros((ROWS, NARROW.count), dtype=np.int32)
     return np.zeros((ROWS, WIDE.count), dtype=np.int64)
@@ -139,51 +151,121 @@ def _owner_stops(v, b, W, a, X, pile_top, n, k, d):
     return b.select(exists, smaller, ir.Constant(v.bools, [0] * v.count))
 
 
+
+def _next_deal(v, b, d):
+    """`exhaustive._next_subset` on the subset d >> 1 of every lane's deal bits d: the next deal in rank order."""
+    c = v.const
+    x = b.lshr(d, c(1))
+    u = b.and_(x, b.sub(c(0), x))
+    w = b.add(x, u)
+    return b.shl(b.or_(w, b.lshr(b.lshr(b.xor(w, x), c(2)), v.log2(b, u))), c(1))
+
+
+def _count_finished_games(b, over, rounds, hist, v):
+    """hist[rounds] += 1 for every lane whose game is over (below hist's length), one lane after another.
+
+    A branch on any lane's game being over, then a scalar loop over those lanes: a
+    quarter of the rounds at k = 15 end some lane's game, and this costs far less than
+    leaving the vector loop for it."""
+    i64 = ir.IntType(64)
+    bits = b.zext(b.bitcast(over, ir.IntType(v.count)), i64)
+    before = b.block
+    count = b.append_basic_block("lanes.hist")
+    after = b.append_basic_block("lanes.hist.done")
+    b.cbranch(b.icmp_unsigned("!=", bits, ir.Constant(i64, 0)), count, after)
+    b.position_at_end(count)
+    left = b.phi(i64)
+    left.add_incoming(bits, before)
+    cttz = b.module.declare_intrinsic("llvm.cttz", [i64])
+    lane = b.call(cttz, [left, ir.Constant(ir.IntType(1), 1)])
+    r = b.extract_element(rounds, lane)
+    r = b.sext(r, i64) if v.width < 64 else r
+    data, length = hist
+    with b.if_then(b.icmp_unsigned("<", r, length)):
+        slot = b.gep(data, [r])
+        b.store(b.add(b.load(slot), ir.Constant(i64, 1)), slot)
+    rest = b.and_(left, b.sub(left, ir.Constant(i64, 1)))
+    left.add_incoming(rest, b.block)
+    b.cbranch(b.icmp_unsigned("!=", rest, ir.Constant(i64, 0)), count, after)
+    b.position_at_end(after)
+
+
 def _play_lanes_ir(context, builder, sig, args, owner):
     b = builder
     v = NARROW if sig.args[0].dtype == types.int32 else WIDE
+    c = v.const
     data = context.make_array(sig.args[0])(context, b, args[0]).data
     rows = [b.bitcast(b.gep(data, [ir.Constant(ir.IntType(64), r * v.count)]), v.vec.as_pointer()) for r in range(ROWS)]
-    n, k = v.splat(b, args[1]), v.splat(b, args[2])
+    hist = context.make_array(sig.args[1])(context, b, args[1])
+    hist = hist.data, b.extract_value(hist.shape, 0)
+    n, k = v.splat(b, args[2]), v.splat(b, args[3])
+    mk = _mask(v, b, k)
+    no = ir.Constant(v.bools, [0] * v.count)
     align = v.width // 8
-    start = [b.load(rows[r], align=align) for r in range(4)]
-    d = b.load(rows[4], align=align)
+    start = [b.load(rows[r], align=align) for r in range(ROWS)]
     entry = b.block
     loop = b.append_basic_block("lanes.loop")
     out = b.append_basic_block("lanes.out")
     b.branch(loop)
     b.position_at_end(loop)
-    state = [b.phi(v.vec) for _ in range(4)]
+    state = [b.phi(v.vec) for _ in range(ROWS)]
     for phi, value in zip(state, start):
         phi.add_incoming(value, entry)
-    L, a, O, c = state
+    L, a, O, rounds, d, left, stopped, played, finite, longest, longest_deal = state
     nL, na, nO, over, pile_top = _round(v, b, L, a, O, n)
-    nc = b.add(c, v.const(1))
-    leaves = b.icmp_signed(">=", nc, v.const(FAST_ROUNDS))
-    if owner:
-        leaves = b.or_(leaves, _owner_stops(v, b, nL, na, nO, pile_top, n, k, d))
-    # an over lane's state is meaningless (its leaves may be undefined): select, never combine
-    done = b.select(over, ir.Constant(v.bools, [1] * v.count), leaves)
-    bits = b.bitcast(done, ir.IntType(v.count))
-    for phi, value in zip(state, (nL, na, nO, nc)):
-        phi.add_incoming(value, loop)
+    nc = b.add(rounds, c(1))
+    # an over lane's state is meaningless (its owner test may read undefined shifts): select, never combine
+    stops = b.select(over, no, _owner_stops(v, b, nL, na, nO, pile_top, n, k, d)) if owner else no
+    leaves = b.or_(over, stops)
+    budget = b.select(leaves, no, b.icmp_signed(">=", nc, c(FAST_ROUNDS)))
+    # the deal that leaves is settled in its lane: counts, rounds, the longest game (a tie keeps the lower deal)
+    stopped = b.add(stopped, b.zext(stops, v.vec))
+    played = b.add(played, b.select(leaves, nc, c(0)))
+    finite = b.add(finite, b.zext(over, v.vec))
+    longer = b.or_(b.icmp_signed(">", nc, longest), b.and_(b.icmp_signed("==", nc, longest), b.icmp_signed("<", d, longest_deal)))
+    longer = b.and_(over, longer)
+    longest = b.select(longer, nc, longest)
+    longest_deal = b.select(longer, d, longest_deal)
+    _count_finished_games(b, over, nc, hist, v)
+    # ... and its lane takes the next deal of its range at once; left < 0 marks a lane whose range is done
+    refill = b.and_(leaves, b.icmp_signed(">", left, c(0)))
+    nd = _next_deal(v, b, d)
+    left = b.sub(left, b.zext(leaves, v.vec))
+    new = (
+        b.select(refill, b.and_(nd, mk), nL),
+        b.select(refill, k, na),
+        b.select(refill, b.lshr(nd, k), nO),
+        b.select(refill, c(0), nc),
+        b.select(refill, nd, d),
+        left,
+        stopped,
+        played,
+        finite,
+        longest,
+        longest_deal,
+    )
+    exits = b.or_(budget, b.icmp_signed("<", left, c(0)))
+    bits = b.bitcast(exits, ir.IntType(v.count))
+    for phi, value in zip(state, new):
+        phi.add_incoming(value, b.block)
     b.cbranch(b.icmp_unsigned("!=", bits, ir.Constant(ir.IntType(v.count), 0)), out, loop)
     b.position_at_end(out)
-    for r, value in enumerate((nL, na, nO, nc, d, b.zext(over, v.vec))):
+    for r, value in enumerate(new):
         b.store(value, rows[r], align=align)
     return b.zext(bits, ir.IntType(64))
 
 
 def _make_play_lanes(owner: bool):
     @intrinsic
-    def play_lanes(typingctx, lanes, n, k):
-        sig = types.int64(lanes, types.int64, types.int64)
+    def play_lanes(typingctx, lanes, hist, n, k):
+        sig = types.int64(lanes, hist, types.int64, types.int64)
         return sig, lambda context, builder, sig, args: _play_lanes_ir(context, builder, sig, args, owner)
 
     return play_lanes
 
 
-# Rounds on a (ROWS, lanes) C-contiguous lane state (int64: 8 lanes, int32: 16) until some
-# lane leaves the fast path; returns the bit set of those lanes (row 5 says whose game is over).
+# Rounds on a (ROWS, lanes) C-contiguous lane state (int64: 8 lanes, int32: 16), refilling each lane
+# from its own range of ranks, until some lane's deal used the round budget or some lane's range is
+# done; counts finished games in hist (int64); returns the bit set of those lanes.
 play_lanes_owner = _make_play_lanes(True)
 play_lanes_brute = _make_play_lanes(False)
