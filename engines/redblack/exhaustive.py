@@ -11,18 +11,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..core.errors import CardlabError
 from .kernel import _cycle_info, _mask, _play, _round
-from .lanes import (
-    FAST_ROUNDS,
-    FINITE,
-    LEFT,
-    LONGEST,
-    LONGEST_DEAL,
-    PLAYED,
-    STOPPED,
-    lane_state,
-    play_lanes_brute,
-    play_lanes_owner,
-)
+from .lanes import FAST_ROUNDS, LEFT, lane_state, play_lanes_brute, play_lanes_owner
 from .owner import _owner_stops, _owner_stops_true_colours
 from .rules import K_MAX, LEADER_OUT, canonical_deals, cycle_id_str, deal_strings, to_bits, to_str
 
@@ -308,7 +297,6 @@ def _split_ranges(st, ends, r0, count, k, binom):
     for j in range(lanes):
         m = size + (1 if j < extra else 0)
         _fill_lane(st, j, _unrank(pos, k, binom), k, m - 1)
-        st[STOPPED:, j] = 0
         pos += m
         ends[j] = pos
 
@@ -327,19 +315,6 @@ def _share_range(st, ends, j, k, binom):
     _fill_lane(st, j, _unrank(end - moved, k, binom), k, moved - 1)
     ends[j] = end
     return True
-
-
-@njit(cache=True, inline="always")
-def _collect_lanes(st, acc):
-    """Add what the lanes settled to acc (a tie of longest games keeps the lower deal, as `_record_finite`)."""
-    for j in range(st.shape[1]):
-        acc[0] += st[FINITE, j]
-        acc[4] += st[PLAYED, j]
-        acc[5] += st[STOPPED, j]
-        rounds, s = np.int64(st[LONGEST, j]), np.int64(st[LONGEST_DEAL, j])
-        if rounds > acc[2] or (rounds == acc[2] and rounds > 0 and s < acc[3]):
-            acc[2] = rounds
-            acc[3] = s
 
 
 @njit(cache=True)
@@ -363,18 +338,20 @@ def _lanes_chunk(k, r0, r1, binom, hist, inf_rows, acc, owner, st):
             _finish_lane(owner, L, k, O, 0, s, k, hist, inf_rows, acc)
             x = _next_subset(x)
         return
+    settled = acc[0] + acc[1] + acc[5]  # deals before this chunk: finished, infinite or stopped
     ends = np.empty(lanes, dtype=np.int64)
     _split_ranges(st, ends, r0, count, k, binom)
     drained = False  # no lane has a deal left after its current one
     while not drained:
-        ready = play_lanes_owner(st, hist, n, k) if owner else play_lanes_brute(st, hist, n, k)
+        ready = play_lanes_owner(st, hist, acc, n, k) if owner else play_lanes_brute(st, hist, acc, n, k)
         while ready:
             j = trailing_zeros(ready)
             ready &= ready - 1
             left = np.int64(st[LEFT, j])
             if left >= 0:  # its deal used the round budget: replayed exactly, then the lane's next deal
-                s = np.int64(st[4, j])
-                _settle(owner, s, np.int64(st[3, j]), False, k, hist, inf_rows, acc)
+                s, rounds = np.int64(st[4, j]), np.int64(st[3, j])
+                acc[4] -= rounds  # the replay counts them
+                _settle(owner, s, rounds, False, k, hist, inf_rows, acc)
                 if left > 0:
                     _fill_lane(st, j, _next_subset(s >> 1), k, left - 1)
                 else:
@@ -383,8 +360,10 @@ def _lanes_chunk(k, r0, r1, binom, hist, inf_rows, acc, owner, st):
                 drained = True
     for j in range(lanes):
         if st[LEFT, j] == 0:
+            acc[4] -= st[3, j]  # `_finish_lane` counts them
             _finish_lane(owner, st[0, j], st[1, j], st[2, j], st[3, j], st[4, j], k, hist, inf_rows, acc)
-    _collect_lanes(st, acc)
+    # the lanes count finished games but not stopped deals: every deal is one of the three
+    acc[5] = settled + count - acc[0] - acc[1]
 
 
 ACC_FIELDS = 6  # finite, infinite, longest, its deal, rounds, stopped

@@ -32,11 +32,12 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic
 
-# rows of the lane state: the deal playing (L, a, O, rounds so far, deal bits), the deals left in
-# the lane's range after it (-1: the range is done), then what the lane settled: stopped deals,
-# rounds played, finished games, the longest game and its deal
-ROWS = 11
-LEFT, STOPPED, PLAYED, FINITE, LONGEST, LONGEST_DEAL = range(5, ROWS)
+# rows of the lane state: the deal playing (L, a, O, rounds so far, deal bits) and the deals left in
+# the lane's range after it (-1: the range is done)
+ROWS = 6
+LEFT = 5
+# fields of the search's accumulator (`exhaustive._record_finite`) the lanes update
+ACC_FINITE, ACC_LONGEST, ACC_DEAL, ACC_ROUNDS = 0, 2, 3, 4
 FAST_ROUNDS = 1 << 12  # the fast path's budget; longer games are replayed exactly
 NARROW_K_MAX = 15  # 32-bit lanes hold 2k <= 30 cards: bit positions and deal bits stay below the sign bit
 
@@ -56,12 +57,17 @@ class _Lanes:
     def vec(self):
         return ir.VectorType(self.int, self.count)
 
-    @property
-    def bools(self):
-        return ir.VectorType(ir.IntType(1), self.count)
-
     def const(self, value):
         return ir.Constant(self.vec, [value] * self.count)
+
+    def mask(self, b, bools):
+        """A vector of booleans as all-ones or zero lanes: LLVM legalises combinations of those far
+        better than of i1 vectors (which it packs to bytes and back for every and/or)."""
+        return b.sext(bools, self.vec)
+
+    def select(self, b, m, x, y):
+        """x where the mask m is set, else y (one blend: only m's sign bits are read)."""
+        return b.select(b.icmp_signed("<", m, self.const(0)), x, y)
 
     def splat(self, b, value):
         value = b.trunc(value, self.int) if self.width < 64 else value
@@ -87,9 +93,7 @@ NARROW = _Lanes(32, 16)
 
 
 def lane_state(k: int) -> np.ndarray:
-    """A lane state for size k: 16 lanes of 32 bits while 2k cards fit below their sign bit, else 8 of 64.
-
-    A lane's settled counts must fit its width: at most CHUNK deals of FAST_ROUNDS rounds (exhaustive)."""
+    """A lane state for size k: 16 lanes of 32 bits while 2k cards fit below their sign bit, else 8 of 64."""
     if k <= NARROW_K_MAX:
         return np.zeros((ROWS, NARROW.count), dtype=np.int32)
     return np.zeros((ROWS, WIDE.count), dtype=np.int64)
@@ -100,7 +104,7 @@ def _mask(v, b, count):
 
 
 def _round(v, b, L, a, O, n):
-    """`exhaustive._fast_round` on every lane: (W, a', X, over, the pile's black card as a bit of X)."""
+    """`exhaustive._fast_round` on every lane: (W, a', X, over (a mask), the pile's black card as a bit of X)."""
     c = v.const
     cm = b.sub(c(0), b.and_(L, c(1)))
     L = b.xor(L, cm)
@@ -117,7 +121,7 @@ def _round(v, b, L, a, O, n):
     X = b.select(lf, L, O)
     wl = b.select(lf, b.sub(n, a), a)
     xl = b.sub(n, wl)
-    over = b.icmp_signed("==", b.and_(X, y), c(0))
+    over = v.mask(b, b.icmp_signed("==", b.and_(X, y), c(0)))
     ws = b.sub(b.add(mn, c(1)), b.zext(lf, v.vec))
     na = b.sub(wl, ws)
     rest = b.sub(b.sub(xl, mn), c(1))
@@ -127,7 +131,7 @@ def _round(v, b, L, a, O, n):
 
 
 def _owner_stops(v, b, W, a, X, pile_top, n, k, d):
-    """`owner._owner_stops` on every lane after a round whose pile put its black card at pile_top.
+    """`owner._owner_stops` on every lane (as a mask) after a round whose pile put its black card at pile_top.
 
     X (the loser's deck, n - a cards) ends with that black card, so the predecessors
     exist iff every card of X from position a on below it is red: X & (-1 << a) is
@@ -147,8 +151,8 @@ def _owner_stops(v, b, W, a, X, pile_top, n, k, d):
     # lost exists iff the last of rest's a cards is red: rest < 2^(a-1)
     lost_exists = b.icmp_signed("<", rest, b.lshr(b.sub(c(0), hi), c(1)))
     lost = b.or_(b.shl(b.or_(b.add(rest, rest), c(1)), ka), b.shl(w, nb))
-    smaller = b.or_(b.icmp_signed("<", kept, d), b.and_(lost_exists, b.icmp_signed("<", lost, d)))
-    return b.select(exists, smaller, ir.Constant(v.bools, [0] * v.count))
+    smaller = b.or_(v.mask(b, b.icmp_signed("<", kept, d)), b.and_(v.mask(b, lost_exists), v.mask(b, b.icmp_signed("<", lost, d))))
+    return b.select(exists, smaller, c(0))
 
 
 
@@ -161,30 +165,40 @@ def _next_deal(v, b, d):
     return b.shl(b.or_(w, b.lshr(b.lshr(b.xor(w, x), c(2)), v.log2(b, u))), c(1))
 
 
-def _count_finished_games(b, over, rounds, hist, v):
-    """hist[rounds] += 1 for every lane whose game is over (below hist's length), one lane after another.
+def _settle_finished_games(b, over, rounds, d, hist, acc, v):
+    """For every lane whose game is over: hist[rounds] += 1 (below hist's length), one more finished game,
+    and the longest game (a tie keeps the lower deal), as `exhaustive._record_finite`.
 
     A branch on any lane's game being over, then a scalar loop over those lanes: a
     quarter of the rounds at k = 15 end some lane's game, and this costs far less than
-    leaving the vector loop for it."""
+    leaving the vector loop for it (or carrying the counts in vectors)."""
     i64 = ir.IntType(64)
-    bits = b.zext(b.bitcast(over, ir.IntType(v.count)), i64)
+    one = ir.Constant(i64, 1)
+    bits = b.zext(b.bitcast(b.icmp_signed("<", over, v.const(0)), ir.IntType(v.count)), i64)
     before = b.block
-    count = b.append_basic_block("lanes.hist")
-    after = b.append_basic_block("lanes.hist.done")
+    count = b.append_basic_block("lanes.finished")
+    after = b.append_basic_block("lanes.finished.done")
     b.cbranch(b.icmp_unsigned("!=", bits, ir.Constant(i64, 0)), count, after)
     b.position_at_end(count)
     left = b.phi(i64)
     left.add_incoming(bits, before)
-    cttz = b.module.declare_intrinsic("llvm.cttz", [i64])
-    lane = b.call(cttz, [left, ir.Constant(ir.IntType(1), 1)])
-    r = b.extract_element(rounds, lane)
-    r = b.sext(r, i64) if v.width < 64 else r
+    lane = b.cttz(left, ir.Constant(ir.IntType(1), 1))
+    r, s = b.extract_element(rounds, lane), b.extract_element(d, lane)
+    if v.width < 64:
+        r, s = b.sext(r, i64), b.sext(s, i64)
     data, length = hist
     with b.if_then(b.icmp_unsigned("<", r, length)):
         slot = b.gep(data, [r])
-        b.store(b.add(b.load(slot), ir.Constant(i64, 1)), slot)
-    rest = b.and_(left, b.sub(left, ir.Constant(i64, 1)))
+        b.store(b.add(b.load(slot), one), slot)
+    finite, longest, longest_deal = (b.gep(acc, [ir.Constant(i64, f)]) for f in (ACC_FINITE, ACC_LONGEST, ACC_DEAL))
+    b.store(b.add(b.load(finite), one), finite)
+    top, top_deal = b.load(longest), b.load(longest_deal)
+    longer = b.or_(
+        b.icmp_signed(">", r, top), b.and_(b.icmp_signed("==", r, top), b.icmp_signed("<", s, top_deal))
+    )
+    b.store(b.select(longer, r, top), longest)
+    b.store(b.select(longer, s, top_deal), longest_deal)
+    rest = b.and_(left, b.sub(left, one))
     left.add_incoming(rest, b.block)
     b.cbranch(b.icmp_unsigned("!=", rest, ir.Constant(i64, 0)), count, after)
     b.position_at_end(after)
@@ -194,13 +208,14 @@ def _play_lanes_ir(context, builder, sig, args, owner):
     b = builder
     v = NARROW if sig.args[0].dtype == types.int32 else WIDE
     c = v.const
+    i64 = ir.IntType(64)
     data = context.make_array(sig.args[0])(context, b, args[0]).data
-    rows = [b.bitcast(b.gep(data, [ir.Constant(ir.IntType(64), r * v.count)]), v.vec.as_pointer()) for r in range(ROWS)]
+    rows = [b.bitcast(b.gep(data, [ir.Constant(i64, r * v.count)]), v.vec.as_pointer()) for r in range(ROWS)]
     hist = context.make_array(sig.args[1])(context, b, args[1])
     hist = hist.data, b.extract_value(hist.shape, 0)
-    n, k = v.splat(b, args[2]), v.splat(b, args[3])
+    acc = context.make_array(sig.args[2])(context, b, args[2]).data
+    n, k = v.splat(b, args[3]), v.splat(b, args[4])
     mk = _mask(v, b, k)
-    no = ir.Constant(v.bools, [0] * v.count)
     align = v.width // 8
     start = [b.load(rows[r], align=align) for r in range(ROWS)]
     entry = b.block
@@ -211,61 +226,59 @@ def _play_lanes_ir(context, builder, sig, args, owner):
     state = [b.phi(v.vec) for _ in range(ROWS)]
     for phi, value in zip(state, start):
         phi.add_incoming(value, entry)
-    L, a, O, rounds, d, left, stopped, played, finite, longest, longest_deal = state
+    steps = b.phi(i64)
+    steps.add_incoming(ir.Constant(i64, 0), entry)
+    L, a, O, rounds, d, left = state
     nL, na, nO, over, pile_top = _round(v, b, L, a, O, n)
     nc = b.add(rounds, c(1))
-    # an over lane's state is meaningless (its owner test may read undefined shifts): select, never combine
-    stops = b.select(over, no, _owner_stops(v, b, nL, na, nO, pile_top, n, k, d)) if owner else no
-    leaves = b.or_(over, stops)
-    budget = b.select(leaves, no, b.icmp_signed(">=", nc, c(FAST_ROUNDS)))
-    # the deal that leaves is settled in its lane: counts, rounds, the longest game (a tie keeps the lower deal)
-    stopped = b.add(stopped, b.zext(stops, v.vec))
-    played = b.add(played, b.select(leaves, nc, c(0)))
-    finite = b.add(finite, b.zext(over, v.vec))
-    longer = b.or_(b.icmp_signed(">", nc, longest), b.and_(b.icmp_signed("==", nc, longest), b.icmp_signed("<", d, longest_deal)))
-    longer = b.and_(over, longer)
-    longest = b.select(longer, nc, longest)
-    longest_deal = b.select(longer, d, longest_deal)
-    _count_finished_games(b, over, nc, hist, v)
-    # ... and its lane takes the next deal of its range at once; left < 0 marks a lane whose range is done
-    refill = b.and_(leaves, b.icmp_signed(">", left, c(0)))
+    if owner:
+        # an over lane's state is meaningless (its owner test may read undefined shifts): select, never combine
+        leaves = b.or_(over, v.select(b, over, c(0), _owner_stops(v, b, nL, na, nO, pile_top, n, k, d)))
+    else:
+        leaves = over
+    _settle_finished_games(b, over, nc, d, hist, acc, v)
+    # the lane takes the next deal of its range at once; left < 0 marks a lane whose range is done
+    left = b.add(left, leaves)
+    refill = b.and_(leaves, b.xor(left, c(-1)))
     nd = _next_deal(v, b, d)
-    left = b.sub(left, b.zext(leaves, v.vec))
+    nc = v.select(b, refill, c(0), nc)
     new = (
-        b.select(refill, b.and_(nd, mk), nL),
-        b.select(refill, k, na),
-        b.select(refill, b.lshr(nd, k), nO),
-        b.select(refill, c(0), nc),
-        b.select(refill, nd, d),
+        v.select(b, refill, b.and_(nd, mk), nL),
+        v.select(b, refill, k, na),
+        v.select(b, refill, b.lshr(nd, k), nO),
+        nc,
+        v.select(b, refill, nd, d),
         left,
-        stopped,
-        played,
-        finite,
-        longest,
-        longest_deal,
     )
-    exits = b.or_(budget, b.icmp_signed("<", left, c(0)))
+    # leave for a lane whose deal used the round budget (not refilled: nc >= FAST_ROUNDS) or whose range is done
+    exits = b.icmp_signed("<", b.or_(left, b.sub(c(FAST_ROUNDS - 1), nc)), c(0))
     bits = b.bitcast(exits, ir.IntType(v.count))
     for phi, value in zip(state, new):
         phi.add_incoming(value, b.block)
+    steps_done = b.add(steps, ir.Constant(i64, 1))
+    steps.add_incoming(steps_done, b.block)
     b.cbranch(b.icmp_unsigned("!=", bits, ir.Constant(ir.IntType(v.count), 0)), out, loop)
     b.position_at_end(out)
     for r, value in enumerate(new):
         b.store(value, rows[r], align=align)
-    return b.zext(bits, ir.IntType(64))
+    # every step plays a round on every lane; the caller takes back the rounds of a deal it settles itself
+    played = b.gep(acc, [ir.Constant(i64, ACC_ROUNDS)])
+    b.store(b.add(b.load(played), b.mul(steps_done, ir.Constant(i64, v.count))), played)
+    return b.zext(bits, i64)
 
 
 def _make_play_lanes(owner: bool):
     @intrinsic
-    def play_lanes(typingctx, lanes, hist, n, k):
-        sig = types.int64(lanes, hist, types.int64, types.int64)
+    def play_lanes(typingctx, lanes, hist, acc, n, k):
+        sig = types.int64(lanes, hist, acc, types.int64, types.int64)
         return sig, lambda context, builder, sig, args: _play_lanes_ir(context, builder, sig, args, owner)
 
     return play_lanes
 
 
-# Rounds on a (ROWS, lanes) C-contiguous lane state (int64: 8 lanes, int32: 16), refilling each lane
-# from its own range of ranks, until some lane's deal used the round budget or some lane's range is
-# done; counts finished games in hist (int64); returns the bit set of those lanes.
+# Rounds on a (ROWS, lanes) C-contiguous lane state (int64: 8 lanes, int32: 16), settling each deal
+# in its lane (finished games into hist and acc, `exhaustive._record_finite`'s layout) and refilling
+# the lane from its own range of ranks, until some lane's deal used the round budget or some lane's
+# range is done; returns the bit set of those lanes.  acc's rounds grow by a round per lane and step.
 play_lanes_owner = _make_play_lanes(True)
 play_lanes_brute = _make_play_lanes(False)
