@@ -103,14 +103,22 @@ def _mask(v, b, count):
     return b.sub(b.shl(v.const(1), count), v.const(1))
 
 
-def _round(v, b, L, a, O, n):
-    """`exhaustive._fast_round` on every lane: (W, a', X, over (a mask), the pile's black card as a bit of X)."""
+def _deck_ends(v, b, a, n):
+    """-1 << (a - 1) and -1 << (n - 1 - a): the bits from each deck's last card on, for `_round`."""
+    return b.shl(v.const(-1), b.sub(a, v.const(1))), b.shl(v.const(-1), b.sub(b.sub(n, v.const(1)), a))
+
+
+def _round(v, b, L, a, O, ends, n):
+    """`exhaustive._fast_round` on every lane: (W, a', X, over (a mask), the pile's black card as a bit of X).
+
+    ends are `_deck_ends` of a, which the loop carries from round to round: variable shifts of
+    32-bit lanes are microcoded on Zen 1 (8 times an add), and each one saved shows."""
     c = v.const
     cm = b.sub(c(0), b.and_(L, c(1)))
     L = b.xor(L, cm)
     O = b.xor(O, cm)
-    pu = b.or_(L, b.shl(c(-1), b.sub(a, c(1))))
-    pv = b.or_(O, b.shl(c(-1), b.sub(b.sub(n, c(1)), a)))
+    pu = b.or_(L, ends[0])
+    pv = b.or_(O, ends[1])
     yu = b.and_(pu, b.sub(c(0), pu))
     yv = b.and_(pv, b.sub(c(0), pv))
     # each deck's event as its lowest set bit: the leader's comes first iff u <= v
@@ -130,30 +138,33 @@ def _round(v, b, L, a, O, n):
     return b.lshr(W, ws), na, nX, over, pile_top
 
 
-def _owner_stops(v, b, W, a, X, pile_top, n, k, d):
+def _owner_stops(v, b, W, a, hi, X, pile_top, n, k, d):
     """`owner._owner_stops` on every lane (as a mask) after a round whose pile put its black card at pile_top.
 
-    X (the loser's deck, n - a cards) ends with that black card, so the predecessors
-    exist iff every card of X from position a on below it is red: X & (-1 << a) is
-    pile_top alone (never true for a >= k, as the scalar test's power of two).  Kept and
-    lost are then the scalar formulas with rest = X's first a cards; where they do not
-    exist their shifts may be out of range, and only a select reads them.
+    hi is -1 << a.  X (the loser's deck, n - a cards) ends with that black card, so the
+    predecessors exist iff every card of X from position a on below it is red:
+    X & hi is pile_top alone (never true for a >= k, as the scalar test's power of two).
+    Kept and lost are then the scalar formulas with rest = X's first a cards; where they
+    do not exist their shifts may be out of range, and only a select reads them.
     """
     c = v.const
-    hi = b.shl(c(-1), a)
     exists = b.icmp_signed("==", b.and_(X, hi), pile_top)
     low = b.xor(hi, c(-1))
     w = b.and_(W, low)
     rest = b.and_(X, low)
-    ka = b.sub(k, a)
-    nb = b.sub(n, a)
-    kept = b.or_(b.or_(b.shl(w, ka), pile_top), b.shl(rest, nb))
+    # w << (k - a) and (2 rest + 1) << (k - a) in one shift, in the two halves of a lane (both fit:
+    # w has a bits, 2 rest + 1 has a + 1, a < k); a shift by n - a is that one by k - a, then by k
+    half = v.width // 2
+    both = b.shl(b.or_(w, b.shl(b.add(b.add(rest, rest), c(1)), c(half))), b.sub(k, a))
+    w_up = b.and_(both, c((1 << half) - 1))
+    odd_up = b.lshr(both, c(half))
+    rest_up = b.lshr(b.and_(odd_up, b.sub(odd_up, c(1))), c(1))  # (2 rest + 1) << (k - a) less its lowest bit, halved
+    kept = b.or_(b.or_(w_up, pile_top), b.shl(rest_up, k))
     # lost exists iff the last of rest's a cards is red: rest < 2^(a-1)
     lost_exists = b.icmp_signed("<", rest, b.lshr(b.sub(c(0), hi), c(1)))
-    lost = b.or_(b.shl(b.or_(b.add(rest, rest), c(1)), ka), b.shl(w, nb))
+    lost = b.or_(odd_up, b.shl(w_up, k))
     smaller = b.or_(v.mask(b, b.icmp_signed("<", kept, d)), b.and_(v.mask(b, lost_exists), v.mask(b, b.icmp_signed("<", lost, d))))
     return b.select(exists, smaller, c(0))
-
 
 
 def _next_deal(v, b, d):
@@ -218,6 +229,8 @@ def _play_lanes_ir(context, builder, sig, args, owner):
     mk = _mask(v, b, k)
     align = v.width // 8
     start = [b.load(rows[r], align=align) for r in range(ROWS)]
+    start_ends = _deck_ends(v, b, start[1], n)
+    fresh = b.shl(c(-1), b.sub(k, c(1)))  # both deck ends of a new deal (a = k = n - k)
     entry = b.block
     loop = b.append_basic_block("lanes.loop")
     out = b.append_basic_block("lanes.out")
@@ -228,12 +241,16 @@ def _play_lanes_ir(context, builder, sig, args, owner):
         phi.add_incoming(value, entry)
     steps = b.phi(i64)
     steps.add_incoming(ir.Constant(i64, 0), entry)
+    ends = [b.phi(v.vec) for _ in range(2)]
+    for phi, value in zip(ends, start_ends):
+        phi.add_incoming(value, entry)
     L, a, O, rounds, d, left = state
-    nL, na, nO, over, pile_top = _round(v, b, L, a, O, n)
+    nL, na, nO, over, pile_top = _round(v, b, L, a, O, ends, n)
     nc = b.add(rounds, c(1))
+    hi = b.shl(c(-1), na)
     if owner:
         # an over lane's state is meaningless (its owner test may read undefined shifts): select, never combine
-        leaves = b.or_(over, v.select(b, over, c(0), _owner_stops(v, b, nL, na, nO, pile_top, n, k, d)))
+        leaves = b.or_(over, v.select(b, over, c(0), _owner_stops(v, b, nL, na, hi, nO, pile_top, n, k, d)))
     else:
         leaves = over
     _settle_finished_games(b, over, nc, d, hist, acc, v)
@@ -255,6 +272,9 @@ def _play_lanes_ir(context, builder, sig, args, owner):
     bits = b.bitcast(exits, ir.IntType(v.count))
     for phi, value in zip(state, new):
         phi.add_incoming(value, b.block)
+    # the next round's deck ends: -1 << (na - 1) is hi >> 1, and -1 << (n - 1 - na) is -pile_top
+    ends[0].add_incoming(v.select(b, refill, fresh, b.ashr(hi, c(1))), b.block)
+    ends[1].add_incoming(v.select(b, refill, fresh, b.sub(c(0), pile_top)), b.block)
     steps_done = b.add(steps, ir.Constant(i64, 1))
     steps.add_incoming(steps_done, b.block)
     b.cbranch(b.icmp_unsigned("!=", bits, ir.Constant(ir.IntType(v.count), 0)), out, loop)
