@@ -69,6 +69,10 @@ class _Lanes:
         """x where the mask m is set, else y (one blend: only m's sign bits are read)."""
         return b.select(b.icmp_signed("<", m, self.const(0)), x, y)
 
+    def bits(self, b, m):
+        """The sign bits of a vector as an integer, lane i at bit i."""
+        return b.bitcast(b.icmp_signed("<", m, self.const(0)), ir.IntType(self.count))
+
     def splat(self, b, value):
         value = b.trunc(value, self.int) if self.width < 64 else value
         one = b.insert_element(ir.Constant(self.vec, None), value, ir.Constant(ir.IntType(32), 0))
@@ -185,7 +189,7 @@ def _settle_finished_games(b, over, rounds, d, hist, acc, v):
     leaving the vector loop for it (or carrying the counts in vectors)."""
     i64 = ir.IntType(64)
     one = ir.Constant(i64, 1)
-    bits = b.zext(b.bitcast(b.icmp_signed("<", over, v.const(0)), ir.IntType(v.count)), i64)
+    bits = b.zext(v.bits(b, over), i64)
     before = b.block
     count = b.append_basic_block("lanes.finished")
     after = b.append_basic_block("lanes.finished.done")
@@ -213,6 +217,13 @@ def _settle_finished_games(b, over, rounds, d, hist, acc, v):
     left.add_incoming(rest, b.block)
     b.cbranch(b.icmp_unsigned("!=", rest, ir.Constant(i64, 0)), count, after)
     b.position_at_end(after)
+
+
+def _merge(b, v, *incoming):
+    phi = b.phi(v.vec)
+    for value, block in incoming:
+        phi.add_incoming(value, block)
+    return phi
 
 
 def _play_lanes_ir(context, builder, sig, args, owner):
@@ -253,30 +264,43 @@ def _play_lanes_ir(context, builder, sig, args, owner):
         leaves = b.or_(over, v.select(b, over, c(0), _owner_stops(v, b, nL, na, hi, nO, pile_top, n, k, d)))
     else:
         leaves = over
+    # the next round's deck ends: -1 << (na - 1) is hi >> 1, and -1 << (n - 1 - na) is -pile_top
+    played_on = ((nL, na, nO, nc, d, left), (b.ashr(hi, c(1)), b.sub(c(0), pile_top)))
+    # settling and refilling is a branch: long games leave a lane in few rounds, short ones in most
+    before = b.block
+    settle = b.append_basic_block("lanes.settle")
+    step = b.append_basic_block("lanes.step")
+    b.cbranch(b.icmp_unsigned("!=", v.bits(b, leaves), ir.Constant(ir.IntType(v.count), 0)), settle, step)
+    b.position_at_end(settle)
     _settle_finished_games(b, over, nc, d, hist, acc, v)
     # the lane takes the next deal of its range at once; left < 0 marks a lane whose range is done
     left = b.add(left, leaves)
     refill = b.and_(leaves, b.xor(left, c(-1)))
     nd = _next_deal(v, b, d)
-    nc = v.select(b, refill, c(0), nc)
-    new = (
-        v.select(b, refill, b.and_(nd, mk), nL),
-        v.select(b, refill, k, na),
-        v.select(b, refill, b.lshr(nd, k), nO),
-        nc,
-        v.select(b, refill, nd, d),
-        left,
+    refilled = (
+        (
+            v.select(b, refill, b.and_(nd, mk), nL),
+            v.select(b, refill, k, na),
+            v.select(b, refill, b.lshr(nd, k), nO),
+            v.select(b, refill, c(0), nc),
+            v.select(b, refill, nd, d),
+            left,
+        ),
+        tuple(v.select(b, refill, fresh, e) for e in played_on[1]),
     )
-    # leave for a lane whose deal used the round budget (not refilled: nc >= FAST_ROUNDS) or whose range is done
-    exits = b.icmp_signed("<", b.or_(left, b.sub(c(FAST_ROUNDS - 1), nc)), c(0))
-    bits = b.bitcast(exits, ir.IntType(v.count))
-    for phi, value in zip(state, new):
-        phi.add_incoming(value, b.block)
-    # the next round's deck ends: -1 << (na - 1) is hi >> 1, and -1 << (n - 1 - na) is -pile_top
-    ends[0].add_incoming(v.select(b, refill, fresh, b.ashr(hi, c(1))), b.block)
-    ends[1].add_incoming(v.select(b, refill, fresh, b.sub(c(0), pile_top)), b.block)
+    settled = b.block
+    b.branch(step)
+    b.position_at_end(step)
+    new, new_ends = (
+        [_merge(b, v, (x, before), (y, settled)) for x, y in zip(plain, filled)]
+        for plain, filled in zip(played_on, refilled)
+    )
+    # leave for a lane whose deal used the round budget (nc >= FAST_ROUNDS: not refilled) or whose range is done
+    bits = v.bits(b, b.or_(new[LEFT], b.sub(c(FAST_ROUNDS - 1), new[3])))
+    for phi, value in zip(state + ends, new + new_ends):
+        phi.add_incoming(value, step)
     steps_done = b.add(steps, ir.Constant(i64, 1))
-    steps.add_incoming(steps_done, b.block)
+    steps.add_incoming(steps_done, step)
     b.cbranch(b.icmp_unsigned("!=", bits, ir.Constant(ir.IntType(v.count), 0)), out, loop)
     b.position_at_end(out)
     for r, value in enumerate(new):
