@@ -70,8 +70,18 @@ class _Lanes:
         return b.select(b.icmp_signed("<", m, self.const(0)), x, y)
 
     def bits(self, b, m):
-        """The sign bits of a vector as an integer, lane i at bit i."""
-        return b.bitcast(b.icmp_signed("<", m, self.const(0)), ir.IntType(self.count))
+        """The sign bits of a vector as an integer, lane i at bit i.
+
+        Read from each 256-bit half on its own (one movmsk each): of the whole vector's
+        comparison LLVM makes a chain of packs."""
+        per = 256 // self.width
+        whole = ir.IntType(self.count)
+        out = ir.Constant(whole, 0)
+        for first in range(0, self.count, per):
+            part = b.shuffle_vector(m, m, ir.Constant(ir.VectorType(ir.IntType(32), per), list(range(first, first + per))))
+            part = b.bitcast(b.icmp_signed("<", part, ir.Constant(part.type, [0] * per)), ir.IntType(per))
+            out = b.or_(out, b.shl(b.zext(part, whole), ir.Constant(whole, first)))
+        return out
 
     def splat(self, b, value):
         value = b.trunc(value, self.int) if self.width < 64 else value
