@@ -60,11 +60,6 @@ class _Lanes:
     def const(self, value):
         return ir.Constant(self.vec, [value] * self.count)
 
-    def mask(self, b, bools):
-        """A vector of booleans as all-ones or zero lanes: LLVM legalises combinations of those far
-        better than of i1 vectors (which it packs to bytes and back for every and/or)."""
-        return b.sext(bools, self.vec)
-
     def select(self, b, m, x, y):
         """x where the mask m is set, else y (one blend: only m's sign bits are read)."""
         return b.select(b.icmp_signed("<", m, self.const(0)), x, y)
@@ -123,7 +118,7 @@ def _deck_ends(v, b, a, n):
 
 
 def _round(v, b, L, a, O, ends, n):
-    """`exhaustive._fast_round` on every lane: (W, a', X, over (a mask), the pile's black card as a bit of X).
+    """`exhaustive._fast_round` on every lane: (W, a', X, over (a sign mask), the pile's black card as a bit of X).
 
     ends are `_deck_ends` of a, which the loop carries from round to round: variable shifts of
     32-bit lanes are microcoded on Zen 1 (8 times an add), and each one saved shows."""
@@ -143,7 +138,7 @@ def _round(v, b, L, a, O, ends, n):
     X = b.select(lf, L, O)
     wl = b.select(lf, b.sub(n, a), a)
     xl = b.sub(n, wl)
-    over = v.mask(b, b.icmp_signed("==", b.and_(X, y), c(0)))
+    over = b.sub(b.and_(X, y), c(1))  # X & y is 0 or y
     ws = b.sub(b.add(mn, c(1)), b.zext(lf, v.vec))
     na = b.sub(wl, ws)
     rest = b.sub(b.sub(xl, mn), c(1))
@@ -153,32 +148,33 @@ def _round(v, b, L, a, O, ends, n):
 
 
 def _owner_stops(v, b, W, a, hi, X, pile_top, n, k, d):
-    """`owner._owner_stops` on every lane (as a mask) after a round whose pile put its black card at pile_top.
+    """`owner._owner_stops` on every lane (a sign mask) after a round whose pile put its black card at pile_top.
 
     hi is -1 << a.  X (the loser's deck, n - a cards) ends with that black card, so the
-    predecessors exist iff every card of X from position a on below it is red:
-    X & hi is pile_top alone (never true for a >= k, as the scalar test's power of two).
-    Kept and lost are then the scalar formulas with rest = X's first a cards; where they
-    do not exist their shifts may be out of range, and only a select reads them.
+    predecessors exist iff a < k and every card of X from position a on below it is red:
+    X & hi is pile_top alone.  Kept and lost are then the scalar formulas with rest =
+    X's first a cards; where they do not exist they are garbage the mask clears.
     """
     c = v.const
-    exists = b.icmp_signed("==", b.and_(X, hi), pile_top)
+    # for a < k, X & hi holds pile_top's bit, so it is pile_top alone iff X & hi - pile_top - 1 < 0
+    exists = b.and_(b.sub(b.sub(b.and_(X, hi), pile_top), c(1)), b.sub(a, k))
     low = b.xor(hi, c(-1))
     w = b.and_(W, low)
     rest = b.and_(X, low)
     # w << (k - a) and (2 rest + 1) << (k - a) in one shift, in the two halves of a lane (both fit:
-    # w has a bits, 2 rest + 1 has a + 1, a < k); a shift by n - a is that one by k - a, then by k
+    # w has a bits, 2 rest + 1 has a + 1, a < k); a shift by n - a is that one by k - a, then by k.
+    # The shift count is kept in range where they do not exist (a > k), so that it is defined.
     half = v.width // 2
-    both = b.shl(b.or_(w, b.shl(b.add(b.add(rest, rest), c(1)), c(half))), b.sub(k, a))
+    up = b.and_(b.sub(k, a), c(v.width - 1))
+    both = b.shl(b.or_(w, b.shl(b.add(b.add(rest, rest), c(1)), c(half))), up)
     w_up = b.and_(both, c((1 << half) - 1))
     odd_up = b.lshr(both, c(half))
     rest_up = b.lshr(b.and_(odd_up, b.sub(odd_up, c(1))), c(1))  # (2 rest + 1) << (k - a) less its lowest bit, halved
     kept = b.or_(b.or_(w_up, pile_top), b.shl(rest_up, k))
-    # lost exists iff the last of rest's a cards is red: rest < 2^(a-1)
-    lost_exists = b.icmp_signed("<", rest, b.lshr(b.sub(c(0), hi), c(1)))
     lost = b.or_(odd_up, b.shl(w_up, k))
-    smaller = b.or_(v.mask(b, b.icmp_signed("<", kept, d)), b.and_(v.mask(b, lost_exists), v.mask(b, b.icmp_signed("<", lost, d))))
-    return b.select(exists, smaller, c(0))
+    # lost exists iff the last of rest's a cards is red: rest < 2^(a-1); x < y is the sign of x - y
+    lost_smaller = b.and_(b.sub(rest, b.lshr(b.sub(c(0), hi), c(1))), b.sub(lost, d))
+    return b.and_(exists, b.or_(b.sub(kept, d), lost_smaller))
 
 
 def _next_deal(v, b, d):
@@ -271,7 +267,7 @@ def _play_lanes_ir(context, builder, sig, args, owner):
     hi = b.shl(c(-1), na)
     if owner:
         # an over lane's state is meaningless (its owner test may read undefined shifts): select, never combine
-        leaves = b.or_(over, v.select(b, over, c(0), _owner_stops(v, b, nL, na, hi, nO, pile_top, n, k, d)))
+        leaves = v.select(b, over, over, _owner_stops(v, b, nL, na, hi, nO, pile_top, n, k, d))
     else:
         leaves = over
     # the next round's deck ends: -1 << (na - 1) is hi >> 1, and -1 << (n - 1 - na) is -pile_top
@@ -284,7 +280,7 @@ def _play_lanes_ir(context, builder, sig, args, owner):
     b.position_at_end(settle)
     _settle_finished_games(b, over, nc, d, hist, acc, v)
     # the lane takes the next deal of its range at once; left < 0 marks a lane whose range is done
-    left = b.add(left, leaves)
+    left = b.sub(left, b.lshr(leaves, c(v.width - 1)))
     refill = b.and_(leaves, b.xor(left, c(-1)))
     nd = _next_deal(v, b, d)
     refilled = (
