@@ -410,8 +410,8 @@ class SearchResult:
         return self.deals - self.finite - self.stopped
 
 
-CHUNK = 1 << 13  # deals per parallel work item
-BATCH_CHUNKS = 256  # chunks per kernel call (progress is reported between calls)
+CHUNK = 1 << 16  # deals per parallel work item
+BATCH_CHUNKS = 32  # chunks per kernel call (progress is reported between calls)
 
 
 SEARCH_METHODS = ("brute", "owner")
