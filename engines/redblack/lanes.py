@@ -73,7 +73,9 @@ class _Lanes:
         whole = ir.IntType(self.count)
         out = ir.Constant(whole, 0)
         for first in range(0, self.count, per):
-            part = b.shuffle_vector(m, m, ir.Constant(ir.VectorType(ir.IntType(32), per), list(range(first, first + per))))
+            part = b.shuffle_vector(
+                m, m, ir.Constant(ir.VectorType(ir.IntType(32), per), list(range(first, first + per)))
+            )
             part = b.bitcast(b.icmp_signed("<", part, ir.Constant(part.type, [0] * per)), ir.IntType(per))
             out = b.or_(out, b.shl(b.zext(part, whole), ir.Constant(whole, first)))
         return out
@@ -214,9 +216,7 @@ def _settle_finished_games(b, over, rounds, d, hist, acc, v):
     finite, longest, longest_deal = (b.gep(acc, [ir.Constant(i64, f)]) for f in (ACC_FINITE, ACC_LONGEST, ACC_DEAL))
     b.store(b.add(b.load(finite), one), finite)
     top, top_deal = b.load(longest), b.load(longest_deal)
-    longer = b.or_(
-        b.icmp_signed(">", r, top), b.and_(b.icmp_signed("==", r, top), b.icmp_signed("<", s, top_deal))
-    )
+    longer = b.or_(b.icmp_signed(">", r, top), b.and_(b.icmp_signed("==", r, top), b.icmp_signed("<", s, top_deal)))
     b.store(b.select(longer, r, top), longest)
     b.store(b.select(longer, s, top_deal), longest_deal)
     rest = b.and_(left, b.sub(left, one))
