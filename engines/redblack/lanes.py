@@ -7,20 +7,23 @@ bits, either way two 256-bit AVX2 registers whose chains overlap.
 
 Each lane walks its own range of consecutive ranks.  `play_lanes_owner` /
 `play_lanes_brute` run rounds on every lane and settle a deal in its lane as soon as it
-leaves: a game that is over is counted (finished games, rounds, the histogram of
-lengths, the lane's longest game), a deal the owner rule stops is counted (stopped,
-rounds), and the lane takes the next deal of its range at once (Gosper's hack in vector
-form), so the loop carries on across deals.  It returns to the caller only for the rare
-events: a deal that used the round budget (replayed exactly by the caller), or a lane
-whose range is done (the caller gives it part of another lane's range, or plays the
-last deals alone).
+leaves: a game that is over goes to the histogram of lengths, the finished count and
+the longest game; a deal the owner rule stops needs nothing (the caller counts the
+stopped deals as the ones neither finished nor infinite, and the rounds are a round
+per lane and step); and the lane takes the next deal of its range at once (Gosper's
+hack in vector form), so the loop carries on across deals.  It returns to the caller
+only for the rare events: a deal that used the round budget (replayed exactly by the
+caller), or a lane whose range is done (the caller gives it part of another lane's
+range, or plays the last deals alone).
 
 Each lane computes exactly the scalar formulas, with two differences that change no
 result: a trailing-zero count is read from the exponent of the lowest set bit
 converted to floating point (vectors have no cheap cttz), and right shifts are logical
 (bits above a deck's length are garbage the rules never read).  A lane whose game
 is over holds a meaningless state until it is refilled, and every decision about it is
-a select on `over` (so no undefined shift result reaches a branch).
+a select on `over` (so no undefined shift result reaches a branch).  Conditions are sign
+masks (x < y is the sign bit of x - y, all values being far below the sign bit): LLVM keeps
+those in vector registers, where combined comparisons would be packed to bytes and back.
 """
 
 from __future__ import annotations
