@@ -184,7 +184,22 @@ EXAMPLES = {
 }
 
 
-def build_parser() -> ArgumentParser:
+# the commands registered by modules (each module's `register`), by name
+COMMAND_MODULES = {game: f"engines.{game}.cli" for game in GAMES} | {
+    command: f"engines.pipeline.{module}"
+    for module, commands in (
+        ("verify", ["verify"]),
+        ("clean", ["clean"]),
+        ("repair", ["seal", "recompute"]),
+        ("status", ["status"]),
+        ("run", ["run"]),
+    )
+    for command in commands
+}
+
+
+def build_parser(command: str | None = None) -> ArgumentParser:
+    """The whole command line, or when `command` is one that a module registers, only that command's part."""
     raw = argparse.RawDescriptionHelpFormatter
     p = ArgumentParser(prog="cardlab", description=__doc__.splitlines()[0], epilog=EXAMPLES[None], formatter_class=raw)
     p.add_argument(
@@ -232,20 +247,17 @@ def build_parser() -> ArgumentParser:
     r.add_argument("--outdir", default="reports", help="directory to write (default: %(default)s)")
     r.set_defaults(func=cmd_report)
 
-    for game in GAMES:
-        if importlib.util.find_spec(f"engines.{game}.cli") is not None:
-            importlib.import_module(f"engines.{game}.cli").register(sub)
-    importlib.import_module("engines.pipeline.verify").register(sub)
-    importlib.import_module("engines.pipeline.clean").register(sub)
-    importlib.import_module("engines.pipeline.repair").register(sub)
-    importlib.import_module("engines.pipeline.status").register(sub)
-    importlib.import_module("engines.pipeline.run").register(sub)
+    # a command's own module is enough to run it: the others cost start-up (about 0.1 CPU-s)
+    wanted = [m for c, m in COMMAND_MODULES.items() if c == command] or list(dict.fromkeys(COMMAND_MODULES.values()))
+    for module in wanted:
+        if importlib.util.find_spec(module) is not None:
+            importlib.import_module(module).register(sub)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv[0] if argv else None)
     if argv[:1] == ["run"] and argv[1:2] not in (["-h"], ["--help"]):
         # `cardlab run <snakemake options>`: everything after `run` is snakemake's, options included
         args = parser.parse_args(["run"])

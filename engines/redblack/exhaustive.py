@@ -11,7 +11,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..core.errors import CardlabError
 from .kernel import _cycle_info, _mask, _play, _round
-from .lanes import FAST_ROUNDS, lane_state, play_lanes_brute, play_lanes_owner
+from .lanes import FAST_ROUNDS, LEFT, lane_state, play_lanes_brute, play_lanes_owner
 from .owner import _owner_stops, _owner_stops_true_colours
 from .rules import K_MAX, LEADER_OUT, canonical_deals, cycle_id_str, deal_strings, to_bits, to_str
 
@@ -282,14 +282,44 @@ def _finish_lane(owner, L, a, O, c, s, k, hist, inf_rows, acc):
 
 
 @njit(cache=True, inline="always")
-def _fill_lane(st, j, x, k):
+def _fill_lane(st, j, x, k, left):
+    """Lane j starts the deal of colex subset x, with `left` more deals in its range after it."""
     s, L, O = _deal_decks(x, k)
-    st[0, j], st[1, j], st[2, j], st[3, j], st[4, j] = L, k, O, 0, s
+    st[0, j], st[1, j], st[2, j], st[3, j], st[4, j], st[LEFT, j] = L, k, O, 0, s, left
+
+
+@njit(cache=True)
+def _split_ranges(st, ends, r0, count, k, binom):
+    """Give each lane a range of consecutive ranks, together [r0, r0 + count); ends[j] is where lane j's ends."""
+    lanes = st.shape[1]
+    size, extra = divmod(count, lanes)
+    pos = r0
+    for j in range(lanes):
+        m = size + (1 if j < extra else 0)
+        _fill_lane(st, j, _unrank(pos, k, binom), k, m - 1)
+        pos += m
+        ends[j] = pos
+
+
+@njit(cache=True, inline="always")
+def _share_range(st, ends, j, k, binom):
+    """Lane j's range is done: move the back half of the range with most deals left to it (False if none has any)."""
+    i = np.argmax(st[LEFT])
+    left = np.int64(st[LEFT, i])
+    if left <= 0:
+        return False
+    moved = (left + 1) // 2
+    end = ends[i]
+    st[LEFT, i] = left - moved
+    ends[i] = end - moved
+    _fill_lane(st, j, _unrank(end - moved, k, binom), k, moved - 1)
+    ends[j] = end
+    return True
 
 
 @njit(cache=True)
 def _lanes_chunk(k, r0, r1, binom, hist, inf_rows, acc, owner, st):
-    """Ranks r0..r1-1 under the owner rule or brute force, a lane per deal; acc as in `_record_finite`.
+    """Ranks r0..r1-1 under the owner rule or brute force, a lane per range of ranks; acc as in `_record_finite`.
 
     st is the lane state (`lanes.lane_state`): its dtype is the lane width.
     Under the owner rule, hist and the longest game count only games played to the end
@@ -301,33 +331,39 @@ def _lanes_chunk(k, r0, r1, binom, hist, inf_rows, acc, owner, st):
     count = r1 - r0
     if count <= 0:
         return
-    x = _unrank(r0, k, binom)
     if count < lanes:
+        x = _unrank(r0, k, binom)
         for _ in range(count):
             s, L, O = _deal_decks(x, k)
             _finish_lane(owner, L, k, O, 0, s, k, hist, inf_rows, acc)
             x = _next_subset(x)
         return
-    for j in range(lanes):
-        _fill_lane(st, j, x, k)
-        x = _next_subset(x)
-    left = count - lanes
-    dry = 0  # lanes whose deal left when no deal was left to refill them
-    while dry == 0:
-        ready = play_lanes_owner(st, n, k) if owner else play_lanes_brute(st, n, k)
+    settled = acc[0] + acc[1] + acc[5]  # deals before this chunk: finished, infinite or stopped
+    ends = np.empty(lanes, dtype=np.int64)
+    _split_ranges(st, ends, r0, count, k, binom)
+    drained = False  # no lane has a deal left after its current one
+    while not drained:
+        ready = play_lanes_owner(st, hist, acc, n, k) if owner else play_lanes_brute(st, hist, acc, n, k)
         while ready:
             j = trailing_zeros(ready)
             ready &= ready - 1
-            _settle(owner, np.int64(st[4, j]), np.int64(st[3, j]), st[5, j] != 0, k, hist, inf_rows, acc)
-            if left > 0:
-                _fill_lane(st, j, x, k)
-                x = _next_subset(x)
-                left -= 1
-            else:
-                dry |= 1 << j
+            left = np.int64(st[LEFT, j])
+            if left >= 0:  # its deal used the round budget: replayed exactly, then the lane's next deal
+                s, rounds = np.int64(st[4, j]), np.int64(st[3, j])
+                acc[4] -= rounds  # the replay counts them
+                _settle(owner, s, rounds, False, k, hist, inf_rows, acc)
+                if left > 0:
+                    _fill_lane(st, j, _next_subset(s >> 1), k, left - 1)
+                else:
+                    st[LEFT, j] = -1
+            if st[LEFT, j] < 0 and not _share_range(st, ends, j, k, binom):
+                drained = True
     for j in range(lanes):
-        if not (dry >> j) & 1:
+        if st[LEFT, j] == 0:
+            acc[4] -= st[3, j]  # `_finish_lane` counts them
             _finish_lane(owner, st[0, j], st[1, j], st[2, j], st[3, j], st[4, j], k, hist, inf_rows, acc)
+    # the lanes count finished games but not stopped deals: every deal is one of the three
+    acc[5] = settled + count - acc[0] - acc[1]
 
 
 ACC_FIELDS = 6  # finite, infinite, longest, its deal, rounds, stopped
@@ -374,8 +410,8 @@ class SearchResult:
         return self.deals - self.finite - self.stopped
 
 
-CHUNK = 1 << 13  # deals per parallel work item
-BATCH_CHUNKS = 256  # chunks per kernel call (progress is reported between calls)
+CHUNK = 1 << 16  # deals per parallel work item
+BATCH_CHUNKS = 32  # chunks per kernel call (progress is reported between calls)
 
 
 SEARCH_METHODS = ("brute", "owner")

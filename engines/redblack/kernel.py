@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from ..core.kernel_cache import drop_stale_caches
 from .rules import LEADER_OUT, Outcome, cycle_id_str, parse_deal, to_bits, to_str
+
+# every module of the package with compiled code (all of them import this one): numba would
+# load a kernel cached before an edit of a module it inlines, such as lanes.py into exhaustive.py
+KERNEL_MODULES = ("basins", "exhaustive", "kernel", "lanes", "owner", "rules", "sample")
+drop_stale_caches(Path(__file__).parent, KERNEL_MODULES)
 
 
 @njit(cache=True, inline="always")

@@ -11,6 +11,7 @@ import pytest
 import engines.redblack as rb
 from engines.core.errors import CardlabError
 from engines.redblack import exhaustive
+from engines.redblack.lanes import lane_state
 from engines.redblack.owner import balanced_predecessors
 from engines.redblack.rules import colour_swap as swap
 from engines.redblack.rules import cycle_id_str, deal_strings
@@ -197,6 +198,71 @@ def test_owner_lanes_equal_the_one_deal_owner_kernel(k, start, stop):
             lengths[int(n)] += 1
     assert (res.stopped, res.rounds, res.infinite) == (stopped, rounds, [])
     assert {r: int(c) for r, c in enumerate(res.lengths) if c} == dict(lengths)
+
+
+def owner_one_deal_at_a_time(k: int, start: int, stop: int):
+    """The owner rule with the scalar kernel (`_owner_play`), deal after deal, as search_range reports it."""
+    lengths, stopped, rounds, longest, longest_deal, infinite = Counter(), 0, 0, 0, ("", ""), []
+    for r in range(start, stop):
+        s = np.int64(int(exhaustive._unrank(np.int64(r), k, exhaustive.BINOM)) << 1)
+        n, lam, stop_here = exhaustive._owner_play(s, k)
+        rounds += int(n)
+        p1, p2 = deal_strings(int(s), k, 2 * k)
+        if stop_here:
+            stopped += 1
+        elif lam == 0:
+            lengths[int(n)] += 1
+            if n > longest:  # ranks ascend: a tie keeps the lowest
+                longest, longest_deal = int(n), (p1, p2)
+        else:
+            mu, period, key, _ = exhaustive._cycle_info(s & ((1 << k) - 1), k, s >> k, k, lam)
+            infinite.append(
+                {
+                    "p1": p1,
+                    "p2": p2,
+                    "deal_index": r,
+                    "cycle_id": cycle_id_str(int(key), 2 * k),
+                    "rounds_before_cycle": int(mu),
+                    "period": int(period),
+                }
+            )
+    return lengths, stopped, rounds, longest, longest_deal, infinite
+
+
+def random_rank_ranges(rnd: random.Random, count: int):
+    """(k, start, stop) over both lane widths: shorter than, equal to and just past the lane count,
+    not a multiple of it, and long enough that lanes run dry at different times and share ranges."""
+    lanes = {k: lane_state(k).shape[1] for k in range(2, 27)}
+    for _ in range(count):
+        k = rnd.choice([5, 6, 7, 9, 11, 13, 15, 16, 17, 20, 26])
+        total = rb.canonical_deals(k)
+        size = min(
+            total, rnd.choice([1, lanes[k] - 1, lanes[k], lanes[k] + 1, rnd.randint(2, 200), rnd.randint(200, 6000)])
+        )
+        start = rnd.randrange(total - size + 1)
+        yield k, start, start + size
+
+
+@pytest.mark.parametrize("k,start,stop", list(random_rank_ranges(random.Random(2026_12_01), 40)))
+def test_lanes_equal_the_scalar_kernels_on_random_ranges(k, start, stop):
+    """Both lane kernels against the one-deal-at-a-time kernels: every count, the longest game and its
+    deal, the rounds played, the infinite rows (k = 6 ranges reach cycles, and the round budget)."""
+    assert_same_as_one_lane(k, start, stop)
+    res = rb.search_range(k, start, stop, method="owner")
+    lengths, stopped, rounds, longest, longest_deal, infinite = owner_one_deal_at_a_time(k, start, stop)
+    assert {r: int(c) for r, c in enumerate(res.lengths) if c} == dict(lengths)
+    assert (res.finite, res.stopped, res.rounds) == (sum(lengths.values()), stopped, rounds)
+    assert (res.longest_rounds, res.longest_deal) == (longest, longest_deal)
+    assert res.infinite == infinite
+
+
+def test_random_ranges_cover_both_widths_cycles_and_short_ranges():
+    # guards the test above: it must see both lane widths, ranges shorter than the lanes, and cycles
+    ranges = list(random_rank_ranges(random.Random(2026_12_01), 40))
+    assert {lane_state(k).dtype for k, _, _ in ranges} == {np.dtype(np.int32), np.dtype(np.int64)}
+    assert any(b - a < lane_state(k).shape[1] for k, a, b in ranges)
+    assert any(b - a > 1000 and (b - a) % lane_state(k).shape[1] for k, a, b in ranges)
+    assert any(rb.search_range(k, a, b, method="owner").infinite for k, a, b in ranges if k == 6)
 
 
 def owner_vs_brute(k: int):
