@@ -235,6 +235,26 @@ def _merge(b, v, *incoming):
     return phi
 
 
+def _refill(v, b, leaves, played_on, fresh, k, mk):
+    """Each lane whose deal leaves takes the next deal of its range: (lane state, deck ends) after the step.
+
+    left < 0 afterwards marks a lane whose range is done (its deal left with none after it)."""
+    c = v.const
+    (L, a, O, rounds, d, left), ends = played_on
+    left = b.sub(left, b.lshr(leaves, c(v.width - 1)))
+    refill = b.and_(leaves, b.xor(left, c(-1)))
+    nd = _next_deal(v, b, d)
+    state = (
+        v.select(b, refill, b.and_(nd, mk), L),
+        v.select(b, refill, k, a),
+        v.select(b, refill, b.lshr(nd, k), O),
+        v.select(b, refill, c(0), rounds),
+        v.select(b, refill, nd, d),
+        left,
+    )
+    return state, tuple(v.select(b, refill, fresh, e) for e in ends)
+
+
 def _play_lanes_ir(context, builder, sig, args, owner):
     b = builder
     v = NARROW if sig.args[0].dtype == types.int32 else WIDE
@@ -282,21 +302,7 @@ def _play_lanes_ir(context, builder, sig, args, owner):
     b.cbranch(b.icmp_unsigned("!=", v.bits(b, leaves), ir.Constant(ir.IntType(v.count), 0)), settle, step)
     b.position_at_end(settle)
     _settle_finished_games(b, over, nc, d, hist, acc, v)
-    # the lane takes the next deal of its range at once; left < 0 marks a lane whose range is done
-    left = b.sub(left, b.lshr(leaves, c(v.width - 1)))
-    refill = b.and_(leaves, b.xor(left, c(-1)))
-    nd = _next_deal(v, b, d)
-    refilled = (
-        (
-            v.select(b, refill, b.and_(nd, mk), nL),
-            v.select(b, refill, k, na),
-            v.select(b, refill, b.lshr(nd, k), nO),
-            v.select(b, refill, c(0), nc),
-            v.select(b, refill, nd, d),
-            left,
-        ),
-        tuple(v.select(b, refill, fresh, e) for e in played_on[1]),
-    )
+    refilled = _refill(v, b, leaves, played_on, fresh, k, mk)
     settled = b.block
     b.branch(step)
     b.position_at_end(step)
