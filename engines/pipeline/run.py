@@ -15,14 +15,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .adopt import adopt_kept
 from .plan import snakemake_config_files
-from .resume import asks_for_a_run
 from .status import RUN_LOG, follow
 
 
 def cmd_run(args) -> int:
     """snakemake with its output in results/logs/snakemake.log and the live summary on the terminal."""
+    # imported here: building the parser (every command's start-up) must load no heavy module
+    from .adopt import adopt_kept
+    from .resume import asks_for_a_run
+
     snakemake = str(Path(sys.executable).with_name("snakemake"))
     if not os.path.exists(snakemake):
         snakemake = "snakemake"
