@@ -82,17 +82,17 @@ def specialisation_gain(games: int, repeat: int) -> None:
     """For every rule combination, 1 core: the shared kernel's time over a kernel specialised on its rules
     (which combinations engines.narcotic.kernel.SPECIALISED should hold; compiles sixteen kernels)."""
     from engines.narcotic.kernel import SPECIALISED
-    from engines.narcotic.lanes import play_many, play_many_specialised
+    from engines.narcotic.lanes import play_many
 
     numba.set_num_threads(1)
     decks = shuffled_decks(np.uint64(7), 0, games)
     print(f"specialisation: shared kernel time / specialised kernel time, {games:,} games (> 1: specialising pays)")
     for rules in all_rules():
         rates = []
-        for kernel in (play_many, play_many_specialised):
-            kernel(decks[:10], *rules.codes())  # compile outside the timing
-            rates.append(best_rate(lambda: kernel(decks, *rules.codes()), games, repeat))
-        mark = "specialised" if rules in SPECIALISED else "shared"
+        for own in (False, True):
+            play_many(decks[:10], *rules.codes(), specialised=own)  # compile outside the timing
+            rates.append(best_rate(lambda: play_many(decks, *rules.codes(), specialised=own), games, repeat))
+        mark = "specialised in long runs" if rules in SPECIALISED else "shared"
         print(f"  {rules.variant:32} {rates[1] / rates[0]:5.2f}x  (plays {mark})")
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..core.errors import CardlabError
+from ..core.kernel_cache import compiling_alone
 from ..core.rng import bounded, bounded_py, shuffle_inplace, shuffle_py, stream_start, stream_start_py
+from ..core.threads import for_each_block
 from .rules import (
     BUST,
     MAX_DRAWS,
@@ -43,7 +47,6 @@ def _keeps_drawing(hard: np.int64, ace: bool, hit17: bool) -> bool:
     return total == 17 and soft and hit17
 
 
-@njit(cache=True, parallel=True)
 def deal_fresh(
     seed: np.uint64,
     stream_base: np.int64,
@@ -63,43 +66,49 @@ def deal_fresh(
     the array; the swaps are undone afterwards, so each hand is a function of
     its stream alone and replays the same in any block or thread.
     """
-    nblocks = (n_hands + block - 1) // block
-    out = np.zeros((nblocks, 7), np.int64)
-    for b in prange(nblocks):
-        cards = shoe.copy()
-        swaps = np.empty(MAX_DRAWS, np.int64)
-        size = cards.shape[0]
-        lo = b * block
-        hi = min(lo + block, n_hands)
-        for h in range(lo, hi):
-            state = stream_start(seed, stream_base + first + h)
-            hard = upcard
-            ace = upcard == 1
-            ncards = 1
-            left = size
-            while _keeps_drawing(hard, ace, hit17):
-                state, j = bounded(state, left)
-                v = cards[j]
-                if not infinite:
-                    left -= 1
-                    cards[j] = cards[left]
-                    cards[left] = v
-                    swaps[ncards - 1] = j
-                hard += v
-                ace = ace or v == 1
-                ncards += 1
-            if not infinite:  # undo in reverse order: the array is back to the shoe's order
-                for k in range(ncards - 2, -1, -1):
-                    j = swaps[k]
-                    top = size - 1 - k
-                    t = cards[j]
-                    cards[j] = cards[top]
-                    cards[top] = t
-            out[b, _outcome_of(hard, ace, ncards)] += 1
+    out = np.zeros(((n_hands + block - 1) // block, 7), np.int64)
+    for_each_block(
+        lambda b: _fresh_block(b, seed, stream_base, first, n_hands, upcard, shoe, infinite, hit17, block, out),
+        len(out),
+    )
     return out.sum(axis=0)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, nogil=True)
+def _fresh_block(b, seed, stream_base, first, n_hands, upcard, shoe, infinite, hit17, block, out):
+    """Block b of :func:`deal_fresh`'s hands into row b of ``out``."""
+    cards = shoe.copy()
+    swaps = np.empty(MAX_DRAWS, np.int64)
+    size = cards.shape[0]
+    lo = b * block
+    hi = min(lo + block, n_hands)
+    for h in range(lo, hi):
+        state = stream_start(seed, stream_base + first + h)
+        hard = upcard
+        ace = upcard == 1
+        ncards = 1
+        left = size
+        while _keeps_drawing(hard, ace, hit17):
+            state, j = bounded(state, left)
+            v = cards[j]
+            if not infinite:
+                left -= 1
+                cards[j] = cards[left]
+                cards[left] = v
+                swaps[ncards - 1] = j
+            hard += v
+            ace = ace or v == 1
+            ncards += 1
+        if not infinite:  # undo in reverse order: the array is back to the shoe's order
+            for k in range(ncards - 2, -1, -1):
+                j = swaps[k]
+                top = size - 1 - k
+                t = cards[j]
+                cards[j] = cards[top]
+                cards[top] = t
+        out[b, _outcome_of(hard, ace, ncards)] += 1
+
+
 def deal_continuous(
     seed: np.uint64,
     stream_base: np.int64,
@@ -118,33 +127,40 @@ def deal_continuous(
     shoe is reshuffled before a hand once ``cut`` cards are dealt, or when
     fewer than MAX_DRAWS + 1 remain (so a hand never runs out of cards).
     """
-    nblocks = (n_hands + block - 1) // block
-    out = np.zeros((nblocks, 7), np.int64)
-    for b in prange(nblocks):
-        cards = shoe.copy()
-        size = cards.shape[0]
-        base = stream_base + ((first_block + b) << 24)
-        shuffles = 0
-        pos = size  # forces a shuffle before the first hand
-        lo = b * block
-        hi = min(lo + block, n_hands)
-        for h in range(lo, hi):
-            if pos >= cut or size - pos <= MAX_DRAWS:
-                cards[:] = shoe  # every shoe starts from the same order, so it replays alone
-                shuffle_inplace(stream_start(seed, base + shuffles), cards)
-                shuffles += 1
-                pos = 0
-            hard = upcard
-            ace = upcard == 1
-            ncards = 1
-            while _keeps_drawing(hard, ace, hit17):
-                v = cards[pos]
-                pos += 1
-                hard += v
-                ace = ace or v == 1
-                ncards += 1
-            out[b, _outcome_of(hard, ace, ncards)] += 1
+    out = np.zeros(((n_hands + block - 1) // block, 7), np.int64)
+    for_each_block(
+        lambda b: _continuous_block(b, seed, stream_base, first_block, n_hands, upcard, shoe, hit17, cut, block, out),
+        len(out),
+    )
     return out.sum(axis=0)
+
+
+@njit(cache=True, nogil=True)
+def _continuous_block(b, seed, stream_base, first_block, n_hands, upcard, shoe, hit17, cut, block, out):
+    """Block b of :func:`deal_continuous`'s hands (a shoe of its own) into row b of ``out``."""
+    cards = shoe.copy()
+    size = cards.shape[0]
+    base = stream_base + ((first_block + b) << 24)
+    shuffles = 0
+    pos = size  # forces a shuffle before the first hand
+    lo = b * block
+    hi = min(lo + block, n_hands)
+    for h in range(lo, hi):
+        if pos >= cut or size - pos <= MAX_DRAWS:
+            cards[:] = shoe  # every shoe starts from the same order, so it replays alone
+            shuffle_inplace(stream_start(seed, base + shuffles), cards)
+            shuffles += 1
+            pos = 0
+        hard = upcard
+        ace = upcard == 1
+        ncards = 1
+        while _keeps_drawing(hard, ace, hit17):
+            v = cards[pos]
+            pos += 1
+            hard += v
+            ace = ace or v == 1
+            ncards += 1
+        out[b, _outcome_of(hard, ace, ncards)] += 1
 
 
 # Stream indices: the upcard value sits in the top bits so every upcard has its own streams.
@@ -168,6 +184,9 @@ def penetration_cut(decks: str, penetration: float) -> int:
     return max(1, min(size, int(round(penetration * size))))
 
 
+# modules with compiled code (numba checks a cache against its entry point's file only)
+KERNEL_MODULES = ("rules", "simulation")
+PACKAGE = Path(__file__).parent
 BLOCK_FRESH = 1 << 16
 BLOCK_CONTINUOUS = 1 << 16
 
@@ -196,33 +215,21 @@ def simulate(
     shoe = shoe_after_upcard(decks, upcard)
     base = _stream_base(upcard)
     if shoe_mode == "fresh":
-        return deal_fresh(
-            np.uint64(seed),
-            np.int64(base),
-            np.int64(first),
-            np.int64(hands),
-            np.int64(upcard),
-            shoe,
-            decks == "inf",
-            hit17,
-            np.int64(block or BLOCK_FRESH),
-        )
-    if decks == "inf":
-        raise CardlabError("shoe: continuous dealing needs a finite shoe (decks 1..8), not inf")
-    block = block or BLOCK_CONTINUOUS
-    if first % block:
-        raise ValueError("continuous shards must start on a block boundary")
-    return deal_continuous(
-        np.uint64(seed),
-        np.int64(base),
-        np.int64(first // block),
-        np.int64(hands),
-        np.int64(upcard),
-        shoe,
-        hit17,
-        np.int64(penetration_cut(decks, penetration)),
-        np.int64(block),
-    )
+        deal, kernel = deal_fresh, _fresh_block
+        args = (np.int64(first), np.int64(hands), np.int64(upcard), shoe, decks == "inf", hit17)
+        args += (np.int64(block or BLOCK_FRESH),)
+    else:
+        if decks == "inf":
+            raise CardlabError("shoe: continuous dealing needs a finite shoe (decks 1..8), not inf")
+        block = block or BLOCK_CONTINUOUS
+        if first % block:
+            raise ValueError("continuous shards must start on a block boundary")
+        deal, kernel = deal_continuous, _continuous_block
+        args = (np.int64(first // block), np.int64(hands), np.int64(upcard), shoe, hit17)
+        args += (np.int64(penetration_cut(decks, penetration)), np.int64(block))
+    # the kernels inline the stream of core/rng.py: an edit there must compile them again
+    with compiling_alone([kernel], PACKAGE, KERNEL_MODULES, extra=["core/rng.py"]):
+        return deal(np.uint64(seed), np.int64(base), *args)
 
 
 # --------------------------------------------------------------------------- plain references

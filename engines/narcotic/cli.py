@@ -94,7 +94,7 @@ def cmd_simulate(args) -> int:
     try:
         for a in range(0, args.games, GAMES_PER_CALL):
             b = min(a + GAMES_PER_CALL, args.games)
-            res = play(shuffled_decks(np.uint64(args.seed), a, b), rules)
+            res = play(shuffled_decks(np.uint64(args.seed), a, b), rules, games=args.games)
             won = res["won"]
             wins += int(won.sum())
             won_passes += int(res["passes"][won].sum())

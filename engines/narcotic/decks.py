@@ -7,26 +7,38 @@ re-dealt alone and the decks do not depend on the thread count.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..core.rng import shuffle_inplace, stream_start
+from ..core.threads import for_each_block
 from .rules import SUITS, VALUES
 
+DEAL_BLOCK = 4096  # decks per block of work on a thread
 
-@njit(cache=True, parallel=True)
-def shuffled_decks(seed, start, stop, ranks=VALUES):
+
+def shuffled_decks(seed, start: int, stop: int, ranks: int = VALUES) -> np.ndarray:
     """Decks of games ``start..stop`` of a shard: game i is a Fisher-Yates shuffle
     of the fresh deck of ``ranks`` values (4 * ranks cards, ``k % ranks + 1``) driven
     by the splitmix64 stream (seed, i), so any game can be re-dealt alone and the
     result does not depend on the thread count."""
-    cards = SUITS * ranks
-    out = np.empty((stop - start, cards), dtype=np.uint8)
-    for r in prange(stop - start):
-        for k in range(cards):
-            out[r, k] = k % ranks + 1
-        state = stream_start(np.uint64(seed), np.int64(start + r))
-        shuffle_inplace(state, out[r])
+    out = np.empty((stop - start, SUITS * ranks), dtype=np.uint8)
+    seed, ranks = np.uint64(seed), np.int64(ranks)
+
+    def block(b: int) -> None:
+        lo = b * DEAL_BLOCK
+        _deal_rows(seed, np.int64(start + lo), ranks, out[lo : lo + DEAL_BLOCK])
+
+    for_each_block(block, (len(out) + DEAL_BLOCK - 1) // DEAL_BLOCK)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _deal_rows(seed, first, ranks, out):
+    """Row r of ``out``: the deck of game first + r."""
+    for r in range(out.shape[0]):
+        for k in range(out.shape[1]):
+            out[r, k] = k % ranks + 1
+        shuffle_inplace(stream_start(seed, first + r), out[r])
 
 
 def deal_deck(seed: int, index: int, ranks: int = VALUES) -> list[int]:

@@ -71,7 +71,7 @@ class GameSimulation(ShardKind):
         parts = []
         for a in range(start, stop, CHUNK):
             b = min(a + CHUNK, stop)
-            res = play(shuffled_decks(np.uint64(spec["seed"]), a, b, rules.ranks), rules)
+            res = play(shuffled_decks(np.uint64(spec["seed"]), a, b, rules.ranks), rules, games=stop - start)
             res["game"] = np.arange(a, b, dtype=np.int64)
             parts.append(res)
             progress.update(b - a)

@@ -144,7 +144,7 @@ def exact_counts(rules: Rules, start: int, stop: int, progress=None) -> dict[str
     sums = dict.fromkeys(COUNTS, 0)
     for a in range(start, stop, GAMES_PER_CALL):
         b = min(a + GAMES_PER_CALL, stop)
-        res = play(ranked_sequences(rules.ranks, a, b), rules)
+        res = play(ranked_sequences(rules.ranks, a, b), rules, games=stop - start)
         won = res["won"]
         sums["sequences"] += b - a
         sums["won"] += int(won.sum())

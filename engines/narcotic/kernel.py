@@ -11,28 +11,24 @@ other and with the plain-Python reference):
   (:mod:`.lanes`); a deal-matching pass is a handful of 64-byte vector operations
   written as LLVM IR (:mod:`.deal_pass`), a cascade pass works on pile windows as
   words (:mod:`.cascade`); the IR helpers and small intrinsics they share live in
-  :mod:`.ir` and :mod:`.intrinsics`.  The seed and classic rules are compiled apart
-  with the rules as constants; the other combinations share one kernel
-  (:data:`SPECIALISED`).  What made it fast is in docs/narcotic.md.
+  :mod:`.ir` and :mod:`.intrinsics`.  One kernel takes the rules as arguments and
+  plays every combination; long runs of the seed and classic rules get kernels of their
+  own with the rules as constants (:func:`specialise`).  What made it fast is in docs/narcotic.md.
 
 Decks are dealt by :mod:`.decks`.
 """
 
 from __future__ import annotations
 
-import fcntl
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-import numba
 import numpy as np
 
 from ..core.errors import CardlabError
-from ..core.provenance import files_version
+from ..core.kernel_cache import compiling_alone
 from .decks import deal_deck, shuffled_decks
-from .lanes import play_many, play_many_specialised
+from .lanes import block_kernel, play_many
 from .replay import WON
 from .rules import VALUES, Rules
 
@@ -41,23 +37,38 @@ __all__ = ["GAMES_PER_CALL", "SPECIALISED", "deal_deck", "play", "shuffled_decks
 GAMES_PER_CALL = 50_000  # games per kernel call by the callers: progress between calls, bounded memory
 
 
-# The rule combinations compiled apart with their rules as constants: the default
-# config's million-game experiments.  Every other combination shares one kernel with the
-# rules as arguments: the same games/s within the noise (bench/narcotic.py), one compile
-# instead of fourteen on a fresh machine (docs/narcotic.md, "Cold start").
+# The rule combinations with a kernel of their own, their rules compiled in as constants;
+# every combination (these too) can be played by one shared kernel with the rules as
+# arguments.  A specialised kernel costs a compile of its own (about 26 CPU-s) and plays
+# the seed rules about 3 % faster, the classic ones 8 % (bench/narcotic.py, 2026-12-01
+# machine): it pays from about 10^8 games (seed) or 2.5e7 (classic), so a run of fewer
+# games than SPECIALISE_FROM_GAMES uses the shared kernel, and a fresh machine compiles one
+# Narcotic kernel for the default config instead of three (docs/narcotic.md, "Cold start").
 SPECIALISED = frozenset(Rules.preset(name) for name in ("seed", "classic"))
+SPECIALISE_FROM_GAMES = 50_000_000
+
+# numba checks a cached kernel against the file of its entry point only (lanes.py), not
+# the modules it calls: after an edit of any of them the kernel must be compiled again.
+KERNEL_MODULES = ("cascade", "deal_pass", "decks", "exact", "intrinsics", "ir", "lanes", "replay", "rules")
+PACKAGE = Path(__file__).parent
 
 
-def play(decks: np.ndarray, rules: Rules) -> dict[str, np.ndarray]:
-    """Play many decks (rows of ``rules.cards`` cards, seed order) with the kernel."""
+def specialise(rules: Rules, games: int) -> bool:
+    """Whether `games` games of `rules` are played fastest by a kernel of their own, counting its compile."""
+    return games >= SPECIALISE_FROM_GAMES and replace(rules, ranks=VALUES) in SPECIALISED
+
+
+def play(decks: np.ndarray, rules: Rules, games: int | None = None) -> dict[str, np.ndarray]:
+    """Play many decks (rows of ``rules.cards`` cards, seed order) with the kernel.
+
+    ``games``: how many games of these rules the caller plays in all (default: these), which
+    decides whether a specialised kernel pays for its compile; results are the same."""
     decks = np.ascontiguousarray(decks, dtype=np.uint8)
     if decks.ndim != 2 or decks.shape[1] != rules.cards:
         raise CardlabError(f"decks of {rules.ranks} values are rows of {rules.cards} cards, got shape {decks.shape}")
-    # the rules' kernel whatever the deck size: a smaller deck is the same code on a shorter row
-    kernel = play_many_specialised if replace(rules, ranks=VALUES) in SPECIALISED else play_many
-    # Games differ in length a hundredfold: small dynamic chunks keep threads busy.
-    with compiling_alone(kernel), numba.parallel_chunksize(1):
-        out = kernel(decks, *rules.codes())
+    own = specialise(rules, len(decks) if games is None else games)  # the rules' kernel whatever the deck size
+    with compiling_alone([block_kernel(own)], PACKAGE, KERNEL_MODULES, extra=["core/rng.py"]):
+        out = play_many(decks, *rules.codes(), specialised=own)
     return {
         "won": out[:, 0] == WON,
         "passes": out[:, 1].astype(np.int32),
@@ -65,46 +76,3 @@ def play(decks: np.ndarray, rules: Rules) -> dict[str, np.ndarray]:
         "cycle_start": out[:, 3].astype(np.int32),
         "cycle_length": out[:, 4].astype(np.int32),
     }
-
-
-@contextmanager
-def compiling_alone(kernel) -> Iterator[None]:
-    """Hold an exclusive lock beside numba's cache while ``kernel`` may compile in this process.
-
-    Shard jobs of one rule start together on a fresh machine; without the lock each
-    compiles the same kernel (a minute of CPU).  With it the first compiles and writes
-    numba's cache, and the others wait, then load it.  A kernel already compiled here
-    takes no lock."""
-    if kernel.overloads:
-        yield
-        return
-    folder = Path(numba.config.CACHE_DIR or Path(__file__).with_name("__pycache__"))
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        lock = open(folder / "narcotic-compile.lock", "a")  # noqa: SIM115 (held across the yield)
-    except OSError:  # a read-only checkout: numba caches elsewhere, and compiling twice is only slower
-        yield
-        return
-    with lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        drop_stale_caches(folder)
-        yield
-
-
-# numba checks a cached kernel against the file of its entry point only (lanes.py), not
-# the modules it calls: after an edit of any of them the kernel must be compiled again.
-KERNEL_MODULES = ("cascade", "deal_pass", "decks", "exact", "intrinsics", "ir", "lanes", "replay", "rules")
-
-
-def drop_stale_caches(folder: Path) -> None:
-    """Remove numba's cached kernels in ``folder`` (the package's ``__pycache__``) when the
-    code of a kernel module changed since they were written (a mark file holds its version).
-    Under ``NUMBA_CACHE_DIR`` numba keeps them in subfolders this does not check."""
-    version = files_version([f"narcotic/{m}.py" for m in KERNEL_MODULES] + ["core/rng.py"])
-    mark = folder / "narcotic-kernel.version"
-    if mark.exists() and mark.read_text() == version:
-        return
-    for module in KERNEL_MODULES:
-        for cached in (*folder.glob(f"{module}.*.nbi"), *folder.glob(f"{module}.*.nbc")):
-            cached.unlink(missing_ok=True)
-    mark.write_text(version)

@@ -13,8 +13,9 @@ busy; blocks of games run in parallel threads.
 from __future__ import annotations
 
 import numpy as np
-from numba import literally, njit, prange
+from numba import literally, njit
 
+from ..core.threads import for_each_block
 from .cascade import _cascade_pass
 from .deal_pass import _scalar_pass, _vector_pass
 from .intrinsics import _count_equal, _fingerprint, _rows_equal
@@ -114,7 +115,7 @@ def _play_lanes(decks, lo, hi, matching, how, discard, ring, fps, piles, heights
                 active -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _play_block(decks, lo, hi, matching, how, discard, out):
     """Games lo..hi-1 with buffers of their own."""
     ring = np.zeros((_LANES * RING, ROW), dtype=np.uint8)
@@ -132,27 +133,35 @@ def _play_block(decks, lo, hi, matching, how, discard, out):
             out[g, 0], out[g, 1], out[g, 2], out[g, 3], out[g, 4] = w, p, t, s, l
 
 
-@njit(cache=True, parallel=True)
-def play_many(decks, matching, how, discard):
-    """Play every row of ``decks`` (blocks of games in parallel; each game independent), a deck
-    of 4r cards (r values: the row's width, 4 to 52).
-
-    Returns one row per game: won (1, 0), passes, time_s, cycle_start, cycle_length.
-    Called with the rule codes as plain integers, one compiled kernel plays every
-    rule combination; :func:`play_many_specialised` compiles them in as constants."""
-    g = decks.shape[0]
-    out = np.empty((g, 5), dtype=np.int64)
-    for b in prange((g + _BLOCK - 1) // _BLOCK):
-        _play_block(decks, b * _BLOCK, min(g, (b + 1) * _BLOCK), matching, how, discard, out)
-    return out
-
-
-@njit(cache=True)
-def play_many_specialised(decks, matching, how, discard):
-    """:func:`play_many` with the rule codes compiled in as constants: one specialisation
+@njit(cache=True, nogil=True)
+def _play_block_specialised(decks, lo, hi, matching, how, discard, out):
+    """:func:`_play_block` with the rule codes compiled in as constants: one specialisation
     per rule combination, each cached apart (a compile each; faster where the rules'
     branches in the inner loops cost time)."""
     literally(matching)
     literally(how)
     literally(discard)
-    return play_many(decks, matching, how, discard)
+    _play_block(decks, lo, hi, matching, how, discard, out)
+
+
+def block_kernel(specialised: bool):
+    """The compiled block of games :func:`play_many` runs: shared by every rule combination,
+    or specialised to the rules it is called with."""
+    return _play_block_specialised if specialised else _play_block
+
+
+def play_many(decks: np.ndarray, matching: int, how: int, discard: int, specialised: bool = False) -> np.ndarray:
+    """Play every row of ``decks`` (blocks of games on numba's thread count; each game
+    independent), a deck of 4r cards (r values: the row's width, 4 to 52).
+
+    Returns one row per game: won (1, 0), passes, time_s, cycle_start, cycle_length.
+    The rule codes are plain integers: one compiled kernel plays every rule combination,
+    or, ``specialised``, one compiled per combination with them as constants."""
+    g = decks.shape[0]
+    out = np.empty((g, 5), dtype=np.int64)
+    kernel = block_kernel(specialised)
+    for_each_block(
+        lambda b: kernel(decks, b * _BLOCK, min(g, (b + 1) * _BLOCK), matching, how, discard, out),
+        (g + _BLOCK - 1) // _BLOCK,
+    )
+    return out

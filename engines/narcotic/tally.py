@@ -195,7 +195,7 @@ class CampaignTally(ShardKind):
         tally = Tally()
         for a in range(start, stop, GAMES_PER_CALL):
             b = min(a + GAMES_PER_CALL, stop)
-            tally.add(play(shuffled_decks(np.uint64(spec["seed"]), a, b, rules.ranks), rules))
+            tally.add(play(shuffled_decks(np.uint64(spec["seed"]), a, b, rules.ranks), rules, games=stop - start))
             progress.update(b - a)
         cells = rule_cells(spec, rules)
         hist = tally.histogram()

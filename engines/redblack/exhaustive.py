@@ -6,11 +6,13 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ..core.errors import CardlabError
-from .kernel import _cycle_info, _mask, _play, _round
+from ..core.kernel_cache import compiling_alone
+from ..core.threads import for_each_block
+from .kernel import PACKAGE, _cycle_info, _mask, _play, _round
 from .lanes import FAST_ROUNDS, LEFT, lane_state, play_lanes_brute, play_lanes_owner
 from .owner import _owner_stops, _owner_stops_true_colours
 from .rules import K_MAX, LEADER_OUT, canonical_deals, cycle_id_str, deal_strings, to_bits, to_str
@@ -369,20 +371,28 @@ def _lanes_chunk(k, r0, r1, binom, hist, inf_rows, acc, owner, st):
 ACC_FIELDS = 6  # finite, infinite, longest, its deal, rounds, stopped
 
 
-@njit(cache=True, parallel=True)
-def _fast_batch(k, starts, stops, binom, H, cap, owner, lane_state):
-    """Chunks in parallel (brute or owner kernel); each chunk's results land in its own row.
+@njit(cache=True, nogil=True)
+def _fast_chunk(k, start, stop, binom, hist, inf_rows, acc, owner, lane_state):
+    """One chunk of ranks (brute or owner kernel) into its own rows, with lane state of its own."""
+    acc[3] = -1
+    st = np.empty_like(lane_state)
+    _lanes_chunk(k, start, stop, binom, hist, inf_rows, acc, owner, st)
 
-    lane_state is a (ROWS, lanes) array of the lane width for k, copied for each chunk.
-    """
+
+def _fast_batch(k, starts, stops, binom, H, cap, owner, lane_state):
+    """Chunks on numba's thread count; each chunk's results land in its own row.
+
+    lane_state is a (ROWS, lanes) array of the lane width for k, copied for each chunk."""
     nch = starts.shape[0]
     hist = np.zeros((nch, H), dtype=np.int64)
     inf_rows = np.zeros((nch, cap, 4), dtype=np.int64)
     acc = np.zeros((nch, ACC_FIELDS), dtype=np.int64)
-    for ch in prange(nch):
-        acc[ch, 3] = -1
-        st = np.empty_like(lane_state)
-        _lanes_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch], acc[ch], owner, st)
+    k, H, owner = np.int64(k), np.int64(H), bool(owner)
+
+    def chunk(ch: int) -> None:
+        _fast_chunk(k, starts[ch], stops[ch], binom, hist[ch], inf_rows[ch], acc[ch], owner, lane_state)
+
+    for_each_block(chunk, nch)
     return hist, inf_rows, acc
 
 
@@ -443,7 +453,8 @@ def search_range(k: int, start: int, stop: int, progress=None, method: str = "br
         edges = np.arange(pos, end, CHUNK, dtype=np.int64)
         starts, stops = edges, np.minimum(edges + CHUNK, end).astype(np.int64)
         while True:
-            hist, rows, acc = _fast_batch(k, starts, stops, BINOM, H, cap, method == "owner", lanes)
+            with compiling_alone([_fast_chunk], PACKAGE):
+                hist, rows, acc = _fast_batch(k, starts, stops, BINOM, H, cap, method == "owner", lanes)
             max_rounds = int(acc[:, 2].max()) if len(acc) else 0
             most_inf = int(acc[:, 1].max()) if len(acc) else 0
             if max_rounds < H and most_inf <= cap:

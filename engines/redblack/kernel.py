@@ -14,7 +14,8 @@ from .rules import LEADER_OUT, Outcome, cycle_id_str, parse_deal, to_bits, to_st
 # every module of the package with compiled code (all of them import this one): numba would
 # load a kernel cached before an edit of a module it inlines, such as lanes.py into exhaustive.py
 KERNEL_MODULES = ("basins", "exhaustive", "kernel", "lanes", "owner", "rules", "sample")
-drop_stale_caches(Path(__file__).parent, KERNEL_MODULES)
+PACKAGE = Path(__file__).parent
+drop_stale_caches(PACKAGE, KERNEL_MODULES)
 
 
 @njit(cache=True, inline="always")

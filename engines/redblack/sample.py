@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from ..core.errors import CardlabError
+from ..core.kernel_cache import compiling_alone
 from ..core.rng import bounded, stream_start
+from ..core.threads import for_each_block
 from .exhaustive import SearchResult, _owner_play
-from .kernel import _cycle_info, _mask, _play
+from .kernel import PACKAGE, _cycle_info, _mask, _play
 from .rules import K_MAX, canonical, cycle_id_str, deal_strings
 
 
@@ -35,12 +37,40 @@ def _random_deal(seed, index, k, balanced):
     return s, a
 
 
-@njit(cache=True, parallel=True)
 def _sample_batch(seed, i0, i1, k, balanced):
     """Play deals i0..i1-1 of a shard: per deal (deck bits, P1 cards, rounds, mu, period, cycle key)."""
-    n = i1 - i0
-    out = np.zeros((n, 6), dtype=np.int64)
-    for t in prange(n):
+    return _in_blocks(_sample_block, seed, i0, i1, k, balanced)
+
+
+def _owner_sample_batch(seed, i0, i1, k):
+    """Deals i0..i1-1 of a balanced shard under the owner rule, each against its own rank:
+    per deal (canonical deal bits, rounds played, stopped, mu, period, cycle key; period 0 if not a cycle).
+
+    Uniformly drawn deals measure what an owner-rule search costs per deal on average,
+    which a contiguous window of ranks (structured deals) does not."""
+    return _in_blocks(_owner_sample_block, seed, i0, i1, k)
+
+
+SAMPLE_BLOCK = 4096  # deals per block of work on a thread
+
+
+def _in_blocks(kernel, seed, i0, i1, k, *args) -> np.ndarray:
+    """``kernel`` on deals i0..i1-1 in blocks of SAMPLE_BLOCK on numba's thread count, one row per deal."""
+    out = np.zeros((i1 - i0, 6), dtype=np.int64)
+    seed, k = np.uint64(seed), np.int64(k)
+
+    def block(b: int) -> None:
+        lo = b * SAMPLE_BLOCK
+        kernel(seed, np.int64(i0 + lo), out[lo : lo + SAMPLE_BLOCK], k, *args)
+
+    for_each_block(block, (len(out) + SAMPLE_BLOCK - 1) // SAMPLE_BLOCK)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _sample_block(seed, i0, out, k, balanced):
+    """Deals i0.. of a shard into the rows of ``out``."""
+    for t in range(out.shape[0]):
         s, a = _random_deal(seed, i0 + t, k, balanced)
         L = s & _mask(a)
         O = s >> a
@@ -53,20 +83,13 @@ def _sample_batch(seed, i0, i1, k, balanced):
             out[t, 3] = mu
             out[t, 4] = period
             out[t, 5] = key
-    return out
 
 
-@njit(cache=True, parallel=True)
-def _owner_sample_batch(seed, i0, i1, k):
-    """Deals i0..i1-1 of a balanced shard under the owner rule, each against its own rank:
-    per deal (canonical deal bits, rounds played, stopped, mu, period, cycle key; period 0 if not a cycle).
-
-    Uniformly drawn deals measure what an owner-rule search costs per deal on average,
-    which a contiguous window of ranks (structured deals) does not."""
-    n = i1 - i0
-    out = np.zeros((n, 6), dtype=np.int64)
+@njit(cache=True, nogil=True)
+def _owner_sample_block(seed, i0, out, k):
+    """Deals i0.. of a balanced shard, under the owner rule, into the rows of ``out``."""
     full = _mask(2 * k)
-    for t in prange(n):
+    for t in range(out.shape[0]):
         s, a = _random_deal(seed, i0 + t, k, True)
         if s & 1:  # the canonical member of the colour-swap pair: player 1's first card red
             s = ~s & full
@@ -79,7 +102,6 @@ def _owner_sample_batch(seed, i0, i1, k):
             out[t, 3] = mu
             out[t, 4] = period
             out[t, 5] = key
-    return out
 
 
 class _Tally:
@@ -136,7 +158,8 @@ def owner_sample_range(k: int, seed: int, start: int, stop: int, progress=None, 
     stopped = rounds_played = 0
     for b0 in range(start, stop, batch):
         b1 = min(stop, b0 + batch)
-        out = _owner_sample_batch(np.uint64(seed), np.int64(b0), np.int64(b1), k)
+        with compiling_alone([_owner_sample_block], PACKAGE):
+            out = _owner_sample_batch(np.uint64(seed), np.int64(b0), np.int64(b1), k)
         rounds_played += int(out[:, 1].sum())
         stop_mask = out[:, 2] == 1
         cycle = out[:, 4] > 0
@@ -163,7 +186,8 @@ def sample_range(
     tally = _Tally(k)
     for b0 in range(start, stop, batch):
         b1 = min(stop, b0 + batch)
-        out = _sample_batch(np.uint64(seed), np.int64(b0), np.int64(b1), k, balanced)
+        with compiling_alone([_sample_block], PACKAGE):
+            out = _sample_batch(np.uint64(seed), np.int64(b0), np.int64(b1), k, balanced)
         rounds = out[:, 2]
         done = rounds >= 0
         tally.add(b0, out[:, 0], out[:, 1], rounds, done, ~done, out[:, 3:6])
