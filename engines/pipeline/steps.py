@@ -23,8 +23,10 @@ def _steps() -> dict[str, Callable]:
 
 def shard_from_snakemake(smk) -> None:
     """The shard step: one planned shard's tables (``smk`` is Snakemake's ``snakemake`` object)."""
+    from ..core.store import without_pandas
     from .jobs import run_shard
 
+    without_pandas()
     outputs = {name: str(path) for name, path in smk.output.items()}
     log = str(smk.log[0]) if len(smk.log) else None
     run_shard(
