@@ -104,7 +104,6 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
     card by card from the state before the deal (its stores are all above that state)."""
     for k in range(4):
         piles[k, _BASE] = _EMPTY + 2 * k
-    w0 = np.uint64(_EMPTY + 0) << np.uint64(56)
     w1 = np.uint64(_EMPTY + 2) << np.uint64(56)
     w2 = np.uint64(_EMPTY + 4) << np.uint64(56)
     w3 = np.uint64(_EMPTY + 6) << np.uint64(56)
@@ -126,7 +125,6 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         _store1(piles, 1, _BASE + h1, c1)
         _store1(piles, 2, _BASE + h2, c2)
         _store1(piles, 3, _BASE + h3, c3)
-        v0 = (w0 >> b8) | (c0 << np.uint64(56))
         v1 = (w1 >> b8) | (c1 << np.uint64(56))
         v2 = (w2 >> b8) | (c2 << np.uint64(56))
         v3 = (w3 >> b8) | (c3 << np.uint64(56))
@@ -163,16 +161,16 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         v3 = _uncover(piles, 3, h3, v3, s3)
         g3 = h3 - np.int64(s3 >> np.uint64(3))
         # the cards given land on top of piles 0..2
-        v0 = (v0 >> i0) | (b0 & ~(_ONES >> i0))
         v1 = (v1 >> i1) | (b1 & ~(_ONES >> i1))
         v2 = (v2 >> i2) | (b2 & ~(_ONES >> i2))
-        if discard:
+        if discard:  # pile 0's window only here: in the keep loop it would cost a register
+            v0 = (_load8(piles, 0, _BASE + h0 - 8) >> b8) | (c0 << np.uint64(56))
+            v0 = (v0 >> i0) | (b0 & ~(_ONES >> i0))
             bad |= _four_on_top(v0) | _four_on_top(v1) | _four_on_top(v2) | _four_on_top(v3)
         if bad:
             top[0], top[1], top[2], top[3] = h0 - 1, h1 - 1, h2 - 1, h3 - 1
             _cascade_deal_slow(piles, top, c0, c1, c2, c3, discard)
             h0, h1, h2, h3 = top[0], top[1], top[2], top[3]
-            w0 = _load8(piles, 0, _BASE + h0 - 7)
             w1 = _load8(piles, 1, _BASE + h1 - 7)
             w2 = _load8(piles, 2, _BASE + h2 - 7)
             w3 = _load8(piles, 3, _BASE + h3 - 7)
@@ -184,7 +182,7 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         h1 = g1 + np.int64(i1 >> np.uint64(3))
         h2 = g2 + np.int64(i2 >> np.uint64(3))
         h3 = g3
-        w0, w1, w2, w3 = v0, v1, v2, v3
+        w1, w2, w3 = v1, v2, v3
     top[0], top[1], top[2], top[3] = h0, h1, h2, h3
     return _gather_piles(piles, top, how, ring, dst)
 

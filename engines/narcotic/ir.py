@@ -108,9 +108,10 @@ def _concat(context, builder, parts, counts, dst_bytes):
 
 
 def _byte_ptr(context, builder, aty, arr, row, col):
-    ary = context.make_array(aty)(context, builder, arr)
-    stride = cgutils.unpack_tuple(builder, ary.strides, 2)[0]
-    return builder.gep(ary.data, [builder.add(builder.mul(row, stride), col)])
+    """The address of arr[row, col] in an array of ROW-byte rows (as _row_ptr): with the
+    row length a constant, the rows of one array are addressed from one register."""
+    data = context.make_array(aty)(context, builder, arr).data
+    return builder.gep(data, [builder.add(builder.mul(row, ir.Constant(_I64, ROW)), col)])
 
 
 def _joined(context, builder, parts, counts):
