@@ -109,7 +109,9 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
     w3 = np.uint64(_EMPTY + 6) << np.uint64(56)
     h0 = h1 = h2 = h3 = 0
     b8 = np.uint64(8)
-    for pos in range(n - 4, -1, -4):
+    pos = n
+    while pos > 0:  # one induction variable: range() gives the loop a second one, a register more
+        pos -= 4
         x = _load4(ring, src, pos) << np.uint64(1)  # byte 3: the card dealt first, doubled
         c3 = x & np.uint64(0xFF)
         if x == c3 * np.uint64(0x01010101):
