@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
+from pass_decks import pass_decks
 
 from engines import narcotic as N
 from engines.narcotic.cascade import _BASE, _cascade_deal_slow, _cascade_pass, _gather_piles
@@ -89,33 +90,10 @@ def _both_passes(decks, lengths, how, discard, fast, slow, fast_m, slow_m, guard
         slow[i] = ring[1]
 
 
-def _decks() -> tuple[np.ndarray, np.ndarray]:
-    """Shuffled decks, nearly sorted ones (deep cascades, pile fours, eight cards or more
-    to give), and decks with some values gone (shorter, zero-padded)."""
-    rng = np.random.default_rng(2027)
-    decks = []
-    for i in range(6000):
-        deck = np.array(N.fresh_deck())
-        if i % 3 == 0:
-            rng.shuffle(deck)
-        else:
-            deck = np.sort(deck)
-            for _ in range(rng.integers(0, 12)):
-                a, b = rng.integers(0, len(deck), 2)
-                deck[a], deck[b] = deck[b], deck[a]
-        if i % 3 == 2:
-            deck = deck[np.isin(deck, rng.permutation(13)[: rng.integers(1, 13)] + 1)]
-        decks.append(list(deck))
-    rows = np.zeros((len(decks), 64), dtype=np.uint8)
-    for i, deck in enumerate(decks):
-        rows[i, : len(deck)] = deck
-    return rows, np.array([len(d) for d in decks], dtype=np.int64)
-
-
 @pytest.mark.parametrize("discard", [False, True], ids=["keep", "discard"])
 @pytest.mark.parametrize("how", range(4), ids=GATHERS)
 def test_cascade_pass_matches_card_by_card_cascade(how, discard):
-    decks, lengths = _decks()
+    decks, lengths = pass_decks(2027)
     g = len(decks)
     fast, slow = np.zeros((g, ROW), np.uint8), np.zeros((g, ROW), np.uint8)
     fast_m, slow_m, guard_ok = np.zeros(g, np.int64), np.zeros(g, np.int64), np.zeros(g, np.bool_)
