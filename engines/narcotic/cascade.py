@@ -16,7 +16,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from .intrinsics import _clz, _load4, _load8, _popcount, _store1, _store4
-from .ir import _I64, _M64, _V64, _joined, _lanes, _llvm_fn, _row_ptr
+from .ir import _I8, _I64, _M64, _V64, _concat, _has_expand, _joined, _lanes, _llvm_fn, _row_ptr
 
 _EMPTY = 0x40  # pile k's slot 0 holds _EMPTY + 2k: an empty pile's "top" equals nothing
 _BASE = 16  # column of pile k's slot 0 in its row: 15 columns of zeros below for 8-byte reads
@@ -104,13 +104,14 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
     card by card from the state before the deal (its stores are all above that state)."""
     for k in range(4):
         piles[k, _BASE] = _EMPTY + 2 * k
-    w0 = np.uint64(_EMPTY + 0) << np.uint64(56)
     w1 = np.uint64(_EMPTY + 2) << np.uint64(56)
     w2 = np.uint64(_EMPTY + 4) << np.uint64(56)
     w3 = np.uint64(_EMPTY + 6) << np.uint64(56)
     h0 = h1 = h2 = h3 = 0
     b8 = np.uint64(8)
-    for pos in range(n - 4, -1, -4):
+    pos = n
+    while pos > 0:  # one induction variable: range() gives the loop a second one, a register more
+        pos -= 4
         x = _load4(ring, src, pos) << np.uint64(1)  # byte 3: the card dealt first, doubled
         c3 = x & np.uint64(0xFF)
         if x == c3 * np.uint64(0x01010101):
@@ -126,7 +127,6 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         _store1(piles, 1, _BASE + h1, c1)
         _store1(piles, 2, _BASE + h2, c2)
         _store1(piles, 3, _BASE + h3, c3)
-        v0 = (w0 >> b8) | (c0 << np.uint64(56))
         v1 = (w1 >> b8) | (c1 << np.uint64(56))
         v2 = (w2 >> b8) | (c2 << np.uint64(56))
         v3 = (w3 >> b8) | (c3 << np.uint64(56))
@@ -163,16 +163,16 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         v3 = _uncover(piles, 3, h3, v3, s3)
         g3 = h3 - np.int64(s3 >> np.uint64(3))
         # the cards given land on top of piles 0..2
-        v0 = (v0 >> i0) | (b0 & ~(_ONES >> i0))
         v1 = (v1 >> i1) | (b1 & ~(_ONES >> i1))
         v2 = (v2 >> i2) | (b2 & ~(_ONES >> i2))
-        if discard:
+        if discard:  # pile 0's window only here: in the keep loop it would cost a register
+            v0 = (_load8(piles, 0, _BASE + h0 - 8) >> b8) | (c0 << np.uint64(56))
+            v0 = (v0 >> i0) | (b0 & ~(_ONES >> i0))
             bad |= _four_on_top(v0) | _four_on_top(v1) | _four_on_top(v2) | _four_on_top(v3)
         if bad:
             top[0], top[1], top[2], top[3] = h0 - 1, h1 - 1, h2 - 1, h3 - 1
             _cascade_deal_slow(piles, top, c0, c1, c2, c3, discard)
             h0, h1, h2, h3 = top[0], top[1], top[2], top[3]
-            w0 = _load8(piles, 0, _BASE + h0 - 7)
             w1 = _load8(piles, 1, _BASE + h1 - 7)
             w2 = _load8(piles, 2, _BASE + h2 - 7)
             w3 = _load8(piles, 3, _BASE + h3 - 7)
@@ -184,38 +184,71 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
         h1 = g1 + np.int64(i1 >> np.uint64(3))
         h2 = g2 + np.int64(i2 >> np.uint64(3))
         h3 = g3
-        w0, w1, w2, w3 = v0, v1, v2, v3
+        w1, w2, w3 = v1, v2, v3
     top[0], top[1], top[2], top[3] = h0, h1, h2, h3
     return _gather_piles(piles, top, how, ring, dst)
 
 
 def _gather_piles_ir(context, builder, sig, args, how):
     """The next deck from the four cascade piles (pile k: piles[k, _BASE + 1:][:top[k]],
-    bottom card first): each pile row is one vector, cut to its height; the piles are
-    joined in gather order, and a gather that deals a pile's bottom first turns the
-    joined deck over (one shuffle, then a compress moves it down to lane 0)."""
+    bottom card first): each pile row is one vector, and the piles are joined in gather
+    order (ir._concat); a gather that deals a pile's bottom first turns the joined deck
+    over.  With AVX-512 VBMI2 the join is made in a register from the rows cut to their
+    heights, and the deck turned over is moved down to lane 0 by a compress; elsewhere
+    see _gather_stored."""
     pty, tty, rty = sig.args[0], sig.args[1], sig.args[2]
     piles = context.make_array(pty)(context, builder, args[0])
     stride = cgutils.unpack_tuple(builder, piles.strides, 2)[0]
     tops = context.make_array(tty)(context, builder, args[1]).data
+    in_register = _has_expand(context)
     parts, counts = [], []
     for k in range(4) if how in (0, 1) else range(3, -1, -1):
         at = builder.add(builder.mul(ir.Constant(_I64, k), stride), ir.Constant(_I64, _BASE + 1))
         row = builder.load(builder.bitcast(builder.gep(piles.data, [at]), _V64.as_pointer()), align=1)
         c = builder.load(builder.gep(tops, [ir.Constant(_I64, k)]))
-        keep = builder.bitcast(builder.not_(builder.shl(ir.Constant(_I64, -1), c)), _M64)
-        parts.append(builder.select(keep, row, ir.Constant(_V64, None)))
+        if in_register:
+            keep = builder.bitcast(builder.not_(builder.shl(ir.Constant(_I64, -1), c)), _M64)
+            row = builder.select(keep, row, ir.Constant(_V64, None))
+        parts.append(row)
         counts.append(c)
+    if not in_register:
+        return _gather_stored(context, builder, parts, counts, how, _row_ptr(context, builder, rty, args[2], args[3]))
     deck, n = _joined(context, builder, parts, counts)
-    deck = builder.lshr(deck, ir.Constant(_V64, [1] * 64))  # cards are stored doubled
+    deck = _halved(builder, deck)
     if how in (1, 3):  # bottom-left, bottom-right: the joined deck turned over, moved down to lane 0
-        deck = builder.shuffle_vector(deck, deck, _lanes(range(63, -1, -1)))
+        deck = _turned_over(builder, deck)
         high = builder.shl(
             builder.shl(ir.Constant(_I64, -1), builder.sub(ir.Constant(_I64, 63), n)), ir.Constant(_I64, 1)
         )
         compress = _llvm_fn(builder, "llvm.experimental.vector.compress.v64i8", _V64, [_V64, _M64, _V64])
         deck = builder.call(compress, [deck, builder.bitcast(high, _M64), ir.Constant(_V64, None)])
     builder.store(deck, _row_ptr(context, builder, rty, args[2], args[3]), align=1)
+    return n
+
+
+def _halved(builder, deck):
+    return builder.lshr(deck, ir.Constant(_V64, [1] * 64))  # cards are stored doubled
+
+
+def _turned_over(builder, deck):
+    return builder.shuffle_vector(deck, deck, _lanes(range(63, -1, -1)))
+
+
+def _gather_stored(context, builder, rows, counts, how, dst):
+    """The gather without AVX-512 VBMI2 (no byte compress or expand: LLVM would move
+    the lanes one by one): the pile rows are stored one after another (ir._concat),
+    straight into the next deck for the gathers that deal a pile's top first.  For
+    the others they are stored after 64 zeros in a scratch buffer, and the 64 bytes
+    that end with the joined deck are read back and turned over: the deck from lane 0,
+    then zeros."""
+    dst_bytes = builder.bitcast(dst, _I8.as_pointer())
+    if how in (0, 2):
+        return _concat(context, builder, [_halved(builder, r) for r in rows], counts, dst_bytes)
+    scratch = builder.bitcast(cgutils.alloca_once(builder, ir.ArrayType(_I8, 3 * 64)), _I8.as_pointer())
+    builder.store(ir.Constant(_V64, None), builder.bitcast(scratch, _V64.as_pointer()), align=1)
+    n = _concat(context, builder, rows, counts, builder.gep(scratch, [ir.Constant(_I64, 64)]))
+    joined = builder.load(builder.bitcast(builder.gep(scratch, [n]), _V64.as_pointer()), align=1)
+    builder.store(_halved(builder, _turned_over(builder, joined)), dst, align=1)
     return n
 
 

@@ -82,12 +82,16 @@ def _total(builder, counts):
 
 
 def _concat(context, builder, parts, counts, dst_bytes):
-    """Write ``parts`` (each compressed to its low lanes, zero above) one after
-    another from ``dst_bytes``, zero after the last; returns the total length.
+    """Write ``parts`` one after another from ``dst_bytes``, zero after the last;
+    returns the total length.
 
     With AVX-512 VBMI2 the deck is assembled in a register (vpexpandb moves a
-    part up to its offset), so the next pass reads it back from a single store
-    at the same address instead of waiting for four overlapping ones."""
+    part up to its offset: each part must be zero above its count), so the next
+    pass reads it back from a single store at the same address instead of waiting
+    for several overlapping ones.  Elsewhere each part is stored at its offset, in
+    address order: a part's lanes above its count may hold anything, since the next
+    part's store (the last's: 64 zeros) overwrites them.  The stores reach 64 bytes
+    past the total length."""
     if _has_expand(context):
         out, total = _joined(context, builder, parts, counts)
         builder.store(out, builder.bitcast(dst_bytes, _V64.as_pointer()), align=1)
@@ -104,32 +108,24 @@ def _concat(context, builder, parts, counts, dst_bytes):
 
 
 def _byte_ptr(context, builder, aty, arr, row, col):
-    ary = context.make_array(aty)(context, builder, arr)
-    stride = cgutils.unpack_tuple(builder, ary.strides, 2)[0]
-    return builder.gep(ary.data, [builder.add(builder.mul(row, stride), col)])
+    """The address of arr[row, col] in an array of ROW-byte rows (as _row_ptr): with the
+    row length a constant, the rows of one array are addressed from one register."""
+    data = context.make_array(aty)(context, builder, arr).data
+    return builder.gep(data, [builder.add(builder.mul(row, ir.Constant(_I64, ROW)), col)])
 
 
 def _joined(context, builder, parts, counts):
     """``parts`` (each zero above its count) one after another in one vector, zero
-    above; and the total length (see _concat, which stores the same bytes)."""
+    above, by AVX-512 VBMI2's byte expand; and the total length (see _concat)."""
     total = _total(builder, counts)
-    if _has_expand(context):
-        expand = _llvm_fn(builder, "llvm.x86.avx512.mask.expand.v64i8", _V64, [_V64, _V64, _M64])
-        out = parts[0]
-        offset = counts[0]
-        for part, c in zip(parts[1:], counts[1:]):
-            above = builder.bitcast(builder.shl(ir.Constant(_I64, -1), offset), _M64)
-            out = builder.or_(out, builder.call(expand, [part, ir.Constant(_V64, None), above]))
-            offset = builder.add(offset, c)
-        return out, total
-    buf = cgutils.alloca_once(builder, ir.ArrayType(_I8, 5 * 64))
-    at = builder.bitcast(buf, _I8.as_pointer())
-    offset = ir.Constant(_I64, 0)
-    for part, c in zip(parts, counts):
-        builder.store(part, builder.bitcast(builder.gep(at, [offset]), _V64.as_pointer()), align=1)
+    expand = _llvm_fn(builder, "llvm.x86.avx512.mask.expand.v64i8", _V64, [_V64, _V64, _M64])
+    out = parts[0]
+    offset = counts[0]
+    for part, c in zip(parts[1:], counts[1:]):
+        above = builder.bitcast(builder.shl(ir.Constant(_I64, -1), offset), _M64)
+        out = builder.or_(out, builder.call(expand, [part, ir.Constant(_V64, None), above]))
         offset = builder.add(offset, c)
-    builder.store(ir.Constant(_V64, None), builder.bitcast(builder.gep(at, [offset]), _V64.as_pointer()), align=1)
-    return builder.load(builder.bitcast(at, _V64.as_pointer()), align=1), total
+    return out, total
 
 
 _GROUP = 8  # lanes one table lookup compresses: a 256-entry table of 8-byte shuffles

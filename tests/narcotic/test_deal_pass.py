@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from numba import njit
+from pass_decks import pass_decks
 
-from engines import narcotic as N
 from engines.narcotic.deal_pass import _scalar_pass, _vector_pass
 from engines.narcotic.ir import ROW, _byte_compress
 from engines.narcotic.rules import GATHERS
@@ -48,33 +48,10 @@ def _freak_deck() -> list[int]:
     return [c for deal in deals for c in deal][::-1]  # the last card is dealt first
 
 
-def _decks() -> tuple[np.ndarray, np.ndarray]:
-    """Shuffled decks, nearly sorted ones (deep pile fours), decks with some values gone
-    (shorter, zero-padded), and the freak deck."""
-    rng = np.random.default_rng(2026)
-    decks = [_freak_deck()]
-    for i in range(6000):
-        deck = np.array(N.fresh_deck())
-        if i % 3 == 0:
-            rng.shuffle(deck)
-        else:
-            deck = np.sort(deck)
-            for _ in range(rng.integers(0, 12)):
-                a, b = rng.integers(0, len(deck), 2)
-                deck[a], deck[b] = deck[b], deck[a]
-        if i % 3 == 2:
-            deck = deck[np.isin(deck, rng.permutation(13)[: rng.integers(1, 13)] + 1)]
-        decks.append(list(deck))
-    rows = np.zeros((len(decks), 64), dtype=np.uint8)
-    for i, deck in enumerate(decks):
-        rows[i, : len(deck)] = deck
-    return rows, np.array([len(d) for d in decks], dtype=np.int64)
-
-
 @pytest.mark.parametrize("discard", [False, True], ids=["keep", "discard"])
 @pytest.mark.parametrize("how", range(4), ids=GATHERS)
 def test_vector_pass_matches_card_by_card_pass(how, discard):
-    decks, lengths = _decks()
+    decks, lengths = pass_decks(2026, [_freak_deck()])
     g = len(decks)
     fast, slow = np.zeros((g, ROW), np.uint8), np.zeros((g, ROW), np.uint8)
     fast_m, slow_m, guard_ok = np.zeros(g, np.int64), np.zeros(g, np.int64), np.zeros(g, np.bool_)
