@@ -145,7 +145,23 @@ def campaign_blocks(section: Mapping[str, Any]) -> list[dict]:
             raise CardlabError(
                 f"{where}: {shards:,} shards of {per_shard:,} games; at most {MAX_SHARD + 1:,}: raise games_per_shard"
             )
-        out.append({**block, "where": where, "games_per_shard": per_shard, "threads": int(block.get("threads", 1))})
+        listed = block.get("only_shards")
+        outside = sorted(i for i in (listed or []) if i >= shards)
+        if outside:
+            raise CardlabError(
+                f"{where}.only_shards: {outside} are not on the grid of {block['games']:,} games in shards of "
+                f"{per_shard:,} (shards 0..{shards - 1})"
+            )
+        planned = sorted(listed) if listed else list(range(shards))
+        out.append(
+            {
+                **block,
+                "where": where,
+                "games_per_shard": per_shard,
+                "threads": int(block.get("threads", 1)),
+                "grid_shards": planned,
+            }
+        )
     return out
 
 
@@ -159,12 +175,13 @@ class CampaignTally(ShardKind):
     result_version = TALLY_RESULT_VERSION
 
     def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
-        """For each campaign and rule combination, the shards of its fixed grid up to ``games``."""
+        """For each campaign and rule combination, the shards of its fixed grid up to ``games`` (or those of ``only_shards``)."""
         specs = []
         for block in campaign_blocks(section):
             total, per_shard = int(block["games"]), block["games_per_shard"]
             for rules in experiment_rules(block):
-                for shard, start in enumerate(range(0, total, per_shard)):
+                for shard in block["grid_shards"]:
+                    start = shard * per_shard
                     specs.append(self.spec(block, rules, shard, start, min(start + per_shard, total)))
         return specs
 

@@ -76,6 +76,12 @@ def test_raising_games_keeps_the_finished_shards():
     assert more[: len(first)] == first and more[-1]["range"] == [8000, 9000]
 
 
+def test_a_campaign_in_progress_plans_only_the_listed_shards_of_its_grid():
+    every = tally_specs()
+    listed = tally_specs(only_shards=[2, 0])
+    assert listed == [every[0], every[2]] and [s["range"] for s in listed] == [[0, 2000], [4000, 5000]]
+
+
 def test_tally_shards_carry_the_explicit_version_sim_shards_the_source_hash():
     plan = NARCOTIC.plan({"experiments": [{"name": "e", "games": 10, "shards": 1, "seed": 1}], "campaigns": [CAMPAIGN]})
     versions = {s["kind"]: NARCOTIC.result_version(s) for s in plan}
@@ -105,6 +111,10 @@ def test_a_config_of_campaigns_only_is_valid():
         ({"name": "seed"}, "'seed' is already used by narcotic.experiments[0]"),
         ({"games": 10**12, "games_per_shard": 1000}, "raise games_per_shard"),
         ({"rules": "best"}, "'best' is not allowed"),
+        (
+            {"only_shards": [1, 3]},
+            "campaigns[0].only_shards: [3] are not on the grid of 5,000 games in shards of 2,000",
+        ),
     ],
 )
 def test_bad_campaigns_are_named(change, message):
