@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from engines.core.threads import for_each_block
+from engines.core.threads import for_each_block, for_each_range
 
 
 @pytest.fixture
@@ -70,3 +70,16 @@ def test_blocks_of_a_nogil_kernel_overlap_in_time(two_threads):
     spans.sort()
     # with the GIL held, no two calls could be inside the kernel at the same time
     assert any(b[0] < a[1] for a, b in zip(spans, spans[1:]))
+
+
+@pytest.mark.parametrize(("total", "size"), [(0, 4), (10, 4), (12, 4), (3, 128)])
+def test_ranges_tile_the_items_once(total, size, two_threads):
+    got: list[tuple[int, int]] = []
+    lock = threading.Lock()
+
+    def run(lo: int, hi: int) -> None:
+        with lock:
+            got.append((lo, hi))
+
+    for_each_range(run, total, size)
+    assert sorted(got) == [(lo, min(total, lo + size)) for lo in range(0, total, size)]

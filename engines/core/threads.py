@@ -27,3 +27,9 @@ def for_each_block(run: Callable[[int], object], blocks: int) -> None:
     with ThreadPoolExecutor(threads) as pool:
         for done in pool.map(run, range(blocks)):
             del done  # map re-raises a block's exception here
+
+
+def for_each_range(run: Callable[[int, int], object], total: int, size: int) -> None:
+    """Call ``run(lo, hi)`` for consecutive ranges of ``size`` items covering 0..total-1, as
+    :func:`for_each_block` calls its blocks (the last range may be shorter)."""
+    for_each_block(lambda b: run(b * size, min(total, (b + 1) * size)), -(-total // size))

@@ -10,7 +10,7 @@ import numpy as np
 from numba import njit
 
 from ..core.rng import shuffle_inplace, stream_start
-from ..core.threads import for_each_block
+from ..core.threads import for_each_range
 from .rules import SUITS, VALUES
 
 DEAL_BLOCK = 4096  # decks per block of work on a thread
@@ -23,12 +23,7 @@ def shuffled_decks(seed, start: int, stop: int, ranks: int = VALUES) -> np.ndarr
     result does not depend on the thread count."""
     out = np.empty((stop - start, SUITS * ranks), dtype=np.uint8)
     seed, ranks = np.uint64(seed), np.int64(ranks)
-
-    def block(b: int) -> None:
-        lo = b * DEAL_BLOCK
-        _deal_rows(seed, np.int64(start + lo), ranks, out[lo : lo + DEAL_BLOCK])
-
-    for_each_block(block, (len(out) + DEAL_BLOCK - 1) // DEAL_BLOCK)
+    for_each_range(lambda lo, hi: _deal_rows(seed, np.int64(start + lo), ranks, out[lo:hi]), len(out), DEAL_BLOCK)
     return out
 
 

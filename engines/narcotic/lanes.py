@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 from numba import literally, njit
 
-from ..core.threads import for_each_block
+from ..core.threads import for_each_range
 from .cascade import _cascade_pass
 from .deal_pass import _scalar_pass, _vector_pass
 from .intrinsics import _count_equal, _fingerprint, _rows_equal
@@ -160,8 +160,5 @@ def play_many(decks: np.ndarray, matching: int, how: int, discard: int, speciali
     g = decks.shape[0]
     out = np.empty((g, 5), dtype=np.int64)
     kernel = block_kernel(specialised)
-    for_each_block(
-        lambda b: kernel(decks, b * _BLOCK, min(g, (b + 1) * _BLOCK), matching, how, discard, out),
-        (g + _BLOCK - 1) // _BLOCK,
-    )
+    for_each_range(lambda lo, hi: kernel(decks, lo, hi, matching, how, discard, out), g, _BLOCK)
     return out

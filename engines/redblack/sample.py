@@ -8,7 +8,7 @@ from numba import njit
 from ..core.errors import CardlabError
 from ..core.kernel_cache import compiling_alone
 from ..core.rng import bounded, stream_start
-from ..core.threads import for_each_block
+from ..core.threads import for_each_range
 from .exhaustive import SearchResult, _owner_play
 from .kernel import PACKAGE, _cycle_info, _mask, _play
 from .rules import K_MAX, canonical, cycle_id_str, deal_strings
@@ -58,12 +58,7 @@ def _in_blocks(kernel, seed, i0, i1, k, *args) -> np.ndarray:
     """``kernel`` on deals i0..i1-1 in blocks of SAMPLE_BLOCK on numba's thread count, one row per deal."""
     out = np.zeros((i1 - i0, 6), dtype=np.int64)
     seed, k = np.uint64(seed), np.int64(k)
-
-    def block(b: int) -> None:
-        lo = b * SAMPLE_BLOCK
-        kernel(seed, np.int64(i0 + lo), out[lo : lo + SAMPLE_BLOCK], k, *args)
-
-    for_each_block(block, (len(out) + SAMPLE_BLOCK - 1) // SAMPLE_BLOCK)
+    for_each_range(lambda lo, hi: kernel(seed, np.int64(i0 + lo), out[lo:hi], k, *args), len(out), SAMPLE_BLOCK)
     return out
 
 
