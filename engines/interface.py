@@ -10,7 +10,7 @@ through this class and nothing else, so a game runs with no edit elsewhere
 An engine composes :class:`engines.kinds.ShardKind` objects, one per type of shard
 it plans; the methods the pipeline calls (``plan``, ``run_shard``, ``stages``,
 ``stage_of``, ``spec_tables``, ``expected_rows``, ``shard_threads``,
-``shard_backend``, ``shard_inputs``, ``result_version``) dispatch on a spec's
+``shard_backend``, ``shard_inputs``, ``result_version``, ``batch_cpu_s``, ``batch_group``) dispatch on a spec's
 ``kind`` through them.
 
 Files the package may hold beside ``engine.py`` (found by name, all optional):
@@ -155,6 +155,16 @@ class Engine(ABC):
     def shard_backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
         """The backend the config chooses for a shard; kept out of the spec because backends never change results."""
         return self.kind_of(spec).backend(section or {}, spec)
+
+    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float | None:
+        """Estimated CPU seconds of a shard that may share a job with other small shards; None: never."""
+        return self.kind_of(spec).batch_cpu_s(spec)
+
+    def batch_group(self, spec: Mapping[str, Any]) -> tuple[str, str, bool]:
+        """(stage, group, whole): shards share a job only within one stage and group; a whole
+        group shares one job or none."""
+        kind = self.kind_of(spec)
+        return kind.stage, kind.batch_group(spec), kind.batch_whole
 
     def shard_inputs(self, spec: Mapping[str, Any], plan: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict]]:
         """(table, spec) of the shard files a second-stage shard reads (e.g. RedBlack's basins)."""

@@ -85,6 +85,24 @@ class ShardKind(ABC):
         """numba threads of a job; kept out of the spec because threads never change results."""
         return 1
 
+    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float | None:
+        """A generous estimate of the shard's CPU seconds on one warm core, for a kind whose small
+        shards may share one job (engines/pipeline/batches.py): a job's start-up (about 1.3 CPU-s
+        here) would cost more than such a shard's work.  None, the default, keeps every shard a
+        job of its own.  A kept campaign's shards must never be batched (a job that reran one
+        shard of a batch would rewrite every kept file of it): a kind whose shards a campaign
+        keeps says None, or estimates so that a campaign's shards are far above the limit."""
+        return None
+
+    def batch_group(self, spec: Mapping[str, Any]) -> str:
+        """Shards share a job only with shards of the same stage and group (by default the
+        group is the stage's own: any small shards of one rule)."""
+        return ""
+
+    batch_whole: ClassVar[bool] = False
+    """A group that shares one job whole or not at all (cost windows: their start-up probes
+    time the windows that run in the same process after them)."""
+
     def backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
         """The backend the config chooses for a shard; kept out of the spec because it never changes results."""
         return self.default_backend

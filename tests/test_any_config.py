@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from wfhelp import CONFIG, ROOT, cardlab, planned_jobs, snakemake, workdir
+from wfhelp import CONFIG, ROOT, cardlab, planned_stages, snakemake, workdir
 
 from engines.core.errors import CardlabError
 from engines.core.layout import log_of_shard_file
@@ -59,12 +59,12 @@ def other_run(tmp_path_factory) -> Path:
 
 def test_configfile_plans_only_the_given_file(other_run):
     dry = snakemake(other_run, "-n", "--configfile", "other.yaml", "-F")
-    assert set(planned_jobs(dry.stdout)) == {"narcotic_shard", "warehouse", "narcotic_report", "report_index", "all"}
+    assert planned_stages(dry.stdout) == {"narcotic_shard", "warehouse", "narcotic_report", "report_index", "all"}
     # the terminal: one "Job stats" table, no hint at job blocks the profile hides
     out = dry.stdout + dry.stderr
     assert out.count("Job stats:") == 1 and "check individual jobs above" not in out, out
     # without --configfile, config.yaml is the config (RedBlack and Blackjack among its jobs)
-    assert {"redblack_shard", "blackjack_shard"} <= set(planned_jobs(snakemake(other_run, "-n").stdout))
+    assert {"redblack_shard", "blackjack_shard"} <= planned_stages(snakemake(other_run, "-n").stdout)
     assert not (other_run / "results/blackjack").exists()
 
 

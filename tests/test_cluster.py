@@ -8,6 +8,7 @@ import re
 
 import numba
 import pytest
+import yaml
 from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab, digests, job_logs, reference, snakemake, workdir
 
 from engines.pipeline.jobs import set_threads
@@ -35,7 +36,8 @@ def test_cluster_generic_run_equals_local_run(tmp_path, tmp_path_factory):
     out = snakemake(wd, "--workflow-profile", "workflow/profiles/local-cluster", WAREHOUSE_RULE)
     submitted = re.findall(r"external jobid '(local-[\d-]+)'", out.stdout + out.stderr)
     ran = digests(wd)
-    assert len(submitted) == 4 + 3 + 3 + 1, out.stderr[-2000:]  # shard jobs per game + warehouse
+    # shard jobs (small shards share a batch job: 3 jobs for the 10 shards) + the warehouse
+    assert len(submitted) == cluster_jobs(CLUSTER_CONFIG) + 1 == 3 + 1, out.stderr[-2000:]
     # each job ran as its own process, through the scheduler's log, with a scrubbed environment
     sched_logs = sorted((wd / ".snakemake" / "local-cluster").glob("*.log"))
     assert len(sched_logs) == len(submitted)
@@ -48,6 +50,20 @@ def test_cluster_generic_run_equals_local_run(tmp_path, tmp_path_factory):
     # the warehouse built on the "cluster" passes verify
     v = cardlab(wd, "verify")
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def cluster_jobs(config: str) -> int:
+    """The shard jobs a config makes: its batch jobs and the shards in none."""
+    from engines.pipeline.batches import plan_batches
+    from engines.pipeline.config import validate_config
+    from engines.registry import engine
+
+    jobs = 0
+    for game, section in validate_config(yaml.safe_load(config), "config").items():
+        plan = engine(game).plan(section)
+        batches = plan_batches(engine(game), plan)
+        jobs += len(batches) + len(plan) - sum(len(b.specs) for b in batches)
+    return jobs
 
 
 def smk_rules() -> dict[str, str]:

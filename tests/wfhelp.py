@@ -163,6 +163,11 @@ def planned_jobs(output: str) -> dict[str, int]:
     return counts
 
 
+def planned_stages(output: str) -> set[str]:
+    """The rules of a dry run's jobs, a batch job's (``<game>_<stage>_batchN``) named by its stage's rule."""
+    return {re.sub(r"_batch\d+$", "", r) for r in planned_jobs(output)}
+
+
 def shards_warehouse(game: str, section: dict, root: Path) -> Path:
     """Every planned shard of ``section`` computed in-process (no Snakemake), then the warehouse."""
     from engines.core.layout import shard_path

@@ -146,6 +146,12 @@ def empty_tables() -> dict[str, dict]:
 ROWS_PER_TABLE = len(UPCARDS) * len(OUTCOMES)  # one row per upcard and outcome
 
 
+# Generous estimates for batching small shards (engines/pipeline/batches.py): a dealer's hand
+# costs about 0.06 µs here, every exact table together well under a second.
+CPU_S_PER_HAND = 1.5e-7
+EXACT_CPU_S = 2.0
+
+
 class ExactTables(ShardKind):
     """One shard for every exact variant together (well under a second)."""
 
@@ -168,6 +174,9 @@ class ExactTables(ShardKind):
                 "work_unit": "upcard tables",
             }
         ]
+
+    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
+        return EXACT_CPU_S
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row per upcard, outcome and exact variant; no simulated counts."""
@@ -227,6 +236,9 @@ class Simulation(ShardKind):
                 }
             )
         return specs
+
+    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
+        return int(spec["work"]) * CPU_S_PER_HAND
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row per upcard and outcome; no exact tables."""

@@ -36,6 +36,9 @@ TABLES = {
 CHUNK = GAMES_PER_CALL
 
 
+CPU_S_PER_GAME = 3e-5  # a generous estimate for batching small shards (engines/pipeline/batches.py)
+
+
 class GameSimulation(ShardKind):
     """A shard of seeded games under one rule combination: game i's deck comes from stream (seed, i)."""
 
@@ -58,6 +61,11 @@ class GameSimulation(ShardKind):
                         }
                     )
         return specs
+
+    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
+        """Seconds-long shards share a job: a seed-rules game costs about 15 µs here, the slowest
+        rule combination 1.4 times that (bench/narcotic.py); twice that is generous."""
+        return int(spec["work"]) * CPU_S_PER_GAME
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row per game of the shard."""

@@ -27,6 +27,11 @@ def full_schema() -> dict:
         "additionalProperties": False,
         "properties": {
             "results": {"type": "string", "description": "ignored; results always go to results/"},
+            "batch_cpu_s": {
+                "type": "number",
+                "minimum": 0,
+                "description": "small shards share a job of at most this many estimated CPU seconds; 0: a job each",
+            },
             **{g: engine(g).config_schema() for g in GAMES},
         },
     }

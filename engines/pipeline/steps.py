@@ -11,10 +11,17 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from ..core.errors import CardlabError
+
+
+class BatchError(CardlabError):
+    """A shard of a batch job failed; its own log already says why."""
+
 
 def _steps() -> dict[str, Callable]:
     return {
         "shard": shard_from_snakemake,
+        "batch": batch_from_snakemake,
         "warehouse": warehouse_from_snakemake,
         "game_report": report_from_snakemake,
         "index": index_from_snakemake,
@@ -37,6 +44,37 @@ def shard_from_snakemake(smk) -> None:
         inputs=[str(p) for p in smk.input],
         log=log,
     )
+
+
+def batch_from_snakemake(smk) -> None:
+    """The batch step: several small shards of one stage, one after another (engines/pipeline/batches.py).
+
+    Each is written, logged and timed as its own job would be; a failure names its shard in
+    that shard's log and ends the job, and Snakemake then removes the batch's files."""
+    from ..core.layout import log_path, shard_path
+    from ..core.store import without_pandas
+    from ..registry import engine
+    from .jobs import run_shard
+
+    without_pandas()
+    game, eng = smk.params.game, engine(smk.params.game)
+    specs = [dict(s) for s in smk.params.specs]
+    for spec in specs:
+        place = (spec["experiment"], spec["variant"], int(spec["shard"]))
+        log = log_path(game, *place)
+        try:
+            run_shard(
+                game,
+                spec,
+                {t: shard_path(game, t, spec) for t in eng.spec_tables(spec)},
+                threads=smk.threads,
+                inputs=[shard_path(game, t, s) for t, s in eng.shard_inputs(spec, specs)],
+                log=log,
+            )
+        except CardlabError as exc:
+            with open(log, "a") as stream:
+                print(f"error: {exc}", file=stream)
+            raise BatchError(f"{game} {'/'.join(map(str, place))}: {exc} (log: {log})") from None
 
 
 def warehouse_from_snakemake(smk) -> None:
@@ -114,8 +152,6 @@ def catalog_inputs(smk) -> None:
 
 
 def run(smk) -> None:
-    from ..core.errors import CardlabError
-
     try:
         if smk.params.step != "warehouse":
             catalog_inputs(smk)
@@ -123,7 +159,7 @@ def run(smk) -> None:
     except CardlabError as exc:
         message = f"error: {exc}"
         print(message, file=sys.stderr)
-        if len(smk.log):
+        if len(smk.log) and not isinstance(exc, BatchError):  # a batch wrote its shard's log
             with open(smk.log[0], "a") as log:
                 print(message, file=log)
         sys.exit(1)

@@ -136,6 +136,14 @@ def search_tables(
     }
 
 
+# Generous estimates for batching small shards (engines/pipeline/batches.py): a brute-force
+# deal of k <= 15 costs about 0.18 µs here, an owner-rule one at most 0.9 (the full deck's
+# slowest windows), a sampled full deck's game a few µs.
+BRUTE_CPU_S_PER_DEAL = 3e-7
+OWNER_CPU_S_PER_DEAL = 1e-6
+SAMPLE_CPU_S_PER_DEAL = 5e-6
+
+
 class SearchKind(ShardKind):
     """What both search kinds share: tables, stage, resources, result version, one counts row a shard."""
 
@@ -189,6 +197,12 @@ class ExhaustiveSearch(SearchKind):
         k, (r0, r1) = int(spec["k"]), spec["range"]
         res = self.backends[backend](k, int(r0), int(r1), progress, method=spec["method"])
         return search_tables(spec, res, "exhaustive", True, canonical_deals(k), r0, r1)
+
+    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
+        """Small searches share a job.  The owner rule's estimate is its slowest (the full
+        deck's), so every kept campaign shard (5·10^7 deals and more) stays far above the limit."""
+        per_deal = BRUTE_CPU_S_PER_DEAL if spec["method"] == "brute" else OWNER_CPU_S_PER_DEAL
+        return int(spec["work"]) * per_deal
 
     def block_of(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> dict | None:
         """The config block that plans a shard (its size and method)."""
@@ -250,6 +264,9 @@ class SampleSearch(SearchKind):
             }
             for shard, (d0, d1) in enumerate(split_range(int(exp["deals"]), int(exp.get("shards", 1))))
         ]
+
+    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
+        return int(spec["work"]) * SAMPLE_CPU_S_PER_DEAL
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         # each sample shard draws deals 0..n-1 of its own seeded stream; its range in the

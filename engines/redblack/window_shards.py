@@ -18,7 +18,9 @@ CPU-s here, as much as a million deals' search), so each block also plans start-
 probes (variant ``startup``), jobs that load and run the kernel on a few ranks and write
 no rows: probe 0 runs before every window (on a cold numba cache it compiles the kernels,
 so no window's time includes compiling), probes 1..STARTUP_PROBES after it measure a
-warm job's start-up, which the view subtracts from each window's time.
+warm job's start-up, which the view subtracts from each window's time.  Sharing one job
+(engines/pipeline/batches.py; the group is the size's, whole or not at all), probe 0 loads
+the kernels in that process and the others measure what is left to subtract: almost nothing.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ DEFAULT_WINDOWS, DEFAULT_WINDOW = 32, 1_000_000
 STARTUP_VARIANT = "startup"
 STARTUP_PROBES = 3  # probes that measure a warm job's start-up (after the warm-up, probe 0)
 PROBE_DEALS = 100  # ranks a probe searches (from its block's first window): the kernel's path, no time
+# Estimates for batching (engines/pipeline/batches.py): a full-deck window's deal costs 0.16-0.9
+# µs here, 0.4 on average over the ranks (a size's batch sums them); a probe, loading the kernels.
+WINDOW_CPU_S_PER_DEAL = 6e-7
+PROBE_CPU_S = 0.5
 
 
 def window_experiment(k: int) -> str:
@@ -127,6 +133,17 @@ class CostWindows(ExhaustiveSearch):
             "seed": shard_seed(root, self.game, experiment, WINDOW_VARIANT, i),
             "seed_derivation": seed_derivation(root, self.game, experiment, WINDOW_VARIANT, i),
         }
+
+    batch_whole = True
+
+    def batch_group(self, spec: Mapping[str, Any]) -> str:
+        """A size's probes and windows: in one job the warm-up probe loads the kernels first, so
+        no window's time holds a start-up and the measuring probes read (almost) zero; split
+        over jobs, each would hold its own."""
+        return spec["experiment"]
+
+    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
+        return PROBE_CPU_S if self.is_probe(spec) else int(spec["work"]) * WINDOW_CPU_S_PER_DEAL
 
     @staticmethod
     def is_probe(spec: Mapping[str, Any]) -> bool:

@@ -5,8 +5,9 @@ import sys
 from snakemake.exceptions import WorkflowError
 
 from engines.core.errors import CardlabError
-from engines.core.layout import WAREHOUSE, log_pattern, manifest_of, shard_path, shard_pattern
+from engines.core.layout import WAREHOUSE, log_path, log_pattern, manifest_of, shard_path, shard_pattern
 from engines.core.provenance import files_version
+from engines.pipeline.batches import batch_limit, plan_batches
 from engines.pipeline.config import validate_config
 from engines.pipeline.plan import find_spec
 from engines.pipeline.resume import asks_for_a_run, prepare_run
@@ -16,6 +17,9 @@ try:
     CFG = validate_config(config, "config")
     # game -> its shard specs (empty when the config has no section for it)
     PLANS = {g: (engine(g).plan(CFG[g]) if CFG.get(g) else []) for g in GAMES}
+    # game -> the jobs that compute several small shards each (engines/pipeline/batches.py);
+    # every other shard is a job of its own under its stage's rule
+    BATCHES = {g: plan_batches(engine(g), PLANS[g], batch_limit(CFG)) for g in GAMES}
 except CardlabError as exc:
     raise WorkflowError(str(exc)) from None
 
@@ -65,6 +69,22 @@ def inputs_of(game):
         return [shard_path(game, t, s) for t, s in engine(game).shard_inputs(spec, PLANS[game])]
 
     return inputs
+
+
+def batch_outputs(batch):
+    """Every table file of every shard of a batch job."""
+    eng = engine(batch.game)
+    return [shard_path(batch.game, t, s) for s in batch.specs for t in eng.spec_tables(s)]
+
+
+def batch_logs(batch):
+    """One log per shard of a batch job, where a job of its own would write it."""
+    return [log_path(batch.game, s["experiment"], s["variant"], int(s["shard"])) for s in batch.specs]
+
+
+def batch_threads(batch):
+    """The most numba threads any shard of the batch asks for."""
+    return max(engine(batch.game).shard_threads(CFG.get(batch.game), s) for s in batch.specs)
 
 
 def report_outputs(game):

@@ -1,5 +1,6 @@
 # One rule per game and stage, made from the engine registry: each planned shard is one
-# job writing one Parquet file per table (results/<game>/<table>/<experiment>/<variant>/).
+# job writing one Parquet file per table (results/<game>/<table>/<experiment>/<variant>/),
+# except small shards, which share a job: one rule per batch, below.
 for _game in GAMES:
     for _stage, _spec in engine(_game).stages().items():
 
@@ -21,5 +22,31 @@ for _game in GAMES:
                 game=_game,
                 spec=spec_of(_game),
                 version=version_of(_game),
+            script:
+                "../scripts/step.py"
+
+
+# Small shards computed one after another by one job (engines/pipeline/batches.py): a rule of
+# named outputs, which Snakemake prefers to the stage's rule for those files (no wildcards).
+for _game in GAMES:
+    for _batch in BATCHES[_game]:
+        _spec = engine(_game).stages()[_batch.stage]
+
+        rule:
+            name:
+                _batch.rule
+            output:
+                batch_outputs(_batch),
+            log:
+                batch_logs(_batch),
+            threads: batch_threads(_batch)
+            resources:
+                runtime=_spec.runtime_min,
+                mem_mb=_spec.mem_mb,
+            params:
+                step="batch",
+                game=_game,
+                specs=list(_batch.specs),
+                versions=[engine(_game).result_version(s) for s in _batch.specs],
             script:
                 "../scripts/step.py"

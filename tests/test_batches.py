@@ -1,0 +1,149 @@
+"""Small shards share a job (engines/pipeline/batches.py): which shards, how many, and that
+the files are the same bytes however shards are grouped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from wfhelp import ROOT, digests, planned_jobs, snakemake, workdir
+
+from engines.core.errors import CardlabError
+from engines.pipeline.batches import BATCH_CPU_S, SMALL_SHARD_CPU_S, batch_limit, plan_batches
+from engines.pipeline.config import validate_config
+from engines.registry import GAMES, engine
+
+DEFAULT = validate_config(yaml.safe_load((ROOT / "config.yaml").read_text()), "config.yaml")
+
+
+def _name(spec) -> tuple:
+    return spec["experiment"], spec["variant"], int(spec["shard"])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_default_batches_cover_each_small_shard_once_within_the_limit(game):
+    eng, plan = engine(game), engine(game).plan(DEFAULT[game])
+    batches = plan_batches(eng, plan, BATCH_CPU_S)
+    seen = [_name(s) for b in batches for s in b.specs]
+    assert len(seen) == len(set(seen))
+    assert set(seen) <= {_name(s) for s in plan}
+    for b in batches:
+        assert len(b.specs) >= 2 and b.game == game
+        assert b.rule == f"{game}_{b.stage}_batch{b.index}"
+        assert {eng.stage_of(s) for s in b.specs} == {b.stage}
+        assert b.cpu_s <= BATCH_CPU_S or eng.batch_group(b.specs[0])[2]
+        for s in b.specs:
+            cost = eng.batch_cpu_s(s)
+            assert cost is not None and cost <= SMALL_SHARD_CPU_S
+    assert [b.index for b in batches] == list(range(1, len(batches) + 1))
+    # the same config makes the same jobs (Snakemake's params trigger compares them run to run)
+    assert plan_batches(eng, eng.plan(DEFAULT[game]), BATCH_CPU_S) == batches
+
+
+def test_kept_campaigns_and_follow_up_jobs_are_never_batched():
+    batched = {
+        (g, _name(s)) for g in GAMES for b in plan_batches(engine(g), engine(g).plan(DEFAULT[g])) for s in b.specs
+    }
+    for game in GAMES:
+        for spec in engine(game).plan(DEFAULT[game]):
+            kept = spec["kind"] in ("tally", "exhaustive") and spec.get("method", "owner") != "brute"
+            if kept or spec["kind"] in ("basin", "audit"):
+                assert (game, _name(spec)) not in batched, spec
+
+
+def test_the_default_run_has_few_jobs():
+    """The point of batching: a cold run's start-up is paid per job (README: measured times)."""
+    jobs = 0
+    for game in GAMES:
+        eng, plan = engine(game), engine(game).plan(DEFAULT[game])
+        batches = plan_batches(eng, plan)
+        in_batches = sum(len(b.specs) for b in batches)
+        jobs += len(batches) + len(plan) - in_batches
+        assert in_batches > len(batches)
+    # every shard a job of its own: more than 250 (most of them kept, so a cold run starts about 110)
+    assert jobs < 200
+
+
+def test_cost_windows_share_one_job_whole_or_not_at_all():
+    eng = engine("redblack")
+    section = {"cost_windows": {"k": 26, "windows": 8, "window": 1000, "seed": 1}, "basins": False}
+    plan = eng.plan(section)
+    (batch,) = plan_batches(eng, plan)
+    windows = [_name(s) for s in plan if s["kind"] == "cost_window"]
+    assert [_name(s) for s in batch.specs] == windows and len(windows) == 8 + 4  # the warm-up probe first
+    assert batch.specs[0]["variant"] == "startup" and batch.specs[0]["shard"] == 0
+    # windows too large for one batch: each window its own job again, with its probes
+    big = eng.plan({"cost_windows": {"k": 26, "windows": 8, "window": 10_000_000, "seed": 1}, "basins": False})
+    assert plan_batches(eng, big) == []
+
+
+def test_no_batches_at_limit_zero_and_a_bad_limit_is_named():
+    eng = engine("narcotic")
+    plan = eng.plan(DEFAULT["narcotic"])
+    assert plan_batches(eng, plan, 0) == []
+    assert batch_limit({}) == BATCH_CPU_S and batch_limit({"batch_cpu_s": 5}) == 5.0
+    with pytest.raises(CardlabError, match="batch_cpu_s"):
+        batch_limit({"batch_cpu_s": -1})
+    with pytest.raises(CardlabError, match="batch_cpu_s"):
+        validate_config({"batch_cpu_s": "many", "narcotic": DEFAULT["narcotic"]}, "config.yaml")
+
+
+CONFIG = """
+narcotic:
+  experiments:
+    - {name: seed, rules: seed, games: 3000, shards: 3, seed: 11}
+blackjack:
+  exact: {decks: [1], soft17: [stand], peek: ["no"]}
+  experiments:
+    - {name: fresh2, shoe: fresh, decks: 2, hands_per_upcard: 2000, shards: 2, seed: 4}
+"""
+
+
+def test_batched_and_unbatched_runs_write_the_same_files(tmp_path: Path):
+    """Grouping never changes a result: every shard is seeded and written on its own."""
+    runs = {}
+    for limit in (BATCH_CPU_S, 0):
+        wd = workdir(tmp_path / f"limit{int(limit)}", CONFIG + f"batch_cpu_s: {limit}\n")
+        jobs = planned_jobs(snakemake(wd, "-n", "--cores", "2").stdout)
+        if limit:
+            assert jobs["narcotic_shard_batch1"] == 1 and jobs["blackjack_shard_batch1"] == 1, jobs
+            assert "narcotic_shard" not in jobs and "blackjack_shard" not in jobs, jobs
+        else:
+            assert jobs["narcotic_shard"] == 3 and jobs["blackjack_shard"] == 3, jobs
+            assert not [j for j in jobs if "_batch" in j], jobs
+        snakemake(wd, "--cores", "2", "--quiet", "all")
+        runs[limit] = digests(wd)
+        logs = sorted((wd / "results/logs/narcotic/seed").rglob("shard=*.log"))
+        assert len(logs) == 3 and all("cardlab-timing" in p.read_text() for p in logs)
+    assert runs[BATCH_CPU_S] == runs[0] and len(runs[0]) >= 5
+
+
+def test_a_failing_shard_of_a_batch_names_itself_in_its_own_log(tmp_path: Path, monkeypatch):
+    from engines.pipeline import jobs, steps
+
+    eng = engine("narcotic")
+    specs = eng.plan({"experiments": [{"name": "seed", "rules": "seed", "games": 30, "shards": 3, "seed": 1}]})
+    ran = []
+
+    def run_shard(game, spec, outputs, threads=1, inputs=(), log=None):
+        ran.append(spec["shard"])
+        if spec["shard"] == 1:
+            raise CardlabError("the disk is full")
+
+    monkeypatch.setattr(jobs, "run_shard", run_shard)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results/logs/narcotic/seed/deal.top-right.keep").mkdir(parents=True)
+
+    class Smk:
+        params = type("P", (), {"game": "narcotic", "specs": specs, "step": "batch"})
+        threads = 1
+        log = ["results/logs/narcotic/seed/deal.top-right.keep/shard=0000.log"]
+        input = type("Input", (list,), {"items": lambda self: []})()  # Snakemake's named list, empty
+
+    with pytest.raises(SystemExit) as exit_:
+        steps.run(Smk)
+    assert exit_.value.code == 1 and ran == [0, 1]  # shard 2 never starts
+    failed = tmp_path / "results/logs/narcotic/seed/deal.top-right.keep/shard=0001.log"
+    assert "error: the disk is full" in failed.read_text()
+    assert not (tmp_path / Smk.log[0]).exists()  # the batch's first log is not blamed
