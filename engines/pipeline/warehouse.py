@@ -231,11 +231,13 @@ def load_files(con: duckdb.DuckDBPyConnection, files: list[str], planned_of, log
     """Check and append every file's rows; returns each file's provenance."""
     metas: dict[str, dict] = {}
     counts: dict[str, int] = defaultdict(int)
+    pending = TableBuffer(con)
     for f in files:
         meta, data = load_file(f, planned_of(f))
         metas[f] = meta
-        load_table(con, meta["table"], data)
+        pending.add(meta["table"], data)
         counts[meta["table"]] += 1
+    pending.flush()
     for game in GAMES:
         for table in engine(game).tables:
             print(f"warehouse: {table}: {counts[table]} file(s)", file=log)
@@ -337,8 +339,36 @@ def load_arrow(con: duckdb.DuckDBPyConnection, name: str, table) -> None:
     con.unregister("arrow_in")
 
 
+class TableBuffer:
+    """Checked shards' rows, appended to their tables a few hundred thousand rows at a time:
+    one INSERT per shard cost 17 ms each (585 shards: 10 of the warehouse's 16 CPU-s)."""
+
+    ROWS = 1 << 20
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.parts: dict[str, list[pa.Table]] = defaultdict(list)
+        self.rows: dict[str, int] = defaultdict(int)
+
+    def add(self, table: str, data: pa.Table) -> None:
+        self.parts[table].append(data)
+        self.rows[table] += data.num_rows
+        if self.rows[table] >= self.ROWS:
+            self._flush(table)
+
+    def flush(self) -> None:
+        for table in list(self.parts):
+            self._flush(table)
+
+    def _flush(self, table: str) -> None:
+        parts = self.parts.pop(table, [])
+        self.rows.pop(table, None)
+        if parts:
+            load_table(self.con, table, pa.concat_tables(parts) if len(parts) > 1 else parts[0])
+
+
 def load_table(con: duckdb.DuckDBPyConnection, table: str, data: pa.Table) -> None:
-    """Append one checked shard's rows to its table."""
+    """Append checked shards' rows to their table."""
     con.register("shard_arrow", data)
     try:
         con.execute(f"INSERT INTO {table} SELECT * FROM shard_arrow")
