@@ -7,7 +7,7 @@ BIN     = $(VENV)/bin
 CORES  ?= all
 LINTED  = engines tests bench workflow/scripts
 
-.PHONY: run test lint chromium bench clean-results
+.PHONY: run test lint chromium bench bench-cold clean-results
 
 # requirements.lock pins every package to the version the results were produced with;
 # pyproject.toml keeps the ranges a library user installs against.  PYTHONWARNINGS silences
@@ -56,6 +56,11 @@ chromium:
 
 bench: $(BIN)/.installed
 	for b in narcotic redblack blackjack; do $(BIN)/python bench/$$b.py || exit 1; done
+
+# A cold `make run` of HEAD in a fresh clone, in CPU seconds split into set-up, shard work
+# (compiling and computing) and the rest (several minutes on 2 cores).
+bench-cold:
+	python3 bench/cold_run.py
 
 # Keeps the RedBlack campaign results the repository carries (tracked under results/).
 clean-results:
