@@ -74,7 +74,7 @@ def test_cost_windows_share_one_job_whole_or_not_at_all():
     assert [_name(s) for s in batch.specs] == windows and len(windows) == 8 + 4  # the warm-up probe first
     assert batch.specs[0]["variant"] == "startup" and batch.specs[0]["shard"] == 0
     # windows too large for one batch: each window its own job again, with its probes
-    big = eng.plan({"cost_windows": {"k": 26, "windows": 8, "window": 10_000_000, "seed": 1}, "basins": False})
+    big = eng.plan({"cost_windows": {"k": 26, "windows": 8, "window": 16_000_000, "seed": 1}, "basins": False})
     assert plan_batches(eng, big) == []
 
 

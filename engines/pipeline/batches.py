@@ -23,7 +23,7 @@ from typing import Any
 from ..core.errors import CardlabError
 from ..interface import Engine
 
-BATCH_CPU_S = 30.0
+BATCH_CPU_S = 60.0
 """Default estimated CPU seconds of one batch job: small against its start-up saved, and
 short enough that a 2-core run keeps both cores busy to the end."""
 SMALL_SHARD_CPU_S = 10.0
