@@ -159,6 +159,30 @@ def play_many(decks: np.ndarray, matching: int, how: int, discard: int, speciali
     or, ``specialised``, one compiled per combination with them as constants."""
     g = decks.shape[0]
     out = np.empty((g, 5), dtype=np.int64)
-    kernel = block_kernel(specialised)
+    kernel = specialised_entry(matching, how, discard) if specialised else _play_block
     for_each_range(lambda lo, hi: kernel(decks, lo, hi, matching, how, discard, out), g, _BLOCK)
     return out
+
+
+_ENTRIES: dict[tuple[int, int, int], object] = {}
+
+
+def specialised_entry(matching: int, how: int, discard: int):
+    """The compiled :func:`_play_block_specialised` for these rule codes, to call directly.
+
+    Numba dispatches a function that asks for literal arguments by resolving them again on
+    every call, about 9 ms here: on blocks of _BLOCK games that was 8x the games' own time
+    (a 10^8-game campaign shard at 10,600 games/s instead of 90,000).  The compiled
+    specialisation's entry point takes the same arguments and results, in microseconds."""
+    key = (int(matching), int(how), int(discard))
+    entry = _ENTRIES.get(key)
+    if entry is None:
+        empty = np.zeros((0, 5), dtype=np.int64)
+        _play_block_specialised(np.zeros((0, 52), dtype=np.uint8), 0, 0, *key, empty)  # compile or load
+        for sig, cres in _play_block_specialised.overloads.items():
+            if tuple(getattr(t, "literal_value", None) for t in sig[3:6]) == key:
+                entry = _ENTRIES[key] = cres.entry_point
+                break
+        else:
+            raise RuntimeError(f"no compiled specialisation of the Narcotic block kernel for rule codes {key}")
+    return entry
