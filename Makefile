@@ -54,8 +54,10 @@ chromium:
 				>/tmp/cardlab-chromium.log 2>&1 || { tail -20 /tmp/cardlab-chromium.log; exit 1; }; \
 		else echo "note: /usr/bin/chromium is missing, so the browser test is skipped: sudo apt-get install chromium"; fi; fi
 
+# The kernels' speed, then the cold start (bench-cold).
 bench: $(BIN)/.installed
 	for b in narcotic redblack blackjack; do $(BIN)/python bench/$$b.py || exit 1; done
+	python3 bench/cold_run.py
 
 # A cold `make run` of HEAD in a fresh clone, in CPU seconds split into set-up, shard work
 # (compiling and computing) and the rest (several minutes on 2 cores).
