@@ -7,7 +7,7 @@ BIN     = $(VENV)/bin
 CORES  ?= all
 LINTED  = engines tests bench workflow/scripts
 
-.PHONY: run test lint chromium bench bench-cold clean-results
+.PHONY: run test lint chromium bench bench-cold bench-levers clean-results
 
 # requirements.lock pins every package to the version the results were produced with;
 # pyproject.toml keeps the ranges a library user installs against.  PYTHONWARNINGS silences
@@ -63,6 +63,11 @@ bench: $(BIN)/.installed
 # (compiling and computing) and the rest (several minutes on 2 cores).
 bench-cold:
 	python3 bench/cold_run.py
+
+# What other ownership orders or a cache of finished games would save the RedBlack search
+# (exact, on every deal of one size; docs/redblack.md "What else was measured").
+bench-levers: $(BIN)/.installed
+	$(BIN)/python bench/redblack_levers.py --k 12
 
 # Keeps the RedBlack campaign results the repository carries (tracked under results/).
 clean-results:

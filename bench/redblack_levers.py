@@ -1,0 +1,205 @@
+"""What could make the owner-rule search play fewer rounds?  Measured on a whole size.
+
+The full-deck cost is rounds per deal times the cost of a round.  Issue 22 measured deeper
+owner checks (more rounds back): fewer rounds, but each backward node costs more than it
+saves.  This script measures two other levers on every canonical deal of one size, so the
+figures are exact for that size rather than sampled:
+
+* **The ownership order.**  The owner rule's proof holds for any total order of the deals:
+  stop a deal when a balanced predecessor of a state it reaches comes first in that order.
+  Today the order is the rank.  The best conceivable order puts a deal after every deal
+  whose game is shorter (order by game length, then rank): a deal then stops at the first
+  state, two or more rounds in, that any other balanced deal reaches in one round.  No
+  search can know game lengths in advance, so this is a bound on what any order can buy;
+  a few orders a kernel could compute (a hash of the rank, the deal read bottom card first,
+  colour changes) show what a computable order buys.
+* **A cache of finished games.**  A deal that reaches a state known to lead to the end of a
+  game is finite, and stopping it loses no cycle (whatever the order).  Each game played to
+  its end stores its distinguished states (one in 2^D, by a hash) in a direct-mapped table
+  of 2^S entries; a deal that reaches a stored state stops.
+
+    .venv/bin/python bench/redblack_levers.py [--k 13]
+
+Measured (2026-12-01, this 2-core machine): at k = 12 and 14 the rank order plays 11.2 and
+13.6 rounds per deal, the best conceivable order 6.4 and 7.3 (1.7-1.9x fewer), the computable
+orders 0.91-0.99x; the cache 1.15x at best at k = 14 (1.38x at k = 12), with a million entries,
+larger than the CPU's caches, so each probe is a memory access.  The full deck at 2,500
+core-hours needs 6.7x.  About 20 s at k = 12, 4 min at k = 14.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+
+from engines.redblack.exhaustive import BINOM, _next_subset, _unrank
+from engines.redblack.kernel import _mask, _play, _round
+from engines.redblack.owner import NO_DEAL, _balanced_predecessors_true_colours
+from engines.redblack.rules import LEADER_OUT, canonical_deals
+
+INFINITE = np.int64(1) << 40  # the game length that orders an infinite deal after every finite one
+
+
+@njit(cache=True)
+def _rank_bits(s, binom):
+    """The rank of canonical deal bits s (colex rank of the black cards after P1's red top card)."""
+    x = s >> 1
+    r = np.int64(0)
+    i = 1
+    while x:
+        r += binom[trailing_zeros(x), i]
+        i += 1
+        x &= x - 1
+    return r
+
+
+@njit(cache=True)
+def _all_deals(k, binom):
+    deals = np.empty(binom[2 * k - 1, k], np.int64)
+    x = _unrank(0, k, binom)
+    for r in range(len(deals)):
+        deals[r] = x << 1
+        x = _next_subset(x)
+    return deals
+
+
+@njit(cache=True)
+def _game_lengths(deals, k):
+    lengths = np.empty(len(deals), np.int64)
+    for r in range(len(deals)):
+        s = deals[r]
+        rounds, lam, _ = _play(s & _mask(k), np.int64(k), s >> k, np.int64(k))
+        lengths[r] = rounds if lam == 0 else INFINITE
+    return lengths
+
+
+@njit(cache=True)
+def _rounds_in_order(deals, k, order, binom):
+    """Rounds per deal under the owner rule when deal r comes before deal q iff (order[r], r) < (order[q], q)."""
+    total = 0
+    for r in range(len(deals)):
+        s = deals[r]
+        L, a, O, b = s & _mask(k), np.int64(k), s >> k, np.int64(k)
+        while True:
+            L, a, O, b, st = _round(L, a, O, b)
+            total += 1
+            if st >= LEADER_OUT:
+                break
+            kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
+            earlier = False
+            for z in (kept, lost):
+                if z != NO_DEAL and z != s:
+                    q = _rank_bits(z, binom)
+                    earlier |= order[q] < order[r] or (order[q] == order[r] and q < r)
+            if earlier:
+                break
+    return total / len(deals)
+
+
+@njit(cache=True, inline="always")
+def _state_key(L, a, O):
+    return (np.int64(a) << 56) | L | (O << a)
+
+
+@njit(cache=True, inline="always")
+def _mix(x):
+    x = (x ^ (x >> 31)) * np.int64(-7046029254386353131)
+    return x ^ (x >> 29)
+
+
+@njit(cache=True)
+def _rounds_with_cache(deals, k, d_bits, s_bits):
+    """Rounds per deal under the owner rule (rank order) plus a table of finished games' distinguished states."""
+    table = np.full(1 << s_bits, -1, np.int64)
+    seen = np.empty(4096, np.int64)
+    dmask, smask = (np.int64(1) << d_bits) - 1, (np.int64(1) << s_bits) - 1
+    total = 0
+    hits = 0
+    for r in range(len(deals)):
+        s = deals[r]
+        L, a, O, b = s & _mask(k), np.int64(k), s >> k, np.int64(k)
+        n_seen = 0
+        finished = False
+        while True:
+            L, a, O, b, st = _round(L, a, O, b)
+            total += 1
+            if st >= LEADER_OUT:
+                finished = True
+                break
+            kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
+            if min(kept, lost) < s:
+                break
+            key = _state_key(L, a, O)
+            h = _mix(key)
+            if h & dmask == 0:
+                if table[(h >> d_bits) & smask] == key:
+                    hits += 1
+                    finished = True
+                    break
+                if n_seen < len(seen):
+                    seen[n_seen] = key
+                    n_seen += 1
+        if finished:
+            for j in range(n_seen):
+                table[(_mix(seen[j]) >> d_bits) & smask] = seen[j]
+    return total / len(deals), hits / len(deals)
+
+
+@njit(cache=True)
+def _computable_orders(deals, k):
+    """Orders a kernel could compute from a deal alone: a hash of the rank, the deal read from
+    the bottom card, colour changes (fewer first, more first)."""
+    out = np.empty((4, len(deals)), np.int64)
+    for r in range(len(deals)):
+        s = deals[r]
+        out[0, r] = _mix(np.int64(r) + np.int64(0x9E3779B97F4A7C15))
+        rev = np.int64(0)
+        for i in range(2 * k):
+            rev |= ((s >> i) & 1) << (2 * k - 1 - i)
+        out[1, r] = rev
+        changes = s ^ (s >> 1)
+        c = np.int64(0)
+        for i in range(2 * k - 1):
+            c += (changes >> i) & 1
+        out[2, r] = c
+        out[3, r] = -c
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--k", type=int, default=13, help="deal size (all its canonical deals are played)")
+    args = ap.parse_args()
+    k = args.k
+    t0 = time.perf_counter()
+    deals = _all_deals(k, BINOM)
+    lengths = _game_lengths(deals, k)
+    finite = lengths < INFINITE
+    print(
+        f"k = {k}: {canonical_deals(k):,} canonical deals, brute force {lengths[finite].mean():.2f} rounds per "
+        f"finite deal, {int((~finite).sum())} infinite ({time.perf_counter() - t0:.1f} s)"
+    )
+    base = _rounds_in_order(deals, k, np.zeros(len(deals), np.int64), BINOM)
+    print(f"\nowner rule, rounds per deal by ownership order (fewer than the rank order):\n  rank (today) {base:8.2f}")
+    best = _rounds_in_order(deals, k, lengths, BINOM)
+    print(f"  game length, then rank (the bound) {best:8.2f}  {base / best:.2f}x")
+    names = ("hash of the rank", "bottom card first", "fewer colour changes first", "more colour changes first")
+    for name, order in zip(names, _computable_orders(deals, k)):
+        rounds = _rounds_in_order(deals, k, order, BINOM)
+        print(f"  {name} {rounds:8.2f}  {base / rounds:.2f}x")
+    print("\nowner rule (rank order) with a cache of finished games' distinguished states:")
+    for d_bits in (3, 5):
+        for s_bits in (16, 20):
+            rounds, hits = _rounds_with_cache(deals, k, d_bits, s_bits)
+            print(
+                f"  one state in 2^{d_bits}, 2^{s_bits} entries: {rounds:8.2f}  {base / rounds:.2f}x "
+                f"({hits:.3f} cache hits per deal)"
+            )
+
+
+if __name__ == "__main__":
+    main()
