@@ -104,9 +104,11 @@ def lengths_figure(rows: list[dict], stats: list[dict], path: Path) -> Path:
     if shown:
         ax.legend(fontsize=8)
     ax.grid(alpha=0.3, which="both")
+    plotted = False
     for method, marker in (("exhaustive", "o"), ("sample", "s")):
         pts = [s for s in stats if s["method"] == method]
         if pts:
+            plotted = True
             ks = [s["k"] for s in pts]
             ax2.plot(ks, [s["mean_rounds"] for s in pts], marker=marker, label=f"mean ({method})")
             ax2.plot(ks, [s["max_rounds"] for s in pts], marker=marker, linestyle=":", label=f"longest ({method})")
@@ -115,7 +117,8 @@ def lengths_figure(rows: list[dict], stats: list[dict], path: Path) -> Path:
     ax2.set_ylabel("rounds")
     ax2.set_title("Mean and longest finite game")
     ax2.grid(alpha=0.3)
-    ax2.legend(fontsize=8)
+    if plotted:  # a legend with no lines is an empty box and a matplotlib warning
+        ax2.legend(fontsize=8)
     return save_figure(fig, path)
 
 
