@@ -60,18 +60,24 @@ CREATE MACRO student_t95(df) AS
 -- its search took: its job's (shard_timings, from the job log) less a warm job's start-up,
 -- the mean of the size's start-up probes (variant startup, shards 1.. ; shard 0 is the
 -- warm-up that compiles). No probe timed, no window: a job's start-up is as long as a
--- million deals' search.
+-- million deals' search. campaign_searched: a campaign shard (any other exhaustive shard of
+-- the size) has searched the window's ranks too, so the window no longer measures the ranks left.
 CREATE VIEW redblack_cost_windows AS
 WITH startup AS (
     SELECT experiment, avg(cpu_s) AS startup_cpu_s, count(*) AS probes
     FROM shard_timings WHERE game = 'redblack' AND variant = 'startup' AND shard > 0
     GROUP BY experiment
+), campaign AS (
+    SELECT DISTINCT k, range_start, range_stop FROM redblack_counts
+    WHERE method = 'exhaustive' AND experiment <> printf('exhaustive_k%02d_windows', k)
 )
 SELECT c.k, c.shard AS draw, c.range_start, c.range_stop, c.deals, c.rounds,
        t.cpu_s AS job_cpu_s, s.startup_cpu_s, s.probes,
        t.cpu_s - s.startup_cpu_s AS cpu_s,
        (t.cpu_s - s.startup_cpu_s) / c.deals AS cpu_s_per_deal,
-       c.rounds / c.deals AS rounds_per_deal
+       c.rounds / c.deals AS rounds_per_deal,
+       EXISTS (SELECT 1 FROM campaign g WHERE g.k = c.k AND g.range_start < c.range_stop
+                                          AND g.range_stop > c.range_start) AS campaign_searched
 FROM redblack_counts c
 JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
                      AND t.variant = 'owner' AND t.shard = c.shard
@@ -80,10 +86,13 @@ WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND c.deals > 0
   AND c.experiment = printf('exhaustive_k%02d_windows', c.k)
 ORDER BY c.k, c.shard;
 
--- Per size k with at least two timed cost windows: the CPU seconds per deal of a campaign
--- shard, as the mean over windows with its 95 % interval (mean ± t·s/√n, Student's t with
--- n - 1 degrees of freedom: the windows are independent uniform draws of a window's place),
--- and the spread between windows (min, median, max), rounds per deal over the windows.
+-- Per size k with at least two timed cost windows in the ranks left (not campaign_searched):
+-- the CPU seconds per deal of a campaign shard of those ranks, as the mean over those windows
+-- with its 95 % interval (mean ± t·s/√n, Student's t with n - 1 degrees of freedom: the
+-- windows are independent uniform draws of a window's place, and those that fall in the ranks
+-- left are uniform draws over them), the spread between them (min, median, max) and rounds per
+-- deal over them; windows_searched: the size's windows left out, their ranks searched by a
+-- campaign (a campaign over the cheap ranks would otherwise make the rest look cheap).
 CREATE VIEW redblack_window_cost AS
 WITH w AS (
     SELECT k, count(*) AS windows, min(deals) AS window_deals, sum(deals) AS deals, sum(cpu_s) AS cpu_s,
@@ -92,30 +101,20 @@ WITH w AS (
            max(cpu_s_per_deal) AS max_cpu_s_per_deal,
            sum(rounds) / sum(deals) AS rounds_per_deal,
            any_value(startup_cpu_s) AS startup_cpu_s, any_value(probes) AS probes
-    FROM redblack_cost_windows GROUP BY k HAVING count(*) >= 2
+    FROM redblack_cost_windows WHERE NOT campaign_searched GROUP BY k HAVING count(*) >= 2
+), searched AS (
+    SELECT k, count(*) FILTER (WHERE campaign_searched) AS windows_searched FROM redblack_cost_windows GROUP BY k
 )
-SELECT *, student_t95(windows - 1) AS t95,
+SELECT w.*, searched.windows_searched, student_t95(windows - 1) AS t95,
        -- a mean of positive costs: an interval reaching below zero says only that it is not below zero
        greatest(0, cpu_s_per_deal - student_t95(windows - 1) * sd_cpu_s_per_deal / sqrt(windows))
            AS lo95_cpu_s_per_deal,
        cpu_s_per_deal + student_t95(windows - 1) * sd_cpu_s_per_deal / sqrt(windows) AS hi95_cpu_s_per_deal
-FROM w ORDER BY k;
+FROM w JOIN searched USING (k) ORDER BY k;
 
--- Exhaustive coverage per size k: the canonical deals whose rank has been searched (any
--- method, overlapping shards and scattered windows counted once), the prefix [0, prefix_done)
--- searched without a gap, whether the size is complete, and what the rest costs with the
--- owner rule (core_hours_left, from cost_from):
---   windows: the mean CPU seconds per deal of the size's cost windows (redblack_window_cost),
---     with its 95 % interval (core_hours_lo95, core_hours_hi95): the way a campaign runs;
---   uniform sample / ranks searched, when there are no cost windows: CPU seconds per round
---     measured on the size's timed owner-rule campaign shards (shard_timings) times rounds per deal,
---     measured on uniformly drawn deals of the size (an owner-rule sample experiment) when
---     there is one, else on the ranks searched (a window of low ranks holds structured deals
---     and can cost several times the average).
--- sample_core_hours_left is always the second figure: a cross-check of the windows.
--- What a partial search proves: every cycle whose smallest basin deal has a rank below
--- prefix_done has been found.
-CREATE VIEW redblack_coverage AS
+-- The ranks searched exhaustively per size k, as disjoint ranges [range_start, range_stop)
+-- (overlapping and touching shards and windows merged).
+CREATE VIEW redblack_searched_ranges AS
 WITH r AS (
     SELECT DISTINCT k, range_start AS s, range_stop AS e, space
     FROM redblack_counts WHERE method = 'exhaustive'
@@ -126,8 +125,27 @@ WITH r AS (
     SELECT *, sum(CASE WHEN prev_end IS NULL OR s > prev_end THEN 1 ELSE 0 END)
               OVER (PARTITION BY k ORDER BY s, e) AS island
     FROM o
-), islands AS (
-    SELECT k, island, min(s) AS s, max(e) AS e, any_value(space) AS space FROM g GROUP BY k, island
+)
+SELECT k, min(s) AS range_start, max(e) AS range_stop, any_value(space) AS canonical_deals
+FROM g GROUP BY k, island ORDER BY k, range_start;
+
+-- Exhaustive coverage per size k: the canonical deals whose rank has been searched (any
+-- method, overlapping shards and scattered windows counted once), the prefix [0, prefix_done)
+-- searched without a gap, whether the size is complete, and what the rest costs with the
+-- owner rule (core_hours_left, from cost_from):
+--   windows: the mean CPU seconds per deal of the size's cost windows in the ranks left (redblack_window_cost),
+--     with its 95 % interval (core_hours_lo95, core_hours_hi95): the way a campaign runs;
+--   uniform sample / ranks searched, when there are no cost windows: CPU seconds per round
+--     measured on the size's timed owner-rule campaign shards (shard_timings) times rounds per deal,
+--     measured on uniformly drawn deals of the size (an owner-rule sample experiment) when
+--     there is one, else on the ranks searched (a window of low ranks holds structured deals
+--     and can cost several times the average).
+-- sample_core_hours_left is always the second figure: a cross-check of the windows.
+-- What a partial search proves: every cycle whose smallest basin deal has a rank in a searched
+-- range (redblack_searched_ranges; below prefix_done, for one) has been found.
+CREATE VIEW redblack_coverage AS
+WITH islands AS (
+    SELECT k, range_start AS s, range_stop AS e, canonical_deals AS space FROM redblack_searched_ranges
 ), timed AS (
     SELECT c.k, sum(t.cpu_s) / sum(c.rounds) AS cpu_s_per_round,
            sum(c.rounds) / sum(c.deals) AS searched_rounds_per_deal

@@ -12,6 +12,7 @@ from wfhelp import shards_warehouse
 
 from engines.core.errors import CardlabError
 from engines.redblack import search_range
+from engines.redblack.report.markdown import coverage_text, ranges_text
 from engines.redblack.rules import canonical_deals
 from engines.redblack.search_shards import ExhaustiveSearch, search_tables
 from engines.redblack.window_shards import STARTUP_PROBES, STARTUP_VARIANT, window_experiment
@@ -203,3 +204,64 @@ def test_the_report_states_the_cost_with_its_interval(built):
     assert "Cross-check, the sample method: the rest costs " in section
     assert f"about {sample:,.0f} core-hours; the windows measure {hours / sample:,.2f} times that." in section
     assert "![CPU per deal of each cost window](redblack_cost_windows.png)" in md
+
+
+def test_windows_in_ranks_a_campaign_searched_are_left_out(built):
+    """A campaign shard over one window's ranks: that window no longer measures the ranks left, so the
+    mean, its interval and the cost to finish come from the other three (net 100, 200, 400 ns per deal
+    when the 300 ns window is left out)."""
+    con, _ = built
+    draws = con.execute("SELECT draw, range_start, range_stop FROM redblack_cost_windows ORDER BY draw").fetchall()
+    draw, r0, r1 = draws[2]  # the window of 0.3 ms
+    con.begin()
+    try:
+        con.execute(
+            "INSERT INTO redblack_counts SELECT * REPLACE (? AS range_start, ? AS range_stop, 7 AS shard) "
+            "FROM redblack_counts WHERE experiment = 'exhaustive_k26' LIMIT 1",
+            [r0, r1],
+        )
+        searched = con.execute("SELECT draw FROM redblack_cost_windows WHERE campaign_searched").fetchall()
+        assert searched == [(draw,)]
+        n, left_out, mean, sd = con.execute(
+            "SELECT windows, windows_searched, cpu_s_per_deal, sd_cpu_s_per_deal FROM redblack_window_cost"
+        ).fetchone()
+        assert (n, left_out) == (3, 1)
+        assert mean == pytest.approx(700e-9 / 3)
+        assert sd == pytest.approx(np.std([100e-9, 200e-9, 400e-9], ddof=1))
+        deals_left, hours = con.execute(
+            "SELECT deals_left, core_hours_left FROM redblack_coverage WHERE k = 26"
+        ).fetchone()
+        assert hours == pytest.approx(deals_left * 700e-9 / 3 / 3600)
+        # the ranges searched: the campaign's [0, 1000), the four windows (one twice)
+        (ranges,) = con.execute("SELECT count(*) FROM redblack_searched_ranges WHERE k = 26").fetchone()
+        assert ranges == 5
+    finally:
+        con.rollback()
+    (n,) = con.execute("SELECT windows FROM redblack_window_cost").fetchone()
+    assert n == 4
+
+
+def test_the_cost_text_says_which_windows_it_left_out():
+    c = {
+        "ranks_searched": 3000,
+        "canonical_deals": 10**6,
+        "share_searched": 0.003,
+        "prefix_done": 0,
+        "cost_from": "windows",
+        "core_hours_left": 2.0,
+        "core_hours_lo95": 1.0,
+        "core_hours_hi95": 3.0,
+        "deals_left": 997000,
+        "sample_core_hours_left": None,
+    }
+    w = {"windows": 3, "windows_searched": 1, "window_deals": 1000, "ns_per_deal": 250.0, "lo95_ns_per_deal": 100.0}
+    w |= {"hi95_ns_per_deal": 400.0, "t95": 4.3027, "startup_cpu_s": 0.4, "probes": 3, "min_ns_per_deal": 100.0}
+    w |= {"median_ns_per_deal": 250.0, "max_ns_per_deal": 400.0, "rounds_per_deal": 20.0}
+    text = coverage_text(c, w, [(10, 1010), (5000, 7000)])
+    assert "without a gap" not in text  # no prefix searched: no "[0, 0)"
+    assert "The searched ranks form 2 ranges, [10, 1,010), [5,000, 7,000): every cycle whose smallest" in text
+    assert "at uniformly drawn positions (of 4 drawn, the 1 that fall in ranks a campaign has searched" in text
+    assert "**2 core-hours** (95 % interval 1–3), on the machine" in text  # no cluster for two core-hours
+    assert ranges_text([(i, i + 1) for i in range(0, 14, 2)]) == (
+        "The searched ranks form 7 ranges (view `redblack_searched_ranges`)"
+    )

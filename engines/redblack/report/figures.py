@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ...core.stats import wilson_upper
 from ...report.common import pyplot, save_figure
+from ..rules import canonical_deals
 
 LENGTH_CURVES = 4  # exhaustive sizes drawn in the distribution panel (every size is in the other panel)
 
@@ -123,30 +124,37 @@ def lengths_figure(rows: list[dict], stats: list[dict], path: Path) -> Path:
 
 
 def cost_windows_figure(windows: list[dict], costs: list[dict], path: Path) -> Path:
-    """CPU per deal of each cost window against its place in the ranks, with each size's mean and
-    95 % interval (a band): how much the cost of a campaign shard varies along the ranks."""
+    """CPU per deal of each cost window against its place in its size's ranks, with each size's
+    mean and 95 % interval (a band) over the windows in the ranks left: how much the cost of a
+    campaign shard varies along the ranks.  Windows in ranks a campaign has searched are hollow."""
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     colours = plt.get_cmap("tab10").colors
     for i, c in enumerate(costs):
         colour = colours[i % len(colours)]
         mine = [w for w in windows if w["k"] == c["k"]]
-        ax.plot(
-            [w["range_start"] for w in mine],
-            [w["ns_per_deal"] for w in mine],
-            "o",
-            color=colour,
-            label=f"k = {c['k']}: {c['windows']:,} windows of {c['window_deals']:,} ranks",
-        )
+        for searched in (False, True):
+            pts = [w for w in mine if bool(w["campaign_searched"]) == searched]
+            if pts:
+                ax.plot(
+                    [w["range_start"] / canonical_deals(c["k"]) for w in pts],
+                    [w["ns_per_deal"] for w in pts],
+                    "o",
+                    color=colour,
+                    markerfacecolor="none" if searched else colour,
+                    label=f"k = {c['k']}: {len(pts):,} windows of {c['window_deals']:,} ranks"
+                    + (", ranks since searched" if searched else ""),
+                )
         ax.axhline(c["ns_per_deal"], color=colour, lw=1, label=f"k = {c['k']}: mean {c['ns_per_deal']:,.0f} ns")
-        ax.axhspan(c["lo95_ns_per_deal"], c["hi95_ns_per_deal"], color=colour, alpha=0.15, label="95 % interval")
+        ax.axhspan(c["lo95_ns_per_deal"], c["hi95_ns_per_deal"], color=colour, alpha=0.12, label="95 % interval")
     if not costs:
         ax.text(0.5, 0.5, "no timed cost windows", ha="center", va="center", transform=ax.transAxes)
     ax.set_ylim(bottom=0)
-    ax.set_xlabel("first rank of the window")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("place of the window in its size's ranks (first rank / canonical deals)")
     ax.set_ylabel("ns of CPU per deal")
     ax.set_title("RedBlack: cost of a window of ranks (owner rule, one core)")
     ax.grid(alpha=0.3)
     if costs:
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     return save_figure(fig, path)

@@ -179,7 +179,7 @@ def full_deck_section(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> l
         out += ["No infinite full-deck deal is known to this warehouse.", ""]
     c = q.coverage_of(con, k)
     if c:
-        out += [coverage_text(c, q.window_cost(con, k)), ""]
+        out += [coverage_text(c, q.window_cost(con, k), q.searched_ranges(con, k)), ""]
     for s in q.sample_bounds(con, k):
         up = wilson_upper(int(s["infinite"]), int(s["deals"]))
         out += [
@@ -195,24 +195,43 @@ def deal_row(d: dict) -> tuple:
     return (d["p1"], d["p2"], d["cycle_id"], d["period"], d["rounds_before_cycle"], FOUND_BY_SHORT[d["found_by"]])
 
 
-def coverage_text(c: dict, w: dict) -> str:
+# A size's searched ranges are listed in the report up to this many (the rest: the view)
+RANGES_LISTED = 6
+
+
+def coverage_text(c: dict, w: dict, ranges: list[tuple[int, int]]) -> str:
     """A partial exhaustive search: what it covered, what it proves, what the rest costs."""
+    prefix = f"; ranks [0, {value(c['prefix_done'])}) without a gap" if c["prefix_done"] else ""
     text = (
         f"Exhaustive search: {value(c['ranks_searched'])} of {value(c['canonical_deals'])} canonical deals "
-        f"searched ({small_pct(c['share_searched'])}); ranks [0, {value(c['prefix_done'])}) without a gap, so "
-        "every cycle whose smallest basin deal has a rank below that has been found; nothing more is claimed."
+        f"searched ({small_pct(c['share_searched'])}){prefix}. {ranges_text(ranges)}: every cycle whose "
+        "smallest basin deal has a rank in them has been found; nothing more is claimed."
     )
     if c["cost_from"] == "windows":
         return text + "\n\n" + window_cost_text(c, w) + sample_cost_text(c, " Cross-check, the sample method: ")
     return text + sample_cost_text(c, " With the owner rule ")
 
 
+def ranges_text(ranges: list[tuple[int, int]]) -> str:
+    """``The searched ranks form 3 ranges, [0, 4,000,000,000), ...``: listed when few."""
+    text = f"The searched ranks form {plural(len(ranges), 'range')}"
+    if len(ranges) > RANGES_LISTED:
+        return text + " (view `redblack_searched_ranges`)"
+    return text + ", " + ", ".join(f"[{value(a)}, {value(b)})" for a, b in ranges)
+
+
 def window_cost_text(c: dict, w: dict) -> str:
     """The cost to finish a size from its cost windows: per deal with its interval, the spread, the total."""
     hours = c["core_hours_left"]
+    left_out = (
+        f" (of {value(w['windows'] + w['windows_searched'])} drawn, the {value(w['windows_searched'])} that fall "
+        "in ranks a campaign has searched are left out: the rest are uniform draws over the ranks left)"
+        if w["windows_searched"]
+        else ""
+    )
     return (
         f"**Cost to finish**, measured the way the campaign runs: {plural(w['windows'], 'window')} of "
-        f"{value(w['window_deals'])} consecutive ranks at uniformly drawn positions, each searched exhaustively "
+        f"{value(w['window_deals'])} consecutive ranks at uniformly drawn positions{left_out}, each searched exhaustively "
         f"with the owner rule like a campaign shard, took {w['ns_per_deal']:,.0f} ns of CPU per deal on average "
         f"(95 % interval {w['lo95_ns_per_deal']:,.0f}–{w['hi95_ns_per_deal']:,.0f} ns: mean ± t·s/√n over the "
         f"windows, Student's t = {w['t95']:.3f} with {w['windows'] - 1:,} degrees of freedom; each window's job "
@@ -221,9 +240,18 @@ def window_cost_text(c: dict, w: dict) -> str:
         f"min {w['min_ns_per_deal']:,.0f}, median {w['median_ns_per_deal']:,.0f}, max "
         f"{w['max_ns_per_deal']:,.0f} ns per deal ({w['rounds_per_deal']:,.1f} rounds per deal over the windows; "
         f"figure `{COST_PNG}`). For the {value(c['deals_left'])} deals left that is about **{hours:,.0f} "
-        f"core-hours** (95 % interval {c['core_hours_lo95']:,.0f}–{c['core_hours_hi95']:,.0f}), "
-        f"{hours / CLUSTER_CORES:,.1f} hours on a {CLUSTER_CORES:,}-core cluster through the SLURM profile "
-        "(docs/scaling.md), on the machine that timed the windows."
+        f"core-hours** (95 % interval {c['core_hours_lo95']:,.0f}–{c['core_hours_hi95']:,.0f}){cluster_text(hours)}, "
+        "on the machine that timed the windows."
+    )
+
+
+def cluster_text(hours: float) -> str:
+    """``, 17.0 hours on a 1,000-core cluster ...``: for work that takes a cluster hours, else nothing."""
+    if hours / CLUSTER_CORES < 0.1:
+        return ""
+    return (
+        f", {hours / CLUSTER_CORES:,.1f} hours on a {CLUSTER_CORES:,}-core cluster through the SLURM profile "
+        "(docs/scaling.md)"
     )
 
 
@@ -239,10 +267,7 @@ def sample_cost_text(c: dict, lead: str) -> str:
     )
     if c["cost_from"] == "windows":
         return text + f"; the windows measure {c['core_hours_left'] / hours:,.2f} times that."
-    return text + (
-        f", {hours / CLUSTER_CORES:,.1f} hours on a {CLUSTER_CORES:,}-core cluster through the SLURM profile "
-        "(docs/scaling.md)."
-    )
+    return text + cluster_text(hours) + "."
 
 
 def rounds_basis(c: dict) -> str:
@@ -281,7 +306,18 @@ def coverage_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         "exists (shown beside the windows as a cross-check).",
         "",
         markdown_table(COVERAGE_COLUMNS, rows),
+        *campaigns_section(con),
     ]
+
+
+def campaigns_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Each size searched in part (the full deck has its own section): what is searched and
+    proven, and what the rest costs, measured."""
+    out = []
+    for k in q.partial_sizes(con):
+        c = q.coverage_of(con, k)
+        out += [f"### Campaign k = {k}", "", coverage_text(c, q.window_cost(con, k), q.searched_ranges(con, k)), ""]
+    return ["## Campaigns in progress", "", *out] if out else []
 
 
 def describe_list(s: dict) -> str:

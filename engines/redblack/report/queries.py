@@ -65,7 +65,7 @@ FROM redblack_coverage ORDER BY k
 # A size's cost windows, summed up (views.sql redblack_window_cost): ns of CPU per deal, its
 # 95 % interval and the spread between windows; and the windows one by one, for the figure.
 WINDOW_COST_SQL = """
-SELECT k, windows, window_deals, deals, cpu_s, t95, rounds_per_deal, startup_cpu_s, probes,
+SELECT k, windows, windows_searched, window_deals, deals, cpu_s, t95, rounds_per_deal, startup_cpu_s, probes,
        1e9 * cpu_s_per_deal AS ns_per_deal, 1e9 * lo95_cpu_s_per_deal AS lo95_ns_per_deal,
        1e9 * hi95_cpu_s_per_deal AS hi95_ns_per_deal, 1e9 * min_cpu_s_per_deal AS min_ns_per_deal,
        1e9 * median_cpu_s_per_deal AS median_ns_per_deal, 1e9 * max_cpu_s_per_deal AS max_ns_per_deal
@@ -73,7 +73,8 @@ FROM redblack_window_cost ORDER BY k
 """
 
 COST_WINDOWS_SQL = """
-SELECT k, draw, range_start, range_stop, deals, 1e9 * cpu_s_per_deal AS ns_per_deal, rounds_per_deal
+SELECT k, draw, range_start, range_stop, deals, 1e9 * cpu_s_per_deal AS ns_per_deal, rounds_per_deal,
+       campaign_searched
 FROM redblack_cost_windows ORDER BY k, draw
 """
 
@@ -109,6 +110,9 @@ FROM redblack_counts WHERE method = 'sample' AND algorithm = 'brute' GROUP BY k,
 """
 
 COVERAGE_OF_SQL = "SELECT * FROM redblack_coverage WHERE k = ?"
+SEARCHED_RANGES_SQL = "SELECT range_start, range_stop FROM redblack_searched_ranges WHERE k = ? ORDER BY range_start"
+# Sizes searched in part (campaigns in progress and measured costs), the full deck aside
+PARTIAL_SIZES_SQL = "SELECT k FROM redblack_coverage WHERE NOT complete AND cost_from IS NOT NULL AND k <> ? ORDER BY k"
 
 Con = duckdb.DuckDBPyConnection
 
@@ -135,6 +139,16 @@ def full_deck_deals(con: Con, k: int = FULL_DECK) -> list[dict]:
 
 def coverage_of(con: Con, k: int) -> dict:
     return one(con, COVERAGE_OF_SQL, [k])
+
+
+def searched_ranges(con: Con, k: int) -> list[tuple[int, int]]:
+    """The ranks of size k searched exhaustively, as disjoint [start, stop) ranges in order."""
+    return [(int(a), int(b)) for a, b in con.execute(SEARCHED_RANGES_SQL, [k]).fetchall()]
+
+
+def partial_sizes(con: Con, full_deck: int = FULL_DECK) -> list[int]:
+    """Sizes searched in part with a measured cost to finish, other than the full deck."""
+    return [int(k) for (k,) in con.execute(PARTIAL_SIZES_SQL, [full_deck]).fetchall()]
 
 
 def window_costs(con: Con) -> list[dict]:
