@@ -15,7 +15,7 @@ from ..core.threads import for_each_block
 from .kernel import PACKAGE, _cycle_info, _mask, _play, _round
 from .lanes import FAST_ROUNDS, LEFT, lane_state, play_lanes_brute, play_lanes_owner
 from .owner import _owner_stops, _owner_stops_true_colours
-from .rules import K_MAX, LEADER_OUT, canonical_deals, cycle_id_str, deal_strings, to_bits, to_str
+from .rules import K_MAX, LEADER_OUT, canonical_deals, cycle_id_str, deal_strings, rank_deal, to_str
 
 
 def binomials(nmax: int = 2 * K_MAX) -> np.ndarray:
@@ -56,13 +56,6 @@ def unrank_deal(k: int, rank: int) -> tuple[str, str]:
         raise CardlabError(f"rank {rank} out of range for k={k} (0..{canonical_deals(k) - 1})")
     s = int(_unrank(np.int64(rank), k, BINOM)) << 1  # bit 0 (P1's top card) is red
     return to_str(s & ((1 << k) - 1), k), to_str(s >> k, k)
-
-
-def rank_deal(p1: str, p2: str) -> int:
-    """Inverse of ``unrank_deal`` for a canonical balanced deal."""
-    s = to_bits(p1 + p2) >> 1
-    ones = [i for i in range(2 * len(p1) - 1) if (s >> i) & 1]
-    return sum(math.comb(c, i + 1) for i, c in enumerate(ones))
 
 
 # ---------------------------------------------------------------------------

@@ -113,6 +113,14 @@ def canonical_deals(k: int) -> int:
     return math.comb(2 * k - 1, k)
 
 
+def rank_deal(p1: str, p2: str) -> int:
+    """A canonical balanced deal's rank, its place in the search order (inverse of ``unrank_deal``):
+    the colex rank of its black cards after player 1's red top card."""
+    s = to_bits(p1 + p2) >> 1
+    ones = [i for i in range(2 * len(p1) - 1) if (s >> i) & 1]
+    return sum(math.comb(c, i + 1) for i, c in enumerate(ones))
+
+
 def cycle_id_str(key: int, cards: int) -> str:
     """A state key (see the module docstring) of a game with ``cards`` cards, as ``LEADER/OTHER``."""
     a = key >> 56

@@ -315,9 +315,33 @@ def campaigns_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     proven, and what the rest costs, measured."""
     out = []
     for k in q.partial_sizes(con):
-        c = q.coverage_of(con, k)
-        out += [f"### Campaign k = {k}", "", coverage_text(c, q.window_cost(con, k), q.searched_ranges(con, k)), ""]
+        c, ranges = q.coverage_of(con, k), q.searched_ranges(con, k)
+        out += [f"### Campaign k = {k}", "", coverage_text(c, q.window_cost(con, k), ranges), ""]
+        cycles = q.known_cycles(con, k)
+        if cycles:
+            out += [known_cycles_text(cycles, ranges), ""]
     return ["## Campaigns in progress", "", *out] if out else []
+
+
+def known_cycles_text(cycles: list[dict], ranges: list[tuple[int, int]]) -> str:
+    """Where the search is sure to meet each cycle already known at its size: at the smallest balanced
+    deal of the cycle's basin, which the owner rule never stops (it may meet the cycle earlier too)."""
+    parts = []
+    for c in cycles:
+        rank = f"rank {value(c['rank'])}" if c["basin_whole"] else f"a rank at most {value(c['rank'])} (basin cut)"
+        searched = c["basin_whole"] and any(a <= c["rank"] < b for a, b in ranges)
+        if c["deals_met"]:
+            status = "met by a search shard"
+        elif searched:
+            status = "searched, yet not met: a contradiction to look into"
+        else:
+            status = "not searched yet"
+        parts.append(f"`{c['cycle_id']}` at {rank} ({status})")
+    return (
+        "**Known cycles.** The owner rule never stops the smallest balanced deal of a cycle's basin (no "
+        "smaller deal passes its states), so the search is sure to meet each cycle already known at this "
+        f"size once it has searched that deal's rank ({plural(len(cycles), 'cycle')}): {'; '.join(parts)}."
+    )
 
 
 def describe_list(s: dict) -> str:

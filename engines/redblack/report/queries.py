@@ -8,6 +8,7 @@ from __future__ import annotations
 import duckdb
 
 from ...report.common import one, query, records
+from ..rules import rank_deal
 
 FULL_DECK = 26  # k of a full deck of 52 cards
 
@@ -110,6 +111,9 @@ FROM redblack_counts WHERE method = 'sample' AND algorithm = 'brute' GROUP BY k,
 """
 
 COVERAGE_OF_SQL = "SELECT * FROM redblack_coverage WHERE k = ?"
+KNOWN_CYCLES_SQL = (
+    "SELECT cycle_id, basin_complete, found_by, deals_met FROM redblack_cycles WHERE k = ? ORDER BY cycle_id"
+)
 SEARCHED_RANGES_SQL = "SELECT range_start, range_stop FROM redblack_searched_ranges WHERE k = ? ORDER BY range_start"
 # Sizes searched in part (campaigns in progress and measured costs), the full deck aside
 PARTIAL_SIZES_SQL = "SELECT k FROM redblack_coverage WHERE NOT complete AND cost_from IS NOT NULL AND k <> ? ORDER BY k"
@@ -139,6 +143,21 @@ def full_deck_deals(con: Con, k: int = FULL_DECK) -> list[dict]:
 
 def coverage_of(con: Con, k: int) -> dict:
     return one(con, COVERAGE_OF_SQL, [k])
+
+
+def known_cycles(con: Con, k: int) -> list[dict]:
+    """The cycles known at size k (any way found), each with the rank of its smallest known balanced
+    deal and whether that is the smallest of its basin (a basin walked whole: by an audit, which
+    refuses a cut basin, or by a basin job that finished it) and whether a search shard met it."""
+    deals = infinite_by_k(con).get(k, [])
+    out = []
+    for c in records(con, KNOWN_CYCLES_SQL, [k]):
+        mine = [d for d in deals if d["cycle_id"] == c["cycle_id"]]
+        if mine:
+            smallest = min(mine, key=lambda d: rank_deal(d["p1"], d["p2"]))
+            whole = bool(c["basin_complete"]) or "audit" in c["found_by"]
+            out.append({**c, "rank": rank_deal(smallest["p1"], smallest["p2"]), "basin_whole": whole})
+    return out
 
 
 def searched_ranges(con: Con, k: int) -> list[tuple[int, int]]:
