@@ -23,7 +23,7 @@ import pytest
 from slurm_cluster import Cluster, Unavailable, install, unavailable_reason
 from wfhelp import SNAKEMAKE, WAREHOUSE_RULE, digests, env, workdir
 
-CONFIG = (Path(__file__).parent / "slurm_campaign.yaml").read_text()  # 7 shard jobs + the warehouse
+CONFIG = (Path(__file__).parent / "slurm_campaign.yaml").read_text()  # 4 shard jobs + the warehouse
 PROFILE = ["--workflow-profile", "workflow/profiles/slurm"]
 # The profile's status-check delays suit 10-60 minute jobs; these jobs last seconds.
 QUICK_CHECKS = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
