@@ -276,9 +276,12 @@ class Cluster:
 
     def _link_default_config(self) -> None:
         if DEFAULT_CONF.is_symlink():
-            if DEFAULT_CONF.exists():
+            other = DEFAULT_CONF.resolve().parent
+            if DEFAULT_CONF.exists() and other != self.root and _daemons_alive(other):
                 raise Unavailable(f"{DEFAULT_CONF} links to {DEFAULT_CONF.resolve()}: another cluster runs here")
-            DEFAULT_CONF.unlink()  # dangling: left by a cluster that was not stopped
+            # dangling, or left by a cluster whose run was killed before it could stop
+            # (a killed session ends the daemons too, but not the link)
+            DEFAULT_CONF.unlink()
         DEFAULT_CONF.parent.mkdir(parents=True, exist_ok=True)
         DEFAULT_CONF.symlink_to(self.conf)
 
@@ -366,6 +369,15 @@ def _reap(pid: int, block: bool = False) -> None:
         os.waitpid(pid, 0 if block else os.WNOHANG)
     except ChildProcessError:
         pass
+
+
+def _daemons_alive(root: Path) -> bool:
+    """Some daemon recorded for the cluster in ``root`` still runs."""
+    try:
+        pids = json.loads((root / "pids.json").read_text())
+    except (FileNotFoundError, ValueError):
+        return False
+    return any(_exists(pid) and _is_ours(pid, root) for pid in pids.values())
 
 
 def _is_ours(pid: int, root: Path) -> bool:

@@ -1,0 +1,73 @@
+"""The throw-away cluster's claim on /etc/slurm/slurm.conf (tests/slurm_cluster.py): a link
+left by a run that was killed must not stop the next run, and a cluster that still runs must
+not be taken over.  The link's place is a temporary path here, so nothing real is touched."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+import slurm_cluster
+from slurm_cluster import Cluster, Unavailable
+
+
+@pytest.fixture
+def default_conf(tmp_path, monkeypatch) -> Path:
+    link = tmp_path / "etc" / "slurm.conf"
+    monkeypatch.setattr(slurm_cluster, "DEFAULT_CONF", link)
+    return link
+
+
+def earlier_cluster(root: Path, pids: dict[str, int]) -> Path:
+    root.mkdir()
+    (root / "slurm.conf").write_text("ClusterName=cardlab\n")
+    (root / "pids.json").write_text(json.dumps(pids))
+    return root / "slurm.conf"
+
+
+def claim(root: Path) -> None:
+    root.mkdir(exist_ok=True)
+    Cluster(root)._link_default_config()
+
+
+def test_a_dangling_link_is_replaced(tmp_path, default_conf):
+    default_conf.parent.mkdir()
+    default_conf.symlink_to(tmp_path / "gone" / "slurm.conf")
+    claim(tmp_path / "new")
+    assert default_conf.readlink() == (tmp_path / "new" / "slurm.conf").resolve()
+
+
+def test_a_link_to_a_killed_cluster_is_replaced(tmp_path, default_conf):
+    # what a killed session leaves: the configuration and its PIDs, no daemon running
+    conf = earlier_cluster(tmp_path / "old", {"munged": 2**22 + 1, "slurmctld": 2**22 + 2})
+    default_conf.parent.mkdir()
+    default_conf.symlink_to(conf)
+    claim(tmp_path / "new")
+    assert default_conf.readlink() == (tmp_path / "new" / "slurm.conf").resolve()
+
+
+def test_a_running_cluster_is_not_taken_over(tmp_path, default_conf):
+    root = (tmp_path / "old").resolve()
+    daemon = subprocess.Popen(["sleep", "60"], env={**os.environ, "SLURM_CONF": f"{root}/slurm.conf"})
+    try:
+        conf = earlier_cluster(root, {"munged": daemon.pid})
+        default_conf.parent.mkdir()
+        default_conf.symlink_to(conf)
+        with pytest.raises(Unavailable, match="another cluster runs here"):
+            claim(tmp_path / "new")
+        assert default_conf.readlink() == conf
+    finally:
+        daemon.kill()
+        daemon.wait()
+
+
+def test_a_reused_pid_does_not_count_as_a_daemon(tmp_path, default_conf):
+    # the recorded PID now belongs to a process of some other program (this test's own)
+    conf = earlier_cluster(tmp_path / "old", {"slurmd": os.getpid()})
+    default_conf.parent.mkdir()
+    default_conf.symlink_to(conf)
+    claim(tmp_path / "new")
+    assert default_conf.readlink() == (tmp_path / "new" / "slurm.conf").resolve()
