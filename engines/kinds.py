@@ -52,6 +52,10 @@ class ShardKind(ABC):
     work_unit: ClassVar[str | None] = None
     """What a shard's ``work`` counts when it is not the engine's unit (e.g. ``basin jobs``); a spec's
     own ``work_unit`` comes first.  The live view never adds work of different units."""
+    cost_follows_shard: ClassVar[bool] = False
+    """A unit of work costs more in some shards than in others, and the neighbours of a shard cost about
+    what it does (RedBlack's ranks: the lowest cost several times the highest).  The live view then
+    prices a shard left by its group's measured shards on either side of it, not by the group's mean."""
     result_version: ClassVar[str | None] = None
     """An explicit, test-guarded result version (kept campaigns outlive refactors), or None: the engine's source hash."""
 

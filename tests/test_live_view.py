@@ -23,9 +23,11 @@ FIXTURE = Path(__file__).parent / "data" / "live_campaign.json"
 RATE = re.compile(r"(\d[\d,.e-]*) ([a-z][a-z ]*)/s")
 
 
-def shard(game="narcotic", kind="sim", exp="seed", n=0, work=1000, unit="games", main=True) -> PlannedShard:
+def shard(
+    game="narcotic", kind="sim", exp="seed", n=0, work=1000, unit="games", main=True, follows=False
+) -> PlannedShard:
     return PlannedShard(
-        game, kind, exp, "v", n, work, unit, main, (f"{game}/{exp}/{n}.parquet",), f"{game}/{exp}/{n}.log"
+        game, kind, exp, "v", n, work, unit, main, (f"{game}/{exp}/{n}.parquet",), f"{game}/{exp}/{n}.log", follows
     )
 
 
@@ -115,6 +117,29 @@ def test_a_group_not_started_takes_its_kinds_rate_and_an_unmeasured_kind_makes_t
     bj = shard("blackjack", "sim", "fresh", 0, 5000, "hands")
     frame = view(snap([s0, c0, bj], files=s0.files, logs=logs, units={"narcotic": "games", "blackjack": "hands"}))
     assert "ETA unknown (not yet measured: blackjack sim; the rest about" in frame.lines[0], frame.lines
+
+
+@pytest.mark.parametrize(("follows", "eta"), [(True, "ETA about 1 min 28 s"), (False, "ETA about 19 s")])
+def test_where_cost_follows_the_shard_a_shard_left_is_priced_by_its_neighbours(follows, eta):
+    """A RedBlack campaign did its cheap high ranks first: shard 0 ran at 10 deals/s, shard 4 at 160.
+    Shards 1..3 run at 20, 40 and 80 by geometric interpolation: 50 + 25 + 12.5 s for their 1,000 deals
+    each, 87.5 s.  By the group's mean they would take 3 x 6.25 s (the slow shard even left out, as a
+    first job's compile would be)."""
+    plan = [shard("redblack", "exhaustive", "exhaustive_k21", n, 1000, "deals", follows=follows) for n in range(5)]
+    logs = {plan[0].log: finished_log(plan[0], 100.0), plan[4].log: finished_log(plan[4], 6.25)}
+    frame = view(snap(plan, files=plan[0].files + plan[4].files, logs=logs))
+    assert eta in frame.lines[0], frame.lines
+
+
+def test_a_running_shard_whose_cost_follows_the_shard_is_priced_by_its_own_progress():
+    plan = [shard("redblack", "exhaustive", "exhaustive_k21", n, 1000, "deals", follows=True) for n in range(3)]
+    logs = {
+        plan[0].log: finished_log(plan[0], 100.0),
+        plan[1].log: LogFile(f"{header(plan[1])}\n{progress_line(plan[1], 500, 10.0)}\n", 100.0),
+    }
+    frame = view(snap(plan, files=plan[0].files, logs=logs))
+    # shard 1 at its own 50 deals/s; shard 2, beyond the measured ones, at shard 1's
+    assert "50 deals/s" in frame.lines[1] and "ETA about 30 s" in frame.lines[0], frame.lines
 
 
 def test_the_time_jobs_spend_outside_their_computation_is_measured_and_counted():

@@ -14,7 +14,11 @@ logs stay) and the last progress line of every unfinished one, summed as work ov
 job-seconds, so a rate is a mean over everything measured, never the last instant,
 and a game whose shards print no progress until they end still gets one.  A group
 none of whose shards has reported yet takes its kind's rate over the game's other
-experiments until it has its own.  The overall ETA is the job-seconds left (work
+experiments until it has its own.  Where a kind's cost per unit follows the shard (RedBlack's
+exhaustive ranks: a low rank's deal plays several times the rounds of a high one), a shard
+left is priced instead by the rates of its group's measured shards on either side,
+interpolated geometrically by shard number, so a campaign that did its cheap shards first does not promise
+the costly rest at their rate.  The overall ETA is the job-seconds left (work
 left over the rate, plus the start-up each job of the run has cost beyond its timed
 computation) spread over the jobs running at once, and no shorter than the longest
 shard left; it is "unknown" while a kind with work left has no measurement at all,
@@ -27,6 +31,7 @@ only once every shard of the game is done.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -56,6 +61,7 @@ class PlannedShard:
     main: bool  # its unit is the game's own (games, deals, hands)
     files: tuple[str, ...]
     log: str
+    cost_follows_shard: bool = False  # its kind's: priced by the measured shards around it
 
     @property
     def group(self) -> tuple[str, str, str]:
@@ -170,6 +176,13 @@ def shard_states(snap: Snapshot) -> list[ShardState]:
     return out
 
 
+def measures_of(s: ShardState) -> list[Measure]:
+    """What a shard's log measured: its last finished job and its attempt under way."""
+    if s.log is None:
+        return []
+    return [m for m in (s.log.finished, s.log.progress) if m is not None and m.seconds > 0 and m.work > 0]
+
+
 def group_measures(states: Sequence[ShardState]) -> dict[tuple[str, str, str], Measure]:
     """Each group's measured work and job-seconds: finished jobs' timing lines plus unfinished ones' progress.
 
@@ -177,11 +190,8 @@ def group_measures(states: Sequence[ShardState]) -> dict[tuple[str, str, str], M
     compiles its kernels (numba caches them for the rest), which is not the rate of the others."""
     found: dict[tuple[str, str, str], list[Measure]] = {}
     for s in states:
-        if s.log is None:
-            continue
-        for m in (s.log.finished, s.log.progress):
-            if m is not None and m.seconds > 0 and m.work > 0:
-                found.setdefault(s.spec.group, []).append(m)
+        for m in measures_of(s):
+            found.setdefault(s.spec.group, []).append(m)
     measures = {}
     for group, ms in found.items():
         if len(ms) > 1:
@@ -202,6 +212,40 @@ def shard_rates(states: Sequence[ShardState]) -> dict[tuple[str, str, str], floa
         g = s.spec.group
         own = measures.get(g)
         rates[g] = own.rate if own is not None and own.rate else by_kind.get(g[:2], Measure()).rate
+    return rates
+
+
+def interpolated_rate(shards: Sequence[int], measures: Sequence[Measure], shard: int) -> float | None:
+    """A shard's rate from its group's measured ones (``shards`` sorted and distinct, ``measures`` beside
+    them): its own measure, else the rates of the nearest measured shard on each side, interpolated
+    geometrically by shard number (beyond the measured ones, the nearest one's)."""
+    i = bisect_left(shards, shard)
+    if i < len(shards) and shards[i] == shard:
+        return measures[i].rate
+    if i == 0 or i == len(shards):
+        return measures[min(i, len(shards) - 1)].rate
+    lo, hi = shards[i - 1], shards[i]
+    # geometrically: costs several-fold apart (a rank's cost falls steeply from the lowest ranks) are
+    # interpolated in proportion, which a straight line across a gap would overstate
+    return measures[i - 1].rate ** ((hi - shard) / (hi - lo)) * measures[i].rate ** ((shard - lo) / (hi - lo))
+
+
+def rates_of(states: Sequence[ShardState]) -> list[float | None]:
+    """Each shard's rate, beside ``states``: its group's (:func:`shard_rates`), or, where its kind's cost
+    follows the shard, the one interpolated between its group's measured shards around it."""
+    group_rates = shard_rates(states)
+    points: dict[tuple[str, str, str], dict[int, Measure]] = {}
+    for s in states:
+        if s.spec.cost_follows_shard:
+            for m in measures_of(s):
+                found = points.setdefault(s.spec.group, {})
+                found[s.spec.shard] = found.get(s.spec.shard, Measure()) + m
+    measured = {g: (sorted(found), [found[n] for n in sorted(found)]) for g, found in points.items()}
+    rates = []
+    for s in states:
+        near = measured.get(s.spec.group)
+        rate = interpolated_rate(*near, s.spec.shard) if near else None
+        rates.append(rate or group_rates.get(s.spec.group))
     return rates
 
 
@@ -249,14 +293,12 @@ def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int) ->
 
 def estimate(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> Estimate:
     """Wall seconds left: job-seconds left over ``parallel`` jobs at once, at least the longest shard left."""
-    rates = shard_rates(states)
     total, longest, unmeasured, unmeasured_jobs = 0.0, 0.0, [], []
-    left = [s for s in states if s.state != "done"]
+    left = [(s, rate) for s, rate in zip(states, rates_of(states), strict=True) if s.state != "done"]
     parallel = max(1, min(parallel, len(left) or 1))
     overhead = job_overhead(states, snap, parallel)
     now = snap.now
-    for s in left:
-        rate = rates.get(s.spec.group)
+    for s, rate in left:
         if rate is None:
             names = unmeasured if s.spec.main else unmeasured_jobs
             name = f"{s.spec.game} {s.spec.kind}"
@@ -290,7 +332,7 @@ class KindLine:
     rate: float = 0.0  # units/s of the running shards, at their groups' rates
     unrated: int = 0  # running shards whose group has no rate yet
 
-    def add(self, s: ShardState, rates: Mapping[tuple[str, str, str], float | None]) -> None:
+    def add(self, s: ShardState, rate: float | None) -> None:
         self.shards += 1
         self.work += s.spec.work
         self.work_done += s.done_work
@@ -298,7 +340,6 @@ class KindLine:
         self.interrupted += s.state == "interrupted"
         if s.state == "running":
             self.running += 1
-            rate = rates.get(s.spec.group)
             if rate is None:
                 self.unrated += 1
             else:
@@ -346,12 +387,11 @@ class GameLine:
 
 
 def game_lines(snap: Snapshot, states: Sequence[ShardState]) -> list[GameLine]:
-    rates = shard_rates(states)
     lines = {game: GameLine(game, KindLine(unit)) for game, unit in snap.units.items()}
-    for s in states:
+    for s, rate in zip(states, rates_of(states), strict=True):
         line = lines[s.spec.game]
         target = line.main if s.spec.main else line.others.setdefault(s.spec.kind, KindLine(s.spec.unit))
-        target.add(s, rates)
+        target.add(s, rate)
     return [line for line in lines.values() if line.main.shards or line.others]
 
 

@@ -93,6 +93,7 @@ def planned_shards(cfg: dict, results: str = "results") -> tuple[list[PlannedSha
                     unit == eng.work_unit,
                     tuple(shard_path(game, t, spec, root=results) for t in eng.spec_tables(spec)),
                     log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=results),
+                    eng.kind_of(spec).cost_follows_shard,
                 )
             )
     return plan, units

@@ -163,6 +163,7 @@ class ExhaustiveSearch(SearchKind):
 
     name = "exhaustive"
     backends = {DEFAULT_BACKEND: search_range}
+    cost_follows_shard = True  # a low rank's deal plays many more rounds before it stops
 
     def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
         specs: list[dict] = []
