@@ -70,6 +70,13 @@ def local_run(tmp_path_factory) -> tuple[dict[str, str], float]:
     return digests(wd), time.monotonic() - began
 
 
+def interruptible() -> None:
+    """Ctrl-C reaches snakemake even where this test was started in the background: a shell ignores
+    SIGINT in what it starts with `&`, the ignoring is inherited, and Python then installs no
+    KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Run:
     """One snakemake run through the cluster, in its own process group, output in a file."""
 
@@ -86,6 +93,7 @@ class Run:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
+                preexec_fn=interruptible,
             )
 
     @property
