@@ -116,6 +116,7 @@ class Cluster:
         self.accounting = accounting
         self.conf = self.root / "slurm.conf"
         self.pids_file = self.root / "pids.json"
+        self.owner_file = self.root / "owner.pid"  # the process whose `with` block the cluster lives in
 
     @property
     def env(self) -> dict[str, str]:
@@ -278,10 +279,12 @@ class Cluster:
         if DEFAULT_CONF.is_symlink():
             other = DEFAULT_CONF.resolve().parent
             if DEFAULT_CONF.exists() and other != self.root and _daemons_alive(other):
-                raise Unavailable(f"{DEFAULT_CONF} links to {DEFAULT_CONF.resolve()}: another cluster runs here")
+                if not _orphaned(other):
+                    raise Unavailable(f"{DEFAULT_CONF} links to {DEFAULT_CONF.resolve()}: another cluster runs here")
+                Cluster(other).stop()  # its test was killed; the daemons, in their own sessions, were not
             # dangling, or left by a cluster whose run was killed before it could stop
             # (a killed session ends the daemons too, but not the link)
-            DEFAULT_CONF.unlink()
+            DEFAULT_CONF.unlink(missing_ok=True)
         DEFAULT_CONF.parent.mkdir(parents=True, exist_ok=True)
         DEFAULT_CONF.symlink_to(self.conf)
 
@@ -341,9 +344,12 @@ class Cluster:
                 os.kill(pid, signal.SIGKILL)
                 _reap(pid, block=True)
         self.pids_file.unlink(missing_ok=True)
+        self.owner_file.unlink(missing_ok=True)
         self._unlink_default_config()
 
     def __enter__(self) -> Cluster:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.owner_file.write_text(str(os.getpid()))
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -378,6 +384,15 @@ def _daemons_alive(root: Path) -> bool:
     except (FileNotFoundError, ValueError):
         return False
     return any(_exists(pid) and _is_ours(pid, root) for pid in pids.values())
+
+
+def _orphaned(root: Path) -> bool:
+    """The cluster in ``root`` was started by a `with` block whose process is gone (a cluster started
+    from the command line has no owner, and is never taken for an orphan)."""
+    try:
+        return not _exists(int((root / "owner.pid").read_text()))
+    except (FileNotFoundError, ValueError):
+        return False
 
 
 def _is_ours(pid: int, root: Path) -> bool:

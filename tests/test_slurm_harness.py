@@ -1,6 +1,7 @@
 """The throw-away cluster's claim on /etc/slurm/slurm.conf (tests/slurm_cluster.py): a link
-left by a run that was killed must not stop the next run, and a cluster that still runs must
-not be taken over.  The link's place is a temporary path here, so nothing real is touched."""
+left by a run that was killed must not stop the next run, nor must the daemons of a test that
+was killed; a cluster that still runs for someone must not be taken over.  The link's place is
+a temporary path here, and the "daemons" are `sleep`s, so nothing real is touched."""
 
 from __future__ import annotations
 
@@ -49,16 +50,42 @@ def test_a_link_to_a_killed_cluster_is_replaced(tmp_path, default_conf):
     assert default_conf.readlink() == (tmp_path / "new" / "slurm.conf").resolve()
 
 
-def test_a_running_cluster_is_not_taken_over(tmp_path, default_conf):
+def fake_daemon(root: Path) -> subprocess.Popen:
+    return subprocess.Popen(["sleep", "60"], env={**os.environ, "SLURM_CONF": f"{root}/slurm.conf"})
+
+
+@pytest.mark.parametrize("owner", [None, "alive"])
+def test_a_running_cluster_is_not_taken_over(tmp_path, default_conf, owner):
+    """Started from the command line (no owner), or by a test still running (this one)."""
     root = (tmp_path / "old").resolve()
-    daemon = subprocess.Popen(["sleep", "60"], env={**os.environ, "SLURM_CONF": f"{root}/slurm.conf"})
+    daemon = fake_daemon(root)
     try:
         conf = earlier_cluster(root, {"munged": daemon.pid})
+        if owner:
+            (root / "owner.pid").write_text(str(os.getpid()))
         default_conf.parent.mkdir()
         default_conf.symlink_to(conf)
         with pytest.raises(Unavailable, match="another cluster runs here"):
             claim(tmp_path / "new")
         assert default_conf.readlink() == conf
+        assert daemon.poll() is None
+    finally:
+        daemon.kill()
+        daemon.wait()
+
+
+def test_the_daemons_of_a_killed_test_are_stopped_and_the_link_taken(tmp_path, default_conf):
+    root = (tmp_path / "old").resolve()
+    daemon = fake_daemon(root)
+    try:
+        conf = earlier_cluster(root, {"munged": daemon.pid})
+        (root / "owner.pid").write_text(str(2**22 + 3))  # no such process
+        default_conf.parent.mkdir()
+        default_conf.symlink_to(conf)
+        claim(tmp_path / "new")
+        assert default_conf.readlink() == (tmp_path / "new" / "slurm.conf").resolve()
+        assert daemon.poll() is not None, "the orphaned daemon still runs"
+        assert not (root / "pids.json").exists()
     finally:
         daemon.kill()
         daemon.wait()
