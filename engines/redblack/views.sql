@@ -112,6 +112,31 @@ SELECT w.*, searched.windows_searched, student_t95(windows - 1) AS t95,
        cpu_s_per_deal + student_t95(windows - 1) * sd_cpu_s_per_deal / sqrt(windows) AS hi95_cpu_s_per_deal
 FROM w JOIN searched USING (k) ORDER BY k;
 
+-- The cost windows checked against a campaign, per size k with at least two windows whose ranks
+-- a campaign has searched since (campaign_searched): those windows are uniform draws over the
+-- ranks the campaign searched, so their mean CPU per deal (95 % interval as in
+-- redblack_window_cost) times the deals of the campaign's timed owner-rule shards predicts the
+-- CPU seconds those shards took (shard_timings); ratio: taken over predicted.
+CREATE VIEW redblack_cost_check AS
+WITH w AS (
+    SELECT k, count(*) AS windows, avg(cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(cpu_s_per_deal) AS sd
+    FROM redblack_cost_windows WHERE campaign_searched GROUP BY k HAVING count(*) >= 2
+), campaign AS (
+    SELECT c.k, count(*) AS shards, sum(c.deals) AS deals, sum(t.cpu_s) AS cpu_s
+    FROM redblack_counts c
+    JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
+                         AND t.variant = 'owner' AND t.shard = c.shard
+    WHERE c.method = 'exhaustive' AND c.algorithm = 'owner'
+      AND c.experiment <> printf('exhaustive_k%02d_windows', c.k)
+    GROUP BY c.k
+)
+SELECT k, windows, shards, deals, cpu_s_per_deal,
+       deals * cpu_s_per_deal AS predicted_cpu_s,
+       deals * greatest(0, cpu_s_per_deal - student_t95(windows - 1) * sd / sqrt(windows)) AS lo95_cpu_s,
+       deals * (cpu_s_per_deal + student_t95(windows - 1) * sd / sqrt(windows)) AS hi95_cpu_s,
+       cpu_s AS taken_cpu_s, cpu_s / (deals * cpu_s_per_deal) AS ratio
+FROM w JOIN campaign USING (k) ORDER BY k;
+
 -- The ranks searched exhaustively per size k, as disjoint ranges [range_start, range_stop)
 -- (overlapping and touching shards and windows merged).
 CREATE VIEW redblack_searched_ranges AS

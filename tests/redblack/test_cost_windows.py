@@ -12,7 +12,8 @@ from wfhelp import shards_warehouse
 
 from engines.core.errors import CardlabError
 from engines.redblack import search_range
-from engines.redblack.report.markdown import coverage_text, ranges_text
+from engines.redblack.report import queries as q
+from engines.redblack.report.markdown import cost_check_section, cost_check_text, coverage_text, ranges_text
 from engines.redblack.rules import canonical_deals
 from engines.redblack.search_shards import ExhaustiveSearch, search_tables
 from engines.redblack.window_shards import STARTUP_PROBES, STARTUP_VARIANT, window_experiment
@@ -239,6 +240,58 @@ def test_windows_in_ranks_a_campaign_searched_are_left_out(built):
         con.rollback()
     (n,) = con.execute("SELECT windows FROM redblack_window_cost").fetchone()
     assert n == 4
+
+
+def test_windows_in_a_campaigns_ranks_predict_what_it_took(built):
+    """Campaign shards over the windows of 0.1 and 0.2 ms (shards 7 and 8, timed 0.25 and 0.35 CPU-s) and
+    shard 0 (2.0 CPU-s): the two windows predict 150 ns a deal for the campaign's 3,000 deals."""
+    con, _ = built
+    draws = con.execute("SELECT range_start, range_stop FROM redblack_cost_windows ORDER BY draw").fetchall()
+    con.begin()
+    try:
+        for shard, (r0, r1), cpu in ((7, draws[0], 0.25), (8, draws[1], 0.35)):
+            con.execute(
+                "INSERT INTO redblack_counts SELECT * REPLACE (? AS range_start, ? AS range_stop, ? AS shard) "
+                "FROM redblack_counts WHERE experiment = 'exhaustive_k26' AND shard = 0",
+                [r0, r1, shard],
+            )
+            con.execute(
+                "INSERT INTO shard_timings VALUES ('redblack', 'exhaustive_k26', 'owner', ?, 1000, 'deals', 1, ?, 1)",
+                [shard, cpu],
+            )
+        r = con.execute("SELECT * FROM redblack_cost_check").fetchall()
+        assert len(r) == 1
+        k, windows, shards, deals, per_deal, predicted, lo, hi, taken, ratio = r[0]
+        assert (k, windows, shards, deals) == (26, 2, 3, 3000)
+        assert per_deal == pytest.approx(150e-9) and predicted == pytest.approx(3000 * 150e-9)
+        half = 12.7062 * np.std([100e-9, 200e-9], ddof=1) / math.sqrt(2)
+        assert lo == 0 and hi == pytest.approx(3000 * (150e-9 + half), rel=1e-4)
+        assert taken == pytest.approx(2.6) and ratio == pytest.approx(2.6 / predicted)
+        # the cost to finish now comes from the other two windows (300 and 400 ns)
+        (mean,) = con.execute("SELECT cpu_s_per_deal FROM redblack_window_cost").fetchone()
+        assert mean == pytest.approx(350e-9)
+        checks = q.cost_checks(con)
+        text = cost_check_section(checks)
+        assert text[0] == "## The cost windows, checked against the campaigns"
+        assert text[-1].startswith("- k = 26: the 2 windows in its campaign's ranks predicted 1.25e-07 core-hours")
+        assert "for the 3,000 deals of its 3 timed shards; they took 0.000722 (" in text[-1]
+        assert "above the interval)." in text[-1]
+    finally:
+        con.rollback()
+    assert con.execute("SELECT count(*) FROM redblack_cost_check").fetchone() == (0,)
+
+
+def test_the_check_says_where_the_cost_taken_falls():
+    row = {"k": 21, "windows": 34, "shards": 93, "deals": 185_128_937_220, "ratio": 1.06}
+    inside = cost_check_text(row | {"predicted_h": 5.0, "lo95_h": 4.1, "hi95_h": 5.9, "taken_h": 5.3})
+    assert inside == (
+        "k = 21: the 34 windows in its campaign's ranks predicted 5 core-hours (95 % interval 4.1–5.9) for the "
+        "185,128,937,220 deals of its 93 timed shards; they took 5.3 (1.06 times the prediction, inside the interval)."
+    )
+    below = cost_check_text(row | {"predicted_h": 150.0, "lo95_h": 120.0, "hi95_h": 180.0, "taken_h": 99.5})
+    assert "predicted 150 core-hours (95 % interval 120–180)" in below and "took 99.5 (" in below
+    assert below.endswith("below the interval).")
+    assert cost_check_section([]) == []
 
 
 def test_the_cost_text_says_which_windows_it_left_out():

@@ -307,7 +307,42 @@ def coverage_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         "",
         markdown_table(COVERAGE_COLUMNS, rows),
         *campaigns_section(con),
+        *cost_check_section(q.cost_checks(con)),
     ]
+
+
+def cost_check_section(rows: list[dict]) -> list[str]:
+    """The cost windows' prediction for the ranks campaigns have searched since, beside what they took."""
+    if not rows:
+        return []
+    return [
+        "## The cost windows, checked against the campaigns",
+        "",
+        "A cost window whose ranks a campaign has searched since is left out of the cost to finish, and "
+        "checks it instead: the windows that fall in a campaign's ranks are uniform draws over them, so they "
+        "predict what the campaign's timed shards took (view `redblack_cost_check`).",
+        "",
+        *(f"- {cost_check_text(r)}" for r in rows),
+    ]
+
+
+def cost_check_text(r: dict) -> str:
+    """``k = 21: 34 windows predicted 5.0 core-hours (95 % interval 4.1-5.9) ...; they took 5.3 (1.06 times)``."""
+    lo, hi, taken = r["lo95_h"], r["hi95_h"], r["taken_h"]
+    verdict = (
+        "inside the interval" if lo <= taken <= hi else "above the interval" if taken > hi else "below the interval"
+    )
+    return (
+        f"k = {r['k']}: the {plural(r['windows'], 'window')} in its campaign's ranks predicted "
+        f"{hours_text(r['predicted_h'])} core-hours (95 % interval {hours_text(lo)}–{hours_text(hi)}) for the "
+        f"{value(r['deals'])} deals of its {plural(r['shards'], 'timed shard')}; they took "
+        f"{hours_text(taken)} ({r['ratio']:.2f} times the prediction, {verdict})."
+    )
+
+
+def hours_text(h: float) -> str:
+    """Core-hours to the precision that matters: 3 significant digits below 100, whole hours above."""
+    return f"{h:,.0f}" if h >= 100 else f"{h:.3g}"
 
 
 def campaigns_section(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -73,6 +73,13 @@ SELECT k, windows, windows_searched, window_deals, deals, cpu_s, t95, rounds_per
 FROM redblack_window_cost ORDER BY k
 """
 
+# The cost windows' prediction for the ranks a campaign has searched, beside what it took (views.sql).
+COST_CHECK_SQL = """
+SELECT k, windows, shards, deals, predicted_cpu_s / 3600 AS predicted_h, lo95_cpu_s / 3600 AS lo95_h,
+       hi95_cpu_s / 3600 AS hi95_h, taken_cpu_s / 3600 AS taken_h, ratio
+FROM redblack_cost_check ORDER BY k
+"""
+
 COST_WINDOWS_SQL = """
 SELECT k, draw, range_start, range_stop, deals, 1e9 * cpu_s_per_deal AS ns_per_deal, rounds_per_deal,
        campaign_searched
@@ -177,6 +184,10 @@ def window_costs(con: Con) -> list[dict]:
 def window_cost(con: Con, k: int) -> dict:
     """One size's row of :func:`window_costs`; empty without two timed cost windows."""
     return next((r for r in window_costs(con) if r["k"] == k), {})
+
+
+def cost_checks(con: Con) -> list[dict]:
+    return records(con, COST_CHECK_SQL)
 
 
 def cost_windows(con: Con) -> list[dict]:
