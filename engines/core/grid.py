@@ -30,14 +30,42 @@ class GridNames:
     items: str
 
 
+def windows_of(window: Sequence[int] | Sequence[Sequence[int]] | None, total: int) -> list[tuple[int, int]]:
+    """A window setting as a list of [start, stop) pairs: ``[start, stop]``, a list of such pairs, or
+    None (every rank)."""
+    if window is None:
+        return [(0, total)]
+    if len(window) and not isinstance(window[0], Sequence):
+        return [(int(window[0]), int(window[1]))]
+    return [(int(w[0]), int(w[1])) for w in window]
+
+
 def grid_shards(
-    total: int, per_shard: int, window: Sequence[int] | None, where: str, names: GridNames
+    total: int, per_shard: int, window: Sequence[int] | Sequence[Sequence[int]] | None, where: str, names: GridNames
 ) -> list[tuple[int, int, int]]:
-    """(shard, start, stop) of the shards of a space of ``total`` ranks that lie in ``window`` (all by default).
+    """(shard, start, stop) of the shards of a space of ``total`` ranks that lie in ``window`` (all by default;
+    one ``[start, stop]`` or a list of them, which must not overlap), in rank order.
 
     Shard i covers ranks [i * per_shard, (i + 1) * per_shard) whatever the window, so a shard's
     number, range and file are the same in every plan that contains it."""
-    start, stop = (0, total) if window is None else (int(window[0]), int(window[1]))
+    pairs = sorted(windows_of(window, total))
+    for (a0, a1), (b0, b1) in zip(pairs, pairs[1:]):
+        if b0 < a1:
+            raise CardlabError(f"{where}.{names.window}: [{a0}, {a1}) and [{b0}, {b1}) overlap")
+    shards = [s for start, stop in pairs for s in window_shards(total, per_shard, start, stop, where, names)]
+    if len(shards) > MAX_PLANNED_SHARDS:
+        raise CardlabError(
+            f"{where}: {names.size} would plan {len(shards):,} shards; at most {MAX_PLANNED_SHARDS:,} at a time "
+            f"(Snakemake plans about 500 jobs a second): raise {names.per_shard} or plan a window of "
+            f"{names.items} ({names.window}: [start, stop])"
+        )
+    return shards
+
+
+def window_shards(
+    total: int, per_shard: int, start: int, stop: int, where: str, names: GridNames
+) -> list[tuple[int, int, int]]:
+    """The shards of one window [start, stop) of the grid."""
     if not 0 <= start < stop <= total:
         raise CardlabError(
             f"{where}.{names.window}: [{start}, {stop}) is not a non-empty window inside [0, {total}) for {names.size}"
@@ -53,7 +81,7 @@ def grid_shards(
             f"{where}: {names.size} needs shard numbers up to {last - 1:,} with {names.per_shard} = {per_shard:,}; "
             f"at most {MAX_SHARD:,}: raise {names.per_shard}"
         )
-    if last - first > MAX_PLANNED_SHARDS:
+    if last - first > MAX_PLANNED_SHARDS:  # before the list is built: a wrong shard size can ask for billions
         raise CardlabError(
             f"{where}: {names.size} would plan {last - first:,} shards; at most {MAX_PLANNED_SHARDS:,} at a time "
             f"(Snakemake plans about 500 jobs a second): raise {names.per_shard} or plan a window of "

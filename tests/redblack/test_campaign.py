@@ -37,9 +37,26 @@ def test_windows_sit_on_one_shard_grid_and_add_up_to_the_whole():
     assert [s["range"] for s in whole][-1][1] == total and all(s["variant"] == "owner" for s in whole)
 
 
+def test_a_list_of_windows_plans_their_shards_in_rank_order():
+    """A campaign kept at both ends of its ranks (k = 21: shards 0..2 and the top) plans both in one block."""
+    total = canonical_deals(9)
+    block = {"k": [9], "method": "owner", "deals_per_shard": 1000, "basins": False}
+    whole = exhaustive({"exhaustive": block, "basins": False})
+    both = exhaustive({"exhaustive": {**block, "ranks": [[20000, total], [0, 3000]]}, "basins": False})
+    assert both == whole[:3] + whole[20:]
+    one = exhaustive({"exhaustive": {**block, "ranks": [[0, 3000]]}, "basins": False})
+    assert one == exhaustive({"exhaustive": {**block, "ranks": [0, 3000]}, "basins": False}) == whole[:3]
+
+
 @pytest.mark.parametrize(
     ("block", "message"),
     [
+        (
+            {"k": [9], "ranks": [[0, 3000], [2000, 5000]], "deals_per_shard": 1000},
+            r"\[0, 3000\) and \[2000, 5000\) overlap",
+        ),
+        ({"k": [9], "ranks": [[0, 3000], [4000, 4500]], "deals_per_shard": 1000}, "shard boundary"),
+        ({"k": [9], "ranks": [[0, 3000, 5]], "deals_per_shard": 1000}, "is too long"),
         ({"k": [9], "ranks": [5, 2000], "deals_per_shard": 1000}, "shard boundary"),
         ({"k": [9], "ranks": [0, 10**9], "deals_per_shard": 1000}, "non-empty window"),
         ({"k": [8, 9], "ranks": [0, 1000], "deals_per_shard": 1000}, "exactly one size"),
