@@ -323,6 +323,7 @@ def cost_check_section(rows: list[dict]) -> list[str]:
         "predict what the campaign's timed shards took (view `redblack_cost_check`).",
         "",
         *(f"- {cost_check_text(r)}" for r in rows),
+        "",
     ]
 
 
