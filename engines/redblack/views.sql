@@ -55,7 +55,8 @@ CREATE MACRO student_t95(df) AS
     END;
 
 -- One row per timed cost window (engines/redblack/window_shards.py): a window of consecutive
--- ranks at a uniformly drawn position (experiment exhaustive_kNN_windows, shard = the window's
+-- ranks at a stratified position (window i uniform in the i-th of n equal parts of the ranks;
+-- experiment exhaustive_kNN_windows, shard = the window's
 -- draw), searched exhaustively with the owner rule like a campaign shard, and the CPU seconds
 -- its search took: its job's (shard_timings, from the job log) less a warm job's start-up,
 -- the mean of the size's start-up probes (variant startup, shards 1.. ; shard 0 is the
@@ -89,8 +90,10 @@ ORDER BY c.k, c.shard;
 -- Per size k with at least two timed cost windows in the ranks left (not campaign_searched):
 -- the CPU seconds per deal of a campaign shard of those ranks, as the mean over those windows
 -- with its 95 % interval (mean ± t·s/√n, Student's t with n - 1 degrees of freedom: the
--- windows are independent uniform draws of a window's place, and those that fall in the ranks
--- left are uniform draws over them), the spread between them (min, median, max) and rounds per
+-- windows are independent draws, one uniform in each of n equal parts of the ranks, so the
+-- plain mean is the stratified mean and s²/n, which ignores the strata, overstates its
+-- variance: the interval errs wide; those in the ranks left are one in each part left), the
+-- spread between them (min, median, max) and rounds per
 -- deal over them; windows_searched: the size's windows left out, their ranks searched by a
 -- campaign (a campaign over the cheap ranks would otherwise make the rest look cheap).
 CREATE VIEW redblack_window_cost AS
@@ -113,8 +116,8 @@ SELECT w.*, searched.windows_searched, student_t95(windows - 1) AS t95,
 FROM w JOIN searched USING (k) ORDER BY k;
 
 -- The cost windows checked against a campaign, per size k with at least two windows whose ranks
--- a campaign has searched since (campaign_searched): those windows are uniform draws over the
--- ranks the campaign searched, so their mean CPU per deal (95 % interval as in
+-- a campaign has searched since (campaign_searched): those windows are draws over the ranks
+-- the campaign searched (one in each part of them), so their mean CPU per deal (95 % interval as in
 -- redblack_window_cost) times the deals of the campaign's timed owner-rule shards predicts the
 -- CPU seconds those shards took (shard_timings); ratio: taken over predicted.
 CREATE VIEW redblack_cost_check AS

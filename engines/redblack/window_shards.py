@@ -1,9 +1,10 @@
-"""Cost windows: exhaustive owner-rule shards of a size k at seeded, uniformly drawn rank positions.
+"""Cost windows: exhaustive owner-rule shards of a size k at seeded, stratified uniform rank positions.
 
 A campaign's cost per deal varies a lot along the ranks (low ranks hold structured deals
 that play several times longer), so the cost to finish a size is measured the way its
-campaign runs: ``windows`` windows of ``window`` consecutive ranks each, at positions
-drawn uniformly over the size's ranks, each searched exactly like a campaign shard.  The
+campaign runs: ``windows`` windows of ``window`` consecutive ranks each, window i at a
+position drawn uniformly in the i-th of ``windows`` equal parts of the size's ranks, each
+searched exactly like a campaign shard.  The
 CPU seconds per deal of each (its job log's timing line, the warehouse's
 ``shard_timings``) give the projection and its interval between windows
 (``redblack_cost`` in views.sql).
@@ -77,25 +78,23 @@ def cost_window_blocks(section: Mapping[str, Any]) -> list[dict]:
 def window_starts(k: int, windows: int, window: int, root: int, game: str) -> list[int]:
     """The first rank of each window, in the order drawn: distinct multiples of ``window``.
 
-    Window i draws its slot (a multiple of ``window`` whose whole window lies inside the
-    ranks) uniformly from its own seeded stream, again while the slot is taken by an
-    earlier window; so windows never overlap, and window i is the same whatever the
-    number of windows asked for (a longer plan extends a shorter one)."""
+    Stratified: the slots (multiples of ``window`` whose whole window lies inside the ranks)
+    are cut into ``windows`` equal strata, and window i draws its slot uniformly from the
+    i-th, from its own seeded stream.  So windows never overlap and the bottom of the ranks,
+    where a deal costs several times the average, always gets its share: with uniform draws
+    over all the ranks, none of k = 21's 64 windows fell in its bottom 3 %, and the cost of
+    the ranks searched came out 1.34 times the windows' prediction (docs/redblack.md)."""
     slots = canonical_deals(k) // window
-    taken: set[int] = set()
     starts = []
     for i in range(windows):
+        first, stop = i * slots // windows, (i + 1) * slots // windows
         draw = np.random.default_rng(shard_seed(root, game, window_experiment(k), WINDOW_VARIANT, i))
-        slot = int(draw.integers(slots))
-        while slot in taken:
-            slot = int(draw.integers(slots))
-        taken.add(slot)
-        starts.append(slot * window)
+        starts.append((first + int(draw.integers(stop - first))) * window)
     return starts
 
 
 class CostWindows(ExhaustiveSearch):
-    """Exhaustive owner-rule windows of ranks at seeded uniform positions, to measure a size's cost per deal.
+    """Exhaustive owner-rule windows of ranks at seeded stratified positions, to measure a size's cost per deal.
 
     Computed exactly as :class:`ExhaustiveSearch` computes a shard of the same ranks (same
     tables, same result version), on one thread with the default backend, so the CPU

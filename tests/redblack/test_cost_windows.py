@@ -49,12 +49,35 @@ def test_the_plan_draws_distinct_aligned_windows_inside_the_ranks():
     assert starts[0] < total / 4 and starts[-1] > 3 * total / 4
 
 
-def test_the_plan_is_deterministic_from_the_seed_and_a_longer_one_extends_it():
+def test_the_plan_is_deterministic_from_the_seed():
     assert windows_of(FULL) == windows_of(FULL)
     other = {"cost_windows": {**FULL["cost_windows"], "seed": 1}}
     assert {w["ranks"][0] for w in windows_of(other)}.isdisjoint({w["ranks"][0] for w in windows_of(FULL)})
-    fewer = {"cost_windows": {**FULL["cost_windows"], "windows": 8}}
-    assert windows_of(fewer) == windows_of(FULL)[:8]
+
+
+@pytest.mark.parametrize("windows", [2, 8, 32])
+def test_window_i_lies_in_the_ith_of_equal_parts_of_the_ranks(windows):
+    """Stratified: the bottom of the ranks, where a deal costs several times the average, always
+    gets its share of windows (uniform draws over all of them left k = 21's bottom 3 % without one)."""
+    slots = canonical_deals(26) // 1_000_000
+    plan = windows_of({"cost_windows": {**FULL["cost_windows"], "windows": windows}})
+    for w in plan:
+        slot = w["ranks"][0] // 1_000_000
+        assert w["shard"] * slots // windows <= slot < (w["shard"] + 1) * slots // windows
+    assert len(plan) == windows
+
+
+def test_stratified_draws_spread_like_uniform_ones_within_their_parts():
+    """Over many seeds, a window's place in its part is uniform (each tenth of the part about as often)."""
+    tenths = np.zeros(10)
+    for seed in range(400):
+        plan = windows_of({"cost_windows": {"k": 12, "windows": 4, "window": 100, "seed": seed}})
+        slots = canonical_deals(12) // 100
+        for w in plan:
+            first, stop = w["shard"] * slots // 4, (w["shard"] + 1) * slots // 4
+            tenths[int(10 * (w["ranks"][0] // 100 - first) / (stop - first))] += 1
+    expected = 1600 / 10
+    assert np.sum((tenths - expected) ** 2 / expected) < 27.9  # chi-square, 9 degrees of freedom, p = 0.001
 
 
 def test_windows_that_cannot_fit_are_refused_and_small_sizes_fill_without_overlap():
@@ -195,7 +218,7 @@ def test_the_report_states_the_cost_with_its_interval(built):
         ).fetchone(),
     )
     section = md[md.index("## The full deck") : md.index("## Exhaustive coverage")]
-    assert f"{n} windows of 1,000 consecutive ranks at uniformly drawn positions" in section
+    assert f"{n} windows of 1,000 consecutive ranks at stratified positions (window i uniform in the i-th" in section
     assert f"took {ns:,.0f} ns of CPU per deal on average (95 % interval {lo_ns:,.0f}–{hi_ns:,.0f} ns" in section
     assert "mean ± t·s/√n over the windows, Student's t = 3.182 with 3 degrees of freedom" in section
     assert f"min {mn:,.0f}, median {med:,.0f}, max {mx:,.0f} ns per deal" in section
@@ -314,7 +337,7 @@ def test_the_cost_text_says_which_windows_it_left_out():
     text = coverage_text(c, w, [(10, 1010), (5000, 7000)])
     assert "without a gap" not in text  # no prefix searched: no "[0, 0)"
     assert "The searched ranks form 2 ranges, [10, 1,010), [5,000, 7,000): every cycle whose smallest" in text
-    assert "at uniformly drawn positions (of 4 drawn, the 1 that fall in ranks a campaign has searched" in text
+    assert "equal parts of the ranks) (of 4 drawn, the 1 that fall in ranks a campaign has searched" in text
     assert "**2 core-hours** (95 % interval 1–3), on the machine" in text  # no cluster for two core-hours
     assert ranges_text([(i, i + 1) for i in range(0, 14, 2)]) == (
         "The searched ranks form 7 ranges (view `redblack_searched_ranges`)"

@@ -225,16 +225,18 @@ def window_cost_text(c: dict, w: dict) -> str:
     hours = c["core_hours_left"]
     left_out = (
         f" (of {value(w['windows'] + w['windows_searched'])} drawn, the {value(w['windows_searched'])} that fall "
-        "in ranks a campaign has searched are left out: the rest are uniform draws over the ranks left)"
+        "in ranks a campaign has searched are left out: the rest are draws over the ranks left)"
         if w["windows_searched"]
         else ""
     )
     return (
         f"**Cost to finish**, measured the way the campaign runs: {plural(w['windows'], 'window')} of "
-        f"{value(w['window_deals'])} consecutive ranks at uniformly drawn positions{left_out}, each searched exhaustively "
+        f"{value(w['window_deals'])} consecutive ranks at stratified positions (window i uniform in the i-th of "
+        f"{value(w['windows'] + w['windows_searched'])} equal parts of the ranks){left_out}, each searched exhaustively "
         f"with the owner rule like a campaign shard, took {w['ns_per_deal']:,.0f} ns of CPU per deal on average "
         f"(95 % interval {w['lo95_ns_per_deal']:,.0f}–{w['hi95_ns_per_deal']:,.0f} ns: mean ± t·s/√n over the "
-        f"windows, Student's t = {w['t95']:.3f} with {w['windows'] - 1:,} degrees of freedom; each window's job "
+        f"windows, Student's t = {w['t95']:.3f} with {w['windows'] - 1:,} degrees of freedom, which errs wide for "
+        "stratified draws; each window's job "
         f"time less a warm job's start-up, {w['startup_cpu_s']:.2f} CPU-s, the mean of "
         f"{plural(w['probes'], 'probe')}). Between windows: "
         f"min {w['min_ns_per_deal']:,.0f}, median {w['median_ns_per_deal']:,.0f}, max "
