@@ -52,12 +52,27 @@ def engines_snapshot() -> Path:
     """A directory holding a copy of engines/ (schemas, SQL views and numba caches included), for PYTHONPATH."""
     global _SNAPSHOT
     if _SNAPSHOT is None:
+        compile_kernels(CONFIG)
         base = Path(tempfile.mkdtemp(prefix="cardlab-engines-"))
         atexit.register(shutil.rmtree, base, ignore_errors=True)
         # copy2 keeps mtimes, so numba's on-disk caches (keyed by source stamp) stay valid
         shutil.copytree(ROOT / "engines", base / "engines", copy_function=shutil.copy2)
         _SNAPSHOT = base
     return _SNAPSHOT
+
+
+def compile_kernels(config: str) -> None:
+    """Every shard of ``config`` computed in this process, so that numba's cache under engines/
+    holds each kernel its jobs use before the snapshot copies it: the workflow tests' jobs load
+    what the in-process tests compile anyway (RedBlack's kernels: about a minute on 2 loaded cores)."""
+    import numba
+    import yaml
+
+    threads = numba.get_num_threads()  # a shard sets numba's threads for the whole process
+    with tempfile.TemporaryDirectory(prefix="cardlab-kernels-") as tmp:
+        for game, section in yaml.safe_load(config).items():
+            shards_warehouse(game, section, Path(tmp) / game)
+    numba.set_num_threads(threads)
 
 
 def env(extra: dict[str, str] | None = None) -> dict[str, str]:
