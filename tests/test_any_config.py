@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from wfhelp import CONFIG, ROOT, cardlab, planned_stages, snakemake, workdir
+from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab, planned_stages, snakemake, workdir
 
 from engines.core.errors import CardlabError
 from engines.core.layout import log_of_shard_file
@@ -53,7 +53,8 @@ def other_run(tmp_path_factory) -> Path:
     for f in KEPT:
         (wd / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, wd / f)
-    snakemake(wd, "--cores", "2", "--quiet", "all", "--configfile", "other.yaml")
+    # the warehouse target: every shard file and the catalog, which verify and clean read (not the reports)
+    snakemake(wd, WAREHOUSE_RULE, "--cores", "2", "--quiet", "all", "--configfile", "other.yaml")
     return wd
 
 
