@@ -71,7 +71,7 @@ def compile_kernels(config: str) -> None:
     threads = numba.get_num_threads()  # a shard sets numba's threads for the whole process
     with tempfile.TemporaryDirectory(prefix="cardlab-kernels-") as tmp:
         for game, section in yaml.safe_load(config).items():
-            shards_warehouse(game, section, Path(tmp) / game)
+            planned_shards(game, section, Path(tmp) / game)
     numba.set_num_threads(threads)
 
 
@@ -183,11 +183,10 @@ def planned_stages(output: str) -> set[str]:
     return {re.sub(r"_batch\d+$", "", r) for r in planned_jobs(output)}
 
 
-def shards_warehouse(game: str, section: dict, root: Path) -> Path:
-    """Every planned shard of ``section`` computed in-process (no Snakemake), then the warehouse."""
+def planned_shards(game: str, section: dict, root: Path) -> list[str]:
+    """Every planned shard of ``section`` computed in-process (no Snakemake); the files written."""
     from engines.core.layout import shard_path
     from engines.pipeline.jobs import run_shard
-    from engines.pipeline.warehouse import build
     from engines.registry import engine
 
     eng = engine(game)
@@ -198,6 +197,14 @@ def shards_warehouse(game: str, section: dict, root: Path) -> Path:
         inputs = [shard_path(game, t, s, root=str(root)) for t, s in eng.shard_inputs(spec, specs)]
         run_shard(game, spec, outputs, threads=1, inputs=inputs, log=str(root / "log.txt"))
         files += outputs.values()
+    return files
+
+
+def shards_warehouse(game: str, section: dict, root: Path) -> Path:
+    """Every planned shard of ``section`` computed in-process (no Snakemake), then the warehouse."""
+    from engines.pipeline.warehouse import build
+
+    files = planned_shards(game, section, root)
     db = root / "warehouse.duckdb"
     with open(root / "wh.log", "w") as log:
         build(files, db, log=log)
