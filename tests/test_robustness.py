@@ -422,16 +422,20 @@ def test_missing_shards_are_recomputed_by_a_plain_run(finished_run, tmp_path_fac
     assert cardlab(wd, "verify").returncode == 0
 
 
-def test_failed_or_running_rebuild_keeps_the_last_good_catalog(finished_run, tmp_path_factory):
-    """Case 3 (and case 1 through the workflow): a rebuild that fails leaves the previous catalog
-    answering; while a rebuild runs, the old catalog stays queryable until the new one replaces it."""
-    wd = finished_run
-    ref = reference(tmp_path_factory.getbasetemp(), cores=2)
+# One damaged shard of each check a workflow rebuild makes on a file; an empty file fails as a
+# truncated one does (`pytest -m slow` runs it too: 15 s a rebuild here)
+REBUILD_DAMAGE = ("misplaced", "truncated", "directory")
+
+
+def refused_rebuilds(wd: Path, kinds: tuple[str, ...]) -> str:
+    """A rebuild with a narcotic shard damaged in each way of ``kinds`` fails, naming the file, and
+    leaves the previous catalog answering as before; the shard is then put back (newer than the
+    catalog).  The catalog's answers."""
     good = answers(wd)
     before = (wd / WAREHOUSE).read_bytes()
     shards = [p for p in parquet_files(wd) if "narcotic_games" in str(p)]
     saved = shards[1].read_bytes()
-    for how in ("misplaced", "truncated", "empty", "directory"):
+    for how in kinds:
         shards[1].unlink()
         if how == "misplaced":
             shutil.copy(shards[0], shards[1])
@@ -451,6 +455,15 @@ def test_failed_or_running_rebuild_keeps_the_last_good_catalog(finished_run, tmp
             shards[1].rmdir()
             shards[1].touch()
     shards[1].write_bytes(saved)
+    return good
+
+
+def test_failed_or_running_rebuild_keeps_the_last_good_catalog(finished_run, tmp_path_factory):
+    """Case 3 (and case 1 through the workflow): a rebuild that fails leaves the previous catalog
+    answering; while a rebuild runs, the old catalog stays queryable until the new one replaces it."""
+    wd = finished_run
+    ref = reference(tmp_path_factory.getbasetemp(), cores=2)
+    good = refused_rebuilds(wd, REBUILD_DAMAGE)
     # a rebuild (the shard is newer than the warehouse): readers never find the catalog gone
     run = start(wd, "--cores", "2")
     gone = 0
@@ -460,6 +473,11 @@ def test_failed_or_running_rebuild_keeps_the_last_good_catalog(finished_run, tmp
     assert run.returncode == 0 and gone == 0, gone
     assert digests(wd) == ref and answers(wd) == good
     assert cardlab(wd, "verify").returncode == 0
+
+
+@pytest.mark.slow
+def test_an_empty_shard_fails_a_rebuild_as_a_truncated_one_does(finished_run):
+    refused_rebuilds(finished_run, ("empty",))
 
 
 # Snakemake's own run logs and the I/O cache a dry run leaves for --trust-io-cache
@@ -472,12 +490,11 @@ def tree_state(wd: Path) -> dict[str, tuple[bytes, int]]:
     return {str(p.relative_to(wd)): (p.read_bytes(), p.stat().st_mtime_ns) for p in files}
 
 
-def test_a_dry_run_changes_no_file(finished_run):
-    """What a killed run leaves (a stale lock, an incomplete marker), a deleted planned shard and
-    the warehouse manifest: `snakemake -n` reads them and changes none; the real run clears them."""
+def interrupted_tree(wd: Path) -> None:
+    """What a killed run leaves (a stale lock, an incomplete marker) and a deleted planned shard,
+    in a finished tree (its warehouse manifest present)."""
     from base64 import urlsafe_b64encode
 
-    wd = finished_run
     shards = [p for p in parquet_files(wd) if "narcotic_games" in str(p)]
     shards[0].unlink()
     interrupted = str(shards[1].relative_to(wd))
@@ -486,20 +503,44 @@ def test_a_dry_run_changes_no_file(finished_run):
     (wd / ".snakemake" / "locks").mkdir(parents=True, exist_ok=True)
     (wd / ".snakemake" / "locks" / "0.output.lock").write_text(f"{wd / interrupted}\n")
     assert (wd / layout.manifest_of(WAREHOUSE)).exists()
+
+
+def assert_no_file_changes(wd: Path, commands: tuple[list[str], ...]) -> None:
     before = tree_state(wd)
-    for args in (["-n"], ["--dry-run", "--cores", "2"], ["-pn"], ["--summary"], ["--dag"]):
+    for args in commands:
         out = snakemake(wd, *args, check=False)
         assert "Traceback" not in out.stderr, out.stderr[-2000:]
         after = tree_state(wd)
         changed = sorted(f for f in before if after.get(f) != before[f])
         added = sorted(f for f in after if f not in before)
         assert not changed and not added, (args, changed, added)
+
+
+# One command of each Snakemake mode that runs no job (6 s each here); the dry run's other
+# spellings, which resume.asks_for_a_run parses alike (test_only_a_command_that_runs_jobs_cleans_up),
+# under `pytest -m slow`
+NO_JOB_COMMANDS = (["-n"], ["--summary"], ["--dag"])
+DRY_RUN_SPELLINGS = (["--dry-run", "--cores", "2"], ["-pn"])
+
+
+def test_a_dry_run_changes_no_file(finished_run):
+    """What a killed run leaves (a stale lock, an incomplete marker), a deleted planned shard and
+    the warehouse manifest: `snakemake -n` reads them and changes none; the real run clears them."""
+    wd = finished_run
+    interrupted_tree(wd)
+    assert_no_file_changes(wd, NO_JOB_COMMANDS)
     out = snakemake(wd, "--cores", "2")
     assert "resuming after a killed run" in out.stderr and "recomputing" in out.stderr
     for leftover in ("incomplete", "locks"):  # cleared (Snakemake may remove the emptied folder itself)
         folder = wd / ".snakemake" / leftover
         assert not folder.exists() or not list(folder.iterdir()), leftover
     assert cardlab(wd, "verify").returncode == 0
+
+
+@pytest.mark.slow
+def test_every_spelling_of_a_dry_run_changes_no_file(finished_run):
+    interrupted_tree(finished_run)
+    assert_no_file_changes(finished_run, DRY_RUN_SPELLINGS)
 
 
 @pytest.mark.parametrize(
