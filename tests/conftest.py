@@ -72,7 +72,8 @@ def finished(tmp_path, tmp_path_factory) -> Path:
 
 @pytest.fixture
 def finished_run(tmp_path, tmp_path_factory) -> Path:
-    """A copy of a complete reference run: workflow, config, results, reports and Snakemake's records."""
+    """A copy of a complete reference run: workflow, config, results and Snakemake's records (the
+    reference builds the warehouse target: no reports)."""
     src = reference_dir(tmp_path_factory.getbasetemp(), cores=2)
     wd = tmp_path / "run"
     shutil.copytree(src, wd, symlinks=True)
