@@ -19,6 +19,7 @@ from test_tally_version import shards_digest
 from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.narcotic.exact import EXACT_RESULT_VERSION, ranked_sequences, sequence_count
+from engines.pipeline.config import validate_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")
@@ -62,6 +63,10 @@ def test_shards_tile_the_sequences_and_windows_add_up():
     low = run({"exhaustive": {**per_shard, "window": [0, 20_000]}})
     high = run({"exhaustive": {**per_shard, "window": [20_000, 34_650]}})
     assert low + high == parts
+    # a list of windows plans each one's shards, in rank order
+    listed = {"exhaustive": {**per_shard, "window": [[30_000, 34_650], [0, 10_000]]}}
+    validate_config({"narcotic": listed})  # the schema takes a list too
+    assert run(listed) == parts[:1] + parts[3:]
     for c in ("sequences", "won", "looped", "won_time_s", "time_s", "passes", "won_passes"):
         assert sum(p[c] for p in parts) == whole[0][c], c
 
