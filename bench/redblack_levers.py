@@ -17,14 +17,30 @@ figures are exact for that size rather than sampled:
   game is finite, and stopping it loses no cycle (whatever the order).  Each game played to
   its end stores its distinguished states (one in 2^D, by a hash) in a direct-mapped table
   of 2^S entries; a deal that reaches a stored state stops.
+* **A first state on no cycle.**  The owner rule's proof needs only that, for every cycle,
+  the smallest deal whose first state (after one round) lies on the cycle never stops
+  there: that deal is on the cycle from round 1, and every balanced predecessor of a state
+  on the cycle is such a deal.  So a deal whose first state provably lies on no cycle may
+  stop at any later state another balanced deal reaches in one round, whatever the order.
+  "On no cycle" is proved by a backward search: a state on a cycle has backward chains of
+  every length, so a state all of whose chains are shorter than D rounds is on none.  The
+  search runs once per deal, only when the owner rule would let the deal go on.
 
-    .venv/bin/python bench/redblack_levers.py [--k 13]
+    .venv/bin/python bench/redblack_levers.py [--k 13] [--k26-windows 32]
 
 Measured (2026-12-01, this 2-core machine): at k = 12 and 14 the rank order plays 11.2 and
 13.6 rounds per deal, the best conceivable order 6.4 and 7.3 (1.7-1.9x fewer), the computable
 orders 0.91-0.99x; the cache 1.15x at best at k = 14 (1.38x at k = 12), with a million entries,
 larger than the CPU's caches, so each probe is a memory access.  The full deck at 2,500
 core-hours needs 6.7x.  About 20 s at k = 12, 4 min at k = 14.
+
+The first-state lever (2026-12-02, a Zen 3 machine): it finds every cycle brute force finds
+(checked on whole sizes); at k = 26 on 32 stratified windows of 20,000 ranks it plays 22.3
+rounds per deal against the owner rule's 27.2 (1.2x fewer) for 3.5 backward states per deal:
+near the bottom of the ranks a deal's first state has backward chains deeper than any
+affordable D, so the search pays and proves nothing there, and the few windows where it
+cuts rounds 2-4x do not make up for it.  At about 8 ns per backward state and 3.5 ns per
+round that is slower than the owner rule alone.
 """
 
 from __future__ import annotations
@@ -36,8 +52,9 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
+from engines.redblack.basins import _predecessors
 from engines.redblack.exhaustive import BINOM, _next_subset, _unrank
-from engines.redblack.kernel import _mask, _play, _round
+from engines.redblack.kernel import _cycle_info, _mask, _play, _round
 from engines.redblack.owner import NO_DEAL, _balanced_predecessors_true_colours
 from engines.redblack.rules import LEADER_OUT, canonical_deals
 
@@ -170,9 +187,128 @@ def _computable_orders(deals, k):
     return out
 
 
+@njit(cache=True)
+def _on_no_cycle(W, a, X, b, depth, budget, stack, preds):
+    """(True if every backward chain from the state is shorter than `depth`, backward states visited).
+
+    False when a chain reaches `depth` or the search visits more than `budget` states (unproved)."""
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = W, a, X, b, 0
+    top, visited = 1, 0
+    while top > 0:
+        top -= 1
+        W, a, X, b, d = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4]
+        visited += 1
+        if d >= depth or visited > budget:
+            return False, visited
+        for p in range(_predecessors(W, a, X, b, preds)):
+            stack[top, :4] = preds[p]
+            stack[top, 4] = d + 1
+            top += 1
+    return True, visited
+
+
+@njit(cache=True)
+def _rounds_first_state_rule(deals, k, depth, budget, cycles):
+    """Owner rule (rank order) plus the first-state rule: (rounds, backward states, cycles found).
+
+    cycles receives the key of every cycle an unstopped deal reaches (at most len(cycles))."""
+    stack = np.empty((64 * (budget + 2), 5), np.int64)
+    preds = np.empty((64, 4), np.int64)
+    total = visited = found = 0
+    for r in range(len(deals)):
+        s = deals[r]
+        L, a, O, b = s & _mask(k), np.int64(k), s >> k, np.int64(k)
+        tL, ta, tO = L, a, O
+        power = lam = 1
+        rounds = 0
+        acyclic = -1  # unknown; 1: the first state is on no cycle
+        L1, a1, O1, b1 = L, a, O, b
+        while True:
+            L, a, O, b, st = _round(L, a, O, b)
+            rounds += 1
+            if st >= LEADER_OUT:
+                break
+            if rounds == 1:
+                L1, a1, O1, b1 = L, a, O, b
+            kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
+            if min(kept, lost) < s:
+                break
+            if depth > 0 and rounds >= 2 and min(kept, lost) != NO_DEAL:
+                if acyclic < 0:
+                    proved, v = _on_no_cycle(L1, a1, O1, b1, depth, budget, stack, preds)
+                    acyclic = 1 if proved else 0
+                    visited += v
+                if acyclic == 1:
+                    break
+            if L == tL and O == tO and a == ta:
+                if found < len(cycles):
+                    cycles[found] = _cycle_info(s & _mask(k), np.int64(k), s >> k, np.int64(k), lam)[2]
+                found += 1
+                break
+            if power == lam:
+                tL, ta, tO = L, a, O
+                power <<= 1
+                lam = 0
+            lam += 1
+        total += rounds
+    return total / len(deals), visited / len(deals), found
+
+
+@njit(cache=True)
+def _brute_cycles(deals, k, cycles):
+    found = 0
+    for s in deals:
+        rounds, lam, _ = _play(s & _mask(k), np.int64(k), s >> k, np.int64(k))
+        if lam:
+            if found < len(cycles):
+                cycles[found] = _cycle_info(s & _mask(k), np.int64(k), s >> k, np.int64(k), lam)[2]
+            found += 1
+    return found
+
+
+def first_state_lever(deals: np.ndarray, k: int, base: float) -> None:
+    """The first-state rule on a whole size: rounds per deal, and the cycles it finds against brute force."""
+    cap = 1 << 16
+    brute = np.empty(cap, np.int64)
+    expected = set(brute[: min(cap, _brute_cycles(deals, k, brute))].tolist())
+    print("\nowner rule plus the first-state rule (backward search depth D, at most B states):")
+    for depth, budget in ((8, 32), (16, 256)):
+        cycles = np.empty(cap, np.int64)
+        rounds, visited, found = _rounds_first_state_rule(deals, k, depth, budget, cycles)
+        same = set(cycles[: min(cap, found)].tolist()) == expected
+        print(
+            f"  D = {depth}, B = {budget}: {rounds:8.2f}  {base / rounds:.2f}x, {visited:.1f} backward states per "
+            f"deal; cycles found: {len(expected)} by brute force, {'the same' if same else 'NOT THE SAME'}"
+        )
+
+
+def k26_windows(count: int, window: int = 20_000, seed: int = 7) -> None:
+    """The first-state rule at k = 26 on stratified windows (one uniform window in each of `count` parts)."""
+    k, total = 26, canonical_deals(26)
+    rng = np.random.default_rng(seed)
+    cap = np.empty(1 << 10, np.int64)
+    sums = np.zeros(3)
+    print(f"\nk = 26, {count} stratified windows of {window:,} consecutive ranks (rounds per deal):")
+    for i in range(count):
+        start = int(rng.integers(total * i // count, total * (i + 1) // count - window))
+        x, deals = _unrank(start, k, BINOM), np.empty(window, np.int64)
+        for j in range(window):
+            deals[j] = x << 1
+            x = _next_subset(x)
+        owner = _rounds_first_state_rule(deals, k, 0, 0, cap)[0]
+        rounds, visited, _ = _rounds_first_state_rule(deals, k, 8, 32, cap)
+        sums += (owner, rounds, visited)
+        print(f"  {start:.3e}: owner {owner:7.1f}, first-state rule {rounds:7.1f} ({visited:.1f} backward states)")
+    owner, rounds, visited = sums / count
+    print(
+        f"  mean: owner {owner:.1f}, first-state rule {rounds:.1f} ({owner / rounds:.2f}x), {visited:.1f} backward states"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--k", type=int, default=13, help="deal size (all its canonical deals are played)")
+    ap.add_argument("--k26-windows", type=int, default=0, help="also the first-state rule on this many k = 26 windows")
     args = ap.parse_args()
     k = args.k
     t0 = time.perf_counter()
@@ -199,6 +335,9 @@ def main() -> None:
                 f"  one state in 2^{d_bits}, 2^{s_bits} entries: {rounds:8.2f}  {base / rounds:.2f}x "
                 f"({hits:.3f} cache hits per deal)"
             )
+    first_state_lever(deals, k, base)
+    if args.k26_windows:
+        k26_windows(args.k26_windows)
 
 
 if __name__ == "__main__":
