@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -85,3 +87,25 @@ def test_malformed_provenance_is_a_clear_error(tmp_path):
     pq.write_table(table, tmp_path / "bad.parquet")
     with pytest.raises(CardlabError, match=r"bad.parquet: damaged cardlab provenance \(not JSON\)"):
         read_meta(tmp_path / "bad.parquet")
+
+
+def test_timing_lines_name_the_kind_of_cpu(tmp_path):
+    """A shard's timing line records the kind of CPU it ran on; the warehouse's shard_timings reads it, and
+    reads a log from before the kind was recorded as an unknown machine (NULL), never as this one."""
+    from engines.core.layout import log_path, shard_path
+    from engines.pipeline.jobs import machine, timing_line, timing_record
+    from engines.pipeline.warehouse import timing_table
+
+    assert machine() and "(" in machine()
+    record = timing_record(timing_line({"work": 10}, "deals", 1.5, 1.25, 1))
+    assert record == {"work": 10, "unit": "deals", "wall_s": 1.5, "cpu_s": 1.25, "threads": 1, "machine": machine()}
+    metas = {}
+    for shard, line in enumerate((timing_line({"work": 10}, "deals", 1.5, 1.25, 1), 'cardlab-timing {"cpu_s": 2.0}')):
+        spec = {"experiment": "e", "variant": "v", "shard": shard}
+        log = Path(log_path("redblack", "e", "v", shard, str(tmp_path)))
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(f"work\n{line}\n")
+        metas[shard_path("redblack", "redblack_counts", spec, str(tmp_path))] = {"game": "redblack", **spec}
+    table = timing_table(metas).to_pydict()
+    assert table["shard"] == [0, 1] and table["machine"] == [machine(), None]
+    assert table["cpu_s"] == [1.25, 2.0]

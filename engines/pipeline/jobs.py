@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import sys
 import time
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 from ..core.errors import CardlabError
@@ -36,8 +38,34 @@ TIMING_TAG = "cardlab-timing "
 START_TAG = ": numba threads "
 
 
+@lru_cache(maxsize=1)
+def machine() -> str:
+    """The kind of CPU a job ran on, e.g. ``AMD EPYC (x86_64, family 25, model 1)``.
+
+    CPU seconds compare only between jobs on the same kind: a campaign spans working sessions,
+    and a session may get a machine of another kind (the same name hides a CPU generation
+    2.5 times slower), so a rate measured on one never prices work on the other."""
+    fields = {}
+    try:
+        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
+            key, sep, val = line.partition(":")
+            if not sep:
+                if fields:
+                    break  # the first processor's block is enough
+                continue
+            fields.setdefault(key.strip(), val.strip())
+    except OSError:
+        pass
+    name = fields.get("model name") or platform.processor() or "unknown CPU"
+    detail = [platform.machine() or "unknown architecture"]
+    if "cpu family" in fields and "model" in fields:
+        detail += [f"family {fields['cpu family']}", f"model {fields['model']}"]
+    return f"{name} ({', '.join(detail)})"
+
+
 def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int) -> str:
-    """The job log's last line: how long the shard's computation took (the warehouse's shard_timings).
+    """The job log's last line: how long the shard's computation took, and on what kind of CPU
+    (the warehouse's shard_timings).
 
     Timings live in logs, not in the Parquet files, which must be the same bytes on every run."""
     record = {
@@ -46,6 +74,7 @@ def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int
         "wall_s": round(wall_s, 3),
         "cpu_s": round(cpu_s, 3),
         "threads": threads,
+        "machine": machine(),
     }
     return TIMING_TAG + json.dumps(record, sort_keys=True)
 
@@ -63,7 +92,8 @@ def read_timing(log: str | os.PathLike) -> dict | None:
 
 
 def timing_record(line: str) -> dict | None:
-    """The record of a timing line (cpu_s, wall_s, work, unit, threads); None for any other line."""
+    """The record of a timing line (cpu_s, wall_s, work, unit, threads, machine: absent before
+    machines were recorded); None for any other line."""
     if not line.startswith(TIMING_TAG):
         return None
     try:

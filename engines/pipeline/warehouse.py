@@ -307,6 +307,7 @@ TIMING_SCHEMA = {
     "wall_s": "DOUBLE",
     "cpu_s": "DOUBLE",
     "threads": "BIGINT",
+    "machine": "VARCHAR",  # the kind of CPU (jobs.machine); NULL in logs from before it was recorded
 }
 
 
@@ -327,7 +328,7 @@ def timing_table(metas: dict[str, dict]):
     for (game, experiment, variant, shard), rec in sorted(rows.items()):
         for c, v in (("game", game), ("experiment", experiment), ("variant", variant), ("shard", shard)):
             cols[c].append(v)
-        for c in ("work", "unit", "wall_s", "cpu_s", "threads"):
+        for c in ("work", "unit", "wall_s", "cpu_s", "threads", "machine"):
             cols[c].append(rec.get(c))
     types = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
     return pa.table({c: pa.array(v, type=types[TIMING_SCHEMA[c]]) for c, v in cols.items()})

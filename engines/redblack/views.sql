@@ -73,7 +73,7 @@ WITH startup AS (
     WHERE method = 'exhaustive' AND experiment <> printf('exhaustive_k%02d_windows', k)
 )
 SELECT c.k, c.shard AS draw, c.range_start, c.range_stop, c.deals, c.rounds,
-       t.cpu_s AS job_cpu_s, s.startup_cpu_s, s.probes,
+       t.cpu_s AS job_cpu_s, t.machine, s.startup_cpu_s, s.probes,
        t.cpu_s - s.startup_cpu_s AS cpu_s,
        (t.cpu_s - s.startup_cpu_s) / c.deals AS cpu_s_per_deal,
        c.rounds / c.deals AS rounds_per_deal,
@@ -103,7 +103,7 @@ WITH w AS (
            min(cpu_s_per_deal) AS min_cpu_s_per_deal, median(cpu_s_per_deal) AS median_cpu_s_per_deal,
            max(cpu_s_per_deal) AS max_cpu_s_per_deal,
            sum(rounds) / sum(deals) AS rounds_per_deal,
-           any_value(startup_cpu_s) AS startup_cpu_s, any_value(probes) AS probes
+           any_value(startup_cpu_s) AS startup_cpu_s, any_value(probes) AS probes, any_value(machine) AS machine
     FROM redblack_cost_windows WHERE NOT campaign_searched GROUP BY k HAVING count(*) >= 2
 ), searched AS (
     SELECT k, count(*) FILTER (WHERE campaign_searched) AS windows_searched FROM redblack_cost_windows GROUP BY k
@@ -119,26 +119,34 @@ FROM w JOIN searched USING (k) ORDER BY k;
 -- a campaign has searched since (campaign_searched): those windows are draws over the ranks
 -- the campaign searched (one in each part of them), so their mean CPU per deal (95 % interval as in
 -- redblack_window_cost) times the deals of the campaign's timed owner-rule shards predicts the
--- CPU seconds those shards took (shard_timings); ratio: taken over predicted.
+-- CPU seconds those shards took (shard_timings); ratio: taken over predicted. Only shards timed
+-- on the kind of CPU that timed the windows (machine) count: a campaign spans sessions, and CPU
+-- seconds on another machine say nothing about these windows; shards_elsewhere counts the others
+-- (timed on another kind of CPU, or before the kind was recorded). No shard on the windows'
+-- machine (or windows timed before the kind was recorded), no check.
 CREATE VIEW redblack_cost_check AS
 WITH w AS (
-    SELECT k, count(*) AS windows, avg(cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(cpu_s_per_deal) AS sd
+    SELECT k, count(*) AS windows, avg(cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(cpu_s_per_deal) AS sd,
+           any_value(machine) AS machine
     FROM redblack_cost_windows WHERE campaign_searched GROUP BY k HAVING count(*) >= 2
 ), campaign AS (
-    SELECT c.k, count(*) AS shards, sum(c.deals) AS deals, sum(t.cpu_s) AS cpu_s
+    SELECT c.k, t.machine, count(*) AS shards, sum(c.deals) AS deals, sum(t.cpu_s) AS cpu_s
     FROM redblack_counts c
     JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
                          AND t.variant = 'owner' AND t.shard = c.shard
     WHERE c.method = 'exhaustive' AND c.algorithm = 'owner'
       AND c.experiment <> printf('exhaustive_k%02d_windows', c.k)
-    GROUP BY c.k
+    GROUP BY c.k, t.machine
 )
-SELECT k, windows, shards, deals, cpu_s_per_deal,
-       deals * cpu_s_per_deal AS predicted_cpu_s,
-       deals * greatest(0, cpu_s_per_deal - student_t95(windows - 1) * sd / sqrt(windows)) AS lo95_cpu_s,
-       deals * (cpu_s_per_deal + student_t95(windows - 1) * sd / sqrt(windows)) AS hi95_cpu_s,
-       cpu_s AS taken_cpu_s, cpu_s / (deals * cpu_s_per_deal) AS ratio
-FROM w JOIN campaign USING (k) ORDER BY k;
+SELECT w.k, w.windows, c.shards, c.deals, w.cpu_s_per_deal,
+       c.deals * w.cpu_s_per_deal AS predicted_cpu_s,
+       c.deals * greatest(0, w.cpu_s_per_deal - student_t95(w.windows - 1) * w.sd / sqrt(w.windows)) AS lo95_cpu_s,
+       c.deals * (w.cpu_s_per_deal + student_t95(w.windows - 1) * w.sd / sqrt(w.windows)) AS hi95_cpu_s,
+       c.cpu_s AS taken_cpu_s, c.cpu_s / (c.deals * w.cpu_s_per_deal) AS ratio, w.machine,
+       (SELECT coalesce(sum(o.shards), 0) FROM campaign o
+        WHERE o.k = w.k AND o.machine IS DISTINCT FROM w.machine) AS shards_elsewhere
+FROM w JOIN campaign c ON c.k = w.k AND c.machine = w.machine
+ORDER BY w.k;
 
 -- The ranks searched exhaustively per size k, as disjoint ranges [range_start, range_stop)
 -- (overlapping and touching shards and windows merged).
@@ -164,7 +172,8 @@ FROM g GROUP BY k, island ORDER BY k, range_start;
 --   windows: the mean CPU seconds per deal of the size's cost windows in the ranks left (redblack_window_cost),
 --     with its 95 % interval (core_hours_lo95, core_hours_hi95): the way a campaign runs;
 --   uniform sample / ranks searched, when there are no cost windows: CPU seconds per round
---     measured on the size's timed owner-rule campaign shards (shard_timings) times rounds per deal,
+--     (cpu_s_per_round_from: the size's cost windows when it has them, which timed it on the
+--     machine that prices the rest, else its timed owner-rule campaign shards, shard_timings) times rounds per deal,
 --     measured on uniformly drawn deals of the size (an owner-rule sample experiment) when
 --     there is one, else on the ranks searched (a window of low ranks holds structured deals
 --     and can cost several times the average).
@@ -187,6 +196,10 @@ WITH islands AS (
     -- a rate from less than a CPU-second of timed work is noise (start-up dominates such a
     -- shard): no rate and no projection, rather than a wild one
     HAVING sum(t.cpu_s) >= 1
+), window_rate AS (
+    -- every window of the size, in ranks searched or not: each timed rounds on the windows' machine
+    SELECT k, sum(cpu_s) / sum(rounds) AS cpu_s_per_round FROM redblack_cost_windows
+    GROUP BY k HAVING count(*) >= 2 AND sum(rounds) > 0
 ), uniform AS (
     SELECT k, sum(rounds) / sum(deals) AS rounds_per_deal, sum(deals) AS sampled_deals
     FROM redblack_counts WHERE method = 'sample' AND algorithm = 'owner'
@@ -197,20 +210,23 @@ WITH islands AS (
     FROM islands GROUP BY k
 ), cost AS (
     SELECT cov.*, cov.canonical_deals - cov.ranks_searched AS deals_left,
-           timed.cpu_s_per_round,
+           coalesce(window_rate.cpu_s_per_round, timed.cpu_s_per_round) AS cpu_s_per_round,
+           CASE WHEN window_rate.k IS NOT NULL THEN 'cost windows'
+                WHEN timed.k IS NOT NULL THEN 'timed shards' END AS cpu_s_per_round_from,
            coalesce(uniform.rounds_per_deal, timed.searched_rounds_per_deal) AS rounds_per_deal,
            CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN 'uniform sample'
                 WHEN timed.searched_rounds_per_deal IS NOT NULL THEN 'ranks searched' END AS rounds_per_deal_from,
            CASE WHEN uniform.rounds_per_deal IS NOT NULL THEN uniform.sampled_deals END AS rounds_per_deal_sample,
            w.cpu_s_per_deal AS window_cpu_s_per_deal, w.lo95_cpu_s_per_deal, w.hi95_cpu_s_per_deal
-    FROM cov LEFT JOIN timed USING (k) LEFT JOIN uniform USING (k) LEFT JOIN redblack_window_cost w USING (k)
+    FROM cov LEFT JOIN timed USING (k) LEFT JOIN window_rate USING (k) LEFT JOIN uniform USING (k)
+             LEFT JOIN redblack_window_cost w USING (k)
 ), sampled AS (
     SELECT *, deals_left * rounds_per_deal * cpu_s_per_round / 3600 AS sample_core_hours_left FROM cost
 )
 SELECT k, 2 * k AS cards, canonical_deals, ranks_searched, prefix_done, deals_left,
        ranks_searched / canonical_deals AS share_searched,
        ranks_searched = canonical_deals AS complete,
-       cpu_s_per_round, rounds_per_deal, rounds_per_deal_from, rounds_per_deal_sample,
+       cpu_s_per_round, cpu_s_per_round_from, rounds_per_deal, rounds_per_deal_from, rounds_per_deal_sample,
        window_cpu_s_per_deal AS cpu_s_per_deal,
        coalesce(deals_left * window_cpu_s_per_deal / 3600, sample_core_hours_left) AS core_hours_left,
        deals_left * lo95_cpu_s_per_deal / 3600 AS core_hours_lo95,

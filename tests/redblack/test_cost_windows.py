@@ -126,6 +126,7 @@ def test_a_window_is_the_same_ranks_searched_directly():
 # Four windows of 1,000 deals whose search took 0.1, 0.2, 0.3, 0.4 ms after a 0.4 s start-up:
 # 100..400 ns per deal, mean 250, s = sqrt(5/3) * 100, t(3) = 3.1824.
 START_UP, NET = 0.4, (1e-4, 2e-4, 3e-4, 4e-4)
+CPU, OTHER_CPU = "Test CPU (x86_64, family 25, model 1)", "Test CPU (x86_64, family 23, model 1)"
 SECTION = {
     "exhaustive": [
         {"k": [8], "method": "owner", "deals_per_shard": 5000},
@@ -145,7 +146,7 @@ def synthetic_timings(con: duckdb.DuckDBPyConnection) -> None:
     rows += [("redblack", exp, "owner", i, 1000, "deals", 1.0, START_UP + n, 1) for i, n in enumerate(NET)]
     rows += [("redblack", "exhaustive_k26", "owner", 0, 1000, "deals", 2.0, 2.0, 1)]
     con.execute("DELETE FROM shard_timings")
-    con.executemany("INSERT INTO shard_timings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.executemany("INSERT INTO shard_timings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [r + (CPU,) for r in rows])
 
 
 @pytest.fixture(scope="module")
@@ -200,10 +201,15 @@ def test_the_interval_over_windows_has_the_known_answer(built):
     assert c[:4] == (canonical_deals(26), 5000, 1000, "windows")  # scattered windows: searched, not the prefix
     assert c[4:7] == pytest.approx((left * mean / 3600, left * (mean - half) / 3600, left * (mean + half) / 3600))
     # the sample method beside it: rounds per deal of the owner-rule sample x CPU per round of the
-    # campaign shard [0, 1000) (2 CPU-s), the windows left out of that rate
+    # cost windows (1 ms over their rounds, timed on the machine that prices the rest), not of the
+    # campaign shard [0, 1000) (2 CPU-s)
     (rpd,) = con.execute("SELECT sum(rounds) / sum(deals) FROM redblack_counts WHERE experiment = 'owner26'").fetchone()
-    (rounds,) = con.execute("SELECT rounds FROM redblack_counts WHERE experiment = 'exhaustive_k26'").fetchone()
-    assert c[7] == pytest.approx(left * rpd * 2.0 / rounds / 3600)
+    (rounds,) = con.execute("SELECT sum(rounds) FROM redblack_cost_windows").fetchone()
+    assert c[7] == pytest.approx(left * rpd * sum(NET) / rounds / 3600)
+    per_round, basis = con.execute(
+        "SELECT cpu_s_per_round, cpu_s_per_round_from FROM redblack_coverage WHERE k = 26"
+    ).fetchone()
+    assert (per_round, basis) == (pytest.approx(sum(NET) / rounds), "cost windows")
 
 
 def test_the_report_states_the_cost_with_its_interval(built):
@@ -227,6 +233,7 @@ def test_the_report_states_the_cost_with_its_interval(built):
     (sample,) = con.execute("SELECT sample_core_hours_left FROM redblack_coverage WHERE k = 26").fetchone()
     assert "Cross-check, the sample method: the rest costs " in section
     assert f"about {sample:,.0f} core-hours; the windows measure {hours / sample:,.2f} times that." in section
+    assert "ns of CPU per round (measured by the same cost windows, on the same machine): about" in section
     assert "![CPU per deal of each cost window](redblack_cost_windows.png)" in md
 
 
@@ -267,25 +274,31 @@ def test_windows_in_ranks_a_campaign_searched_are_left_out(built):
 
 def test_windows_in_a_campaigns_ranks_predict_what_it_took(built):
     """Campaign shards over the windows of 0.1 and 0.2 ms (shards 7 and 8, timed 0.25 and 0.35 CPU-s) and
-    shard 0 (2.0 CPU-s): the two windows predict 150 ns a deal for the campaign's 3,000 deals."""
+    shard 0 (2.0 CPU-s): the two windows predict 150 ns a deal for the campaign's 3,000 deals.  Shards 9
+    (another kind of CPU) and 10 (timed before the kind was recorded) are left out of the check, and counted."""
     con, _ = built
     draws = con.execute("SELECT range_start, range_stop FROM redblack_cost_windows ORDER BY draw").fetchall()
     con.begin()
     try:
-        for shard, (r0, r1), cpu in ((7, draws[0], 0.25), (8, draws[1], 0.35)):
+        for shard, (r0, r1), cpu, machine in (
+            (7, draws[0], 0.25, CPU),
+            (8, draws[1], 0.35, CPU),
+            (9, (5000, 6000), 50.0, OTHER_CPU),
+            (10, (6000, 7000), 70.0, None),
+        ):
             con.execute(
                 "INSERT INTO redblack_counts SELECT * REPLACE (? AS range_start, ? AS range_stop, ? AS shard) "
                 "FROM redblack_counts WHERE experiment = 'exhaustive_k26' AND shard = 0",
                 [r0, r1, shard],
             )
             con.execute(
-                "INSERT INTO shard_timings VALUES ('redblack', 'exhaustive_k26', 'owner', ?, 1000, 'deals', 1, ?, 1)",
-                [shard, cpu],
+                "INSERT INTO shard_timings VALUES ('redblack', 'exhaustive_k26', 'owner', ?, 1000, 'deals', 1, ?, 1, ?)",
+                [shard, cpu, machine],
             )
         r = con.execute("SELECT * FROM redblack_cost_check").fetchall()
         assert len(r) == 1
-        k, windows, shards, deals, per_deal, predicted, lo, hi, taken, ratio = r[0]
-        assert (k, windows, shards, deals) == (26, 2, 3, 3000)
+        k, windows, shards, deals, per_deal, predicted, lo, hi, taken, ratio, machine, elsewhere = r[0]
+        assert (k, windows, shards, deals, machine, elsewhere) == (26, 2, 3, 3000, CPU, 2)
         assert per_deal == pytest.approx(150e-9) and predicted == pytest.approx(3000 * 150e-9)
         half = 12.7062 * np.std([100e-9, 200e-9], ddof=1) / math.sqrt(2)
         assert lo == 0 and hi == pytest.approx(3000 * (150e-9 + half), rel=1e-4)
@@ -298,8 +311,12 @@ def test_windows_in_a_campaigns_ranks_predict_what_it_took(built):
         assert text[0] == "## The cost windows, checked against the campaigns"
         line = text[-2]
         assert line.startswith("- k = 26: the 2 windows in its campaign's ranks predicted 1.25e-07 core-hours")
-        assert "for the 3,000 deals of its 3 timed shards; they took 0.000722 (" in line
-        assert line.endswith("above the interval).") and text[-1] == ""  # a blank line before the next heading
+        assert "for the 3,000 deals of its 3 shards timed on the same machine; they took 0.000722 (" in line
+        assert line.endswith(
+            "above the interval). 2 more shards, timed on another kind of CPU or before the kind was recorded, "
+            "are left out."
+        )
+        assert text[-1] == ""  # a blank line before the next heading
     finally:
         con.rollback()
     assert con.execute("SELECT count(*) FROM redblack_cost_check").fetchone() == (0,)
@@ -310,7 +327,14 @@ def test_the_check_says_where_the_cost_taken_falls():
     inside = cost_check_text(row | {"predicted_h": 5.0, "lo95_h": 4.1, "hi95_h": 5.9, "taken_h": 5.3})
     assert inside == (
         "k = 21: the 34 windows in its campaign's ranks predicted 5 core-hours (95 % interval 4.1–5.9) for the "
-        "185,128,937,220 deals of its 93 timed shards; they took 5.3 (1.06 times the prediction, inside the interval)."
+        "185,128,937,220 deals of its 93 shards timed on the same machine; they took 5.3 (1.06 times the "
+        "prediction, inside the interval)."
+    )
+    one_elsewhere = cost_check_text(
+        row | {"predicted_h": 5.0, "lo95_h": 4.1, "hi95_h": 5.9, "taken_h": 5.3, "shards_elsewhere": 1}
+    )
+    assert one_elsewhere.endswith(
+        "inside the interval). 1 more shard, timed on another kind of CPU or before the kind was recorded, is left out."
     )
     below = cost_check_text(row | {"predicted_h": 150.0, "lo95_h": 120.0, "hi95_h": 180.0, "taken_h": 99.5})
     assert "predicted 150 core-hours (95 % interval 120–180)" in below and "took 99.5 (" in below

@@ -264,12 +264,19 @@ def sample_cost_text(c: dict, lead: str) -> str:
         return ""
     text = (
         f"{lead}the rest costs {c['rounds_per_deal']:,.1f} rounds per deal (measured on "
-        f"{rounds_basis(c)}) at {1e9 * c['cpu_s_per_round']:,.1f} ns of CPU per round (measured on "
-        f"this size's timed shards): about {hours:,.0f} core-hours"
+        f"{rounds_basis(c)}) at {1e9 * c['cpu_s_per_round']:,.1f} ns of CPU per round ({round_cost_basis(c)}): "
+        f"about {hours:,.0f} core-hours"
     )
     if c["cost_from"] == "windows":
         return text + f"; the windows measure {c['core_hours_left'] / hours:,.2f} times that."
     return text + cluster_text(hours) + "."
+
+
+def round_cost_basis(c: dict) -> str:
+    """Where a size's CPU per round was measured, in words."""
+    if c["cpu_s_per_round_from"] == "cost windows":
+        return "measured by the same cost windows, on the same machine"
+    return "measured on this size's timed shards"
 
 
 def rounds_basis(c: dict) -> str:
@@ -322,7 +329,8 @@ def cost_check_section(rows: list[dict]) -> list[str]:
         "",
         "A cost window whose ranks a campaign has searched since is left out of the cost to finish, and "
         "checks it instead: the windows that fall in a campaign's ranks are uniform draws over them, so they "
-        "predict what the campaign's timed shards took (view `redblack_cost_check`).",
+        "predict what the campaign's shards took, counting only the shards timed on the kind of CPU that timed "
+        "the windows (view `redblack_cost_check`; `shard_timings.machine`).",
         "",
         *(f"- {cost_check_text(r)}" for r in rows),
         "",
@@ -338,9 +346,18 @@ def cost_check_text(r: dict) -> str:
     return (
         f"k = {r['k']}: the {plural(r['windows'], 'window')} in its campaign's ranks predicted "
         f"{hours_text(r['predicted_h'])} core-hours (95 % interval {hours_text(lo)}–{hours_text(hi)}) for the "
-        f"{value(r['deals'])} deals of its {plural(r['shards'], 'timed shard')}; they took "
-        f"{hours_text(taken)} ({r['ratio']:.2f} times the prediction, {verdict})."
+        f"{value(r['deals'])} deals of its {plural(r['shards'], 'shard')} timed on the same machine; they took "
+        f"{hours_text(taken)} ({r['ratio']:.2f} times the prediction, {verdict}).{elsewhere_text(r)}"
     )
+
+
+def elsewhere_text(r: dict) -> str:
+    """`` 112 more shards, timed on another kind of CPU or before the kind was recorded, are left out.``"""
+    n = r.get("shards_elsewhere") or 0
+    if not n:
+        return ""
+    verb = "is" if n == 1 else "are"
+    return f" {plural(n, 'more shard')}, timed on another kind of CPU or before the kind was recorded, {verb} left out."
 
 
 def hours_text(h: float) -> str:

@@ -76,7 +76,7 @@ FROM redblack_window_cost ORDER BY k
 # The cost windows' prediction for the ranks a campaign has searched, beside what it took (views.sql).
 COST_CHECK_SQL = """
 SELECT k, windows, shards, deals, predicted_cpu_s / 3600 AS predicted_h, lo95_cpu_s / 3600 AS lo95_h,
-       hi95_cpu_s / 3600 AS hi95_h, taken_cpu_s / 3600 AS taken_h, ratio
+       hi95_cpu_s / 3600 AS hi95_h, taken_cpu_s / 3600 AS taken_h, ratio, shards_elsewhere
 FROM redblack_cost_check ORDER BY k
 """
 
