@@ -241,8 +241,9 @@ def window_cost_text(c: dict, w: dict) -> str:
         f"{plural(w['probes'], 'probe')}). Between windows: "
         f"min {w['min_ns_per_deal']:,.0f}, median {w['median_ns_per_deal']:,.0f}, max "
         f"{w['max_ns_per_deal']:,.0f} ns per deal ({w['rounds_per_deal']:,.1f} rounds per deal over the windows; "
-        f"figure `{COST_PNG}`). For the {value(c['deals_left'])} deals left that is about **{hours:,.0f} "
-        f"core-hours** (95 % interval {c['core_hours_lo95']:,.0f}–{c['core_hours_hi95']:,.0f}){cluster_text(hours)}, "
+        f"figure `{COST_PNG}`). For the {value(c['deals_left'])} deals left that is about **{hours_text(hours)} "
+        f"core-hours** (95 % interval {hours_text(c['core_hours_lo95'])}–{hours_text(c['core_hours_hi95'])})"
+        f"{cluster_text(hours)}, "
         "on the machine that timed the windows."
     )
 
@@ -265,7 +266,7 @@ def sample_cost_text(c: dict, lead: str) -> str:
     text = (
         f"{lead}the rest costs {c['rounds_per_deal']:,.1f} rounds per deal (measured on "
         f"{rounds_basis(c)}) at {1e9 * c['cpu_s_per_round']:,.1f} ns of CPU per round ({round_cost_basis(c)}): "
-        f"about {hours:,.0f} core-hours"
+        f"about {hours_text(hours)} core-hours"
     )
     if c["cost_from"] == "windows":
         return text + f"; the windows measure {c['core_hours_left'] / hours:,.2f} times that."
