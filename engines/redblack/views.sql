@@ -368,6 +368,44 @@ FROM redblack_audit a LEFT JOIN redblack_coverage c USING (k)
 GROUP BY a.experiment, a.k
 ORDER BY a.experiment, a.k;
 
+-- Per audited list and size k whose exhaustive search is complete: the complete list beside the
+-- published one. search_infinite: the size's infinite deals cardlab's own search proves (its
+-- exhaustive, sample and basin hits; canonical); listed: the list's deals of that size;
+-- confirmed: listed deals the search proves infinite; listed_finite: listed deals that end;
+-- listed_not_found: listed deals the search does not prove infinite although they are (the
+-- audit replayed them): a contradiction, never expected; missed: deals of the complete list
+-- the publication lacks; cycles: the cycles of the complete list; new_cycles (and their ids):
+-- those no listed deal reaches, infinite games the publication does not know.
+CREATE VIEW redblack_published_check AS
+WITH sizes AS (
+    SELECT k FROM redblack_coverage WHERE complete
+), listed AS (
+    SELECT experiment, k, p1, p2, status FROM redblack_audit WHERE status IN ('listed-infinite', 'listed-finite')
+), proved AS (
+    SELECT k, p1, p2, cycle_id FROM redblack_infinite WHERE found_by IN ('exhaustive', 'sample', 'basin')
+), reached AS (  -- cycles a listed deal reaches
+    SELECT DISTINCT l.experiment, p.k, p.cycle_id FROM listed l JOIN proved p USING (k, p1, p2)
+), per_size AS (
+    SELECT e.experiment, s.k,
+           (SELECT count(*) FROM proved p WHERE p.k = s.k) AS search_infinite,
+           (SELECT count(*) FROM listed l WHERE l.experiment = e.experiment AND l.k = s.k) AS listed,
+           (SELECT count(*) FROM listed l JOIN proved p USING (k, p1, p2)
+            WHERE l.experiment = e.experiment AND l.k = s.k) AS confirmed,
+           (SELECT count(*) FROM listed l WHERE l.experiment = e.experiment AND l.k = s.k
+                                            AND l.status = 'listed-finite') AS listed_finite,
+           (SELECT count(DISTINCT p.cycle_id) FROM proved p WHERE p.k = s.k) AS cycles,
+           (SELECT string_agg(DISTINCT p.cycle_id, ' ' ORDER BY p.cycle_id) FROM proved p
+            WHERE p.k = s.k AND NOT EXISTS (SELECT 1 FROM reached r WHERE r.experiment = e.experiment
+                                            AND r.k = s.k AND r.cycle_id = p.cycle_id)) AS new_cycle_ids
+    FROM (SELECT DISTINCT experiment FROM redblack_audit) e CROSS JOIN sizes s
+)
+SELECT experiment, k, search_infinite, listed, confirmed, listed_finite,
+       listed - confirmed - listed_finite AS listed_not_found,
+       search_infinite - confirmed AS missed, cycles,
+       coalesce(len(string_split(new_cycle_ids, ' ')), 0) AS new_cycles, coalesce(new_cycle_ids, '') AS new_cycle_ids
+FROM per_size
+ORDER BY experiment, k;
+
 -- Per size k, every size the warehouse knows anything about (searched, sampled, audited or
 -- met in a basin): is its list complete, how it was searched, the infinite deals and
 -- cycles known, how many of them only a basin walk found, the longest finite game.

@@ -4,12 +4,15 @@ from one warehouse, every headline number checked against SQL over its tables.""
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
+import duckdb
 import pytest
 from wfhelp import ROOT, shards_warehouse
 
 from engines.pipeline.warehouse import connect
+from engines.redblack.report.markdown import published_verdict
 from engines.registry import engine
 from engines.report.common import build_game
 from engines.report.index import build_index
@@ -136,3 +139,59 @@ def test_no_rate_from_a_time_too_short(built):
     rates = sql(con, "SELECT cpu_s_per_round FROM redblack_coverage WHERE cpu_s_per_round IS NOT NULL")
     if timed < 1:
         assert rates == [] and "ns of CPU per round" not in md
+
+
+def test_complete_sizes_are_set_beside_the_published_list(built, tmp_path):
+    """k = 1..6 and 8 are searched completely; the published list has 21 deals at k = 6 in 2 cycles: the
+    report's table and verdict agree with SQL, and a cycle no listed deal reaches would be named as new."""
+    con, md, _, _ = built
+    rows = sql(
+        con,
+        "SELECT k, search_infinite, listed, confirmed, listed_finite, listed_not_found, missed, cycles, new_cycles "
+        "FROM redblack_published_check ORDER BY k",
+    )
+    assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6, 8]
+    assert rows[5] == (6, 21, 21, 21, 0, 0, 0, 2, 0)
+    assert all(r[1:] == (0,) * 8 for r in rows if r[0] != 6)
+    section = md[md.index("## Complete sizes against the published list") : md.index("## Exhaustive coverage")]
+    assert "| 6 | 21 | 21 | 21 | 0 | 0 | 0 | 2 | 0 |" in section
+    assert "k = 1–5, 8: neither lists an infinite deal." in section
+    assert "no new cycle. On every complete size the two lists are the same deals." in section
+    # the list without the deals of one of its two cycles: that cycle is new, its deals missed
+    (db,) = sql(con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()")[0]
+    shutil.copy(db, tmp_path / "copy.duckdb")
+    copy = duckdb.connect(str(tmp_path / "copy.duckdb"))
+    try:
+        cycle, n = sql(copy, "SELECT cycle_id, count(*) FROM redblack_audit WHERE k = 6 GROUP BY 1 ORDER BY 1 LIMIT 1")[
+            0
+        ]
+        copy.execute("DELETE FROM redblack_audit WHERE cycle_id = ?", [cycle])
+        row = sql(copy, "SELECT listed, missed, new_cycles, new_cycle_ids FROM redblack_published_check WHERE k = 6")
+        assert row == [(21 - n, n, 1, cycle)]
+    finally:
+        copy.close()
+
+
+def test_the_published_verdict_names_what_differs():
+    row = dict.fromkeys(("search_infinite", "listed", "confirmed", "listed_finite", "listed_not_found"), 0)
+    row |= {"experiment": "audit_published", "missed": 0, "cycles": 0, "new_cycles": 0, "new_cycle_ids": ""}
+    same = [row | {"k": k} for k in (1, 2, 3, 5)]
+    assert published_verdict(same) == (
+        "k = 1–3, 5: neither lists an infinite deal. Every cycle of the complete sizes is reached by a published "
+        "deal: no new cycle. On every complete size the two lists are the same deals."
+    )
+    missed = row | {"k": 22, "search_infinite": 125, "listed": 117, "confirmed": 117, "missed": 8, "cycles": 1}
+    text = published_verdict([missed])
+    assert (
+        text == "The publication misses 8 deals (8 at k = 22). Every cycle of the complete sizes is reached by "
+        "a published deal: no new cycle."
+    )
+    new = row | {"k": 21, "search_infinite": 30, "listed": 24, "confirmed": 24, "missed": 6, "cycles": 2}
+    new |= {"new_cycles": 1, "new_cycle_ids": "01/0011"}
+    text = published_verdict([new])
+    assert (
+        "**New: 1 cycle no published deal reaches** (infinite games the publication does not know): "
+        "k = 21: `01/0011`." in text
+    )
+    wrong = missed | {"confirmed": 116, "listed_finite": 1, "missed": 9}
+    assert "**Disagreement** (k = 22: 1 finite, 0 not proved by the search)" in published_verdict([wrong])

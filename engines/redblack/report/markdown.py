@@ -33,6 +33,10 @@ STATUS_COLUMNS += ("infinite (total)", "cycles", "found only via basins", "longe
 AUDIT_COLUMNS = ("list", "k", "listed", "confirmed infinite", "listed but finite", "missing", "cycles")
 AUDIT_COLUMNS += ("exhaustive search complete",)
 
+PUBLISHED_CHECK_COLUMNS = ("k", "complete list", "published", "confirmed", "published but finite")
+PUBLISHED_CHECK_COLUMNS += ("published, not proved by the search", "missed by the publication", "cycles")
+PUBLISHED_CHECK_COLUMNS += ("cycles the publication does not reach",)
+
 COVERAGE_COLUMNS = ("k", "cards", "canonical deals", "searched", "share", "prefix done", "complete")
 COVERAGE_COLUMNS += ("ns per round", "rounds per deal", "ns per deal (windows)", "core-hours left")
 COVERAGE_COLUMNS += ("95 % low", "95 % high", "cost from", "core-hours left (sample method)")
@@ -63,6 +67,7 @@ def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple
     out += headline_section(q.headline(con))
     out += full_deck_section(con)
     out += audit_section(q.audit(con))
+    out += published_check_section(q.published_checks(con))
     out += coverage_section(con)
     out += ["## By size", "", markdown_table(STATUS_COLUMNS, q.table(con, q.STATUS_SQL)[1])]
     out += deals_section(q.infinite_by_k(con), q.status_by_k(con))
@@ -300,6 +305,76 @@ def audit_section(rows: list[dict]) -> list[str]:
         "",
         markdown_table(AUDIT_COLUMNS, [tuple(r.values()) for r in rows]),
     ]
+
+
+def published_check_section(rows: list[dict]) -> list[str]:
+    """Each audited list beside the complete lists of the sizes cardlab searched completely."""
+    if not rows:
+        return []
+    out = [
+        "## Complete sizes against the published list",
+        "",
+        "For every size whose exhaustive search is complete, the complete list (canonical deals the search proves "
+        "infinite, each by its cycle) beside the audited list (view `redblack_published_check`).",
+        "",
+    ]
+    lists = sorted({r["experiment"] for r in rows})
+    for experiment in lists:
+        mine = [r for r in rows if r["experiment"] == experiment]
+        shown = [r for r in mine if r["search_infinite"] or r["listed"]]
+        if len(lists) > 1:
+            out += [f"`{experiment}`:", ""]
+        if shown:
+            out.append(markdown_table(PUBLISHED_CHECK_COLUMNS, [published_row(r) for r in shown]))
+        out += [published_verdict(mine), ""]
+    return out
+
+
+def published_row(r: dict) -> tuple:
+    keys = ("k", "search_infinite", "listed", "confirmed", "listed_finite", "listed_not_found", "missed", "cycles")
+    return tuple(r[c] for c in keys) + (r["new_cycles"],)
+
+
+def published_verdict(rows: list[dict]) -> str:
+    """The comparison in words: where neither lists a deal, what the publication misses, and any new cycle."""
+    none = [r["k"] for r in rows if not r["search_infinite"] and not r["listed"]]
+    words = []
+    if none:
+        words.append(f"k = {size_runs(none)}: neither lists an infinite deal.")
+    missed = [r for r in rows if r["missed"]]
+    if missed:
+        where = ", ".join(f"{value(r['missed'])} at k = {r['k']}" for r in missed)
+        words.append(f"The publication misses {plural(sum(r['missed'] for r in missed), 'deal')} ({where}).")
+    new = [r for r in rows if r["new_cycles"]]
+    if new:
+        cycles = "; ".join(f"k = {r['k']}: " + ", ".join(f"`{c}`" for c in r["new_cycle_ids"].split()) for r in new)
+        words.append(
+            f"**New: {plural(sum(r['new_cycles'] for r in new), 'cycle')} no published deal reaches** "
+            f"(infinite games the publication does not know): {cycles}."
+        )
+    else:
+        words.append("Every cycle of the complete sizes is reached by a published deal: no new cycle.")
+    wrong = [r for r in rows if r["listed_finite"] or r["listed_not_found"]]
+    if wrong:
+        where = ", ".join(
+            f"k = {r['k']}: {value(r['listed_finite'])} finite, {value(r['listed_not_found'])} not proved by the search"
+            for r in wrong
+        )
+        words.append(f"**Disagreement** ({where}): a published deal the complete search does not confirm.")
+    elif not missed:
+        words.append("On every complete size the two lists are the same deals.")
+    return " ".join(words)
+
+
+def size_runs(ks: list[int]) -> str:
+    """``1–5, 7–14, 20``: sorted sizes as runs."""
+    runs: list[list[int]] = []
+    for k in sorted(ks):
+        if runs and k == runs[-1][1] + 1:
+            runs[-1][1] = k
+        else:
+            runs.append([k, k])
+    return ", ".join(f"{a}" if a == b else f"{a}–{b}" for a, b in runs)
 
 
 def coverage_section(con: duckdb.DuckDBPyConnection) -> list[str]:

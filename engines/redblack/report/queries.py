@@ -99,6 +99,13 @@ SELECT experiment, k, listed, confirmed_infinite, listed_finite, missing, cycles
 FROM redblack_audit_summary ORDER BY experiment, k
 """
 
+# Each audited list beside the complete lists of the sizes searched completely (views.sql).
+PUBLISHED_CHECK_SQL = """
+SELECT experiment, k, search_infinite, listed, confirmed, listed_finite, listed_not_found, missed, cycles,
+       new_cycles, new_cycle_ids
+FROM redblack_published_check ORDER BY experiment, k
+"""
+
 SAMPLE_BOUND_SQL = """
 SELECT k, sum(deals) AS deals, sum(infinite_hits) AS infinite
 FROM redblack_summary WHERE method = 'sample' AND k = ? GROUP BY k
@@ -200,6 +207,10 @@ def sample_bounds(con: Con, k: int) -> list[dict]:
 
 def audit(con: Con) -> list[dict]:
     return records(con, AUDIT_SQL)
+
+
+def published_checks(con: Con) -> list[dict]:
+    return records(con, PUBLISHED_CHECK_SQL)
 
 
 def samples(con: Con) -> list[dict]:
