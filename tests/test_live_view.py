@@ -278,3 +278,34 @@ def test_the_live_view_validates_the_config_again_only_when_a_config_file_change
     os.utime(cfg, ns=(os.stat(cfg).st_mtime_ns + 10**9,) * 2)
     second = status.cached_plan(str(cfg), str(tmp_path / "results"))
     assert len(calls) == 2 and second is not first
+
+
+def test_a_campaign_moved_to_another_kind_of_cpu_is_priced_by_the_latest_kind():
+    """Shards 0 and 4 of a campaign ran on an old CPU (100 and 6.25 s for 1,000 deals); shard 3 then ran on a
+    new one 4 times faster (3.125 s where the old took 12.5).  Shards 1 and 2 are priced from the new kind's
+    shard 3 alone (beyond the measured ones: its 320 deals/s): 2 x 3.125 s, not interpolated from the old
+    shard 0; a log that records no kind counts as another kind."""
+    plan = [shard("redblack", "exhaustive", "exhaustive_k21", n, 1000, "deals", follows=True) for n in range(5)]
+
+    def on(s: PlannedShard, wall_s: float, machine: str | None, mtime: float) -> LogFile:
+        line = timing_line({"work": s.work}, s.unit, wall_s, wall_s, 1)
+        line = line.replace(machine_of(line), machine) if machine else re.sub(r', "machine": "[^"]*"', "", line)
+        return LogFile(f"{header(s)}\n{line}\n", mtime)
+
+    logs = {
+        plan[0].log: on(plan[0], 100.0, "Old CPU (x86_64, family 23, model 1)", 10.0),
+        plan[4].log: on(plan[4], 6.25, None, 20.0),
+        plan[3].log: on(plan[3], 3.125, "New CPU (x86_64, family 25, model 1)", 30.0),
+    }
+    files = plan[0].files + plan[3].files + plan[4].files
+    frame = view(snap(plan, files=files, logs=logs))
+    assert "ETA about 6 s" in frame.lines[0], frame.lines
+    # the same logs with no kind recorded anywhere: every shard counts, as before: shards 1 and 2 interpolated
+    # between shard 0's 10 deals/s and shard 3's 320 (31.7 and 101 deals/s: 31.5 + 9.9 s)
+    logs = {k: LogFile(re.sub(r', "machine": "[^"]*"', "", v.text), v.mtime) for k, v in logs.items()}
+    frame = view(snap(plan, files=files, logs=logs))
+    assert "ETA about 41 s" in frame.lines[0], frame.lines
+
+
+def machine_of(line: str) -> str:
+    return re.search(r'"machine": "([^"]*)"', line).group(1)

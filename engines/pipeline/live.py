@@ -18,7 +18,9 @@ experiments until it has its own.  Where a kind's cost per unit follows the shar
 exhaustive ranks: a low rank's deal plays several times the rounds of a high one), a shard
 left is priced instead by the rates of its group's measured shards on either side,
 interpolated geometrically by shard number, so a campaign that did its cheap shards first does not promise
-the costly rest at their rate.  The overall ETA is the job-seconds left (work
+the costly rest at their rate.  A group's finished jobs count only where they ran on the kind of CPU
+its latest finished job ran on (timing lines name it), so a campaign moved to a faster machine is
+priced by the new one's times.  The overall ETA is the job-seconds left (work
 left over the rate, plus the start-up each job of the run has cost beyond its timed
 computation) spread over the jobs running at once, and no shorter than the longest
 shard left; it is "unknown" while a kind with work left has no measurement at all,
@@ -123,13 +125,14 @@ class ShardLog:
     progress: Measure | None  # the unfinished attempt's last progress line: work (in spec units) and seconds
     unfinished: bool  # the latest attempt has started and written no timing line
     mtime: float
+    machine: str | None = None  # the kind of CPU the finished job ran on (None: not recorded)
 
 
 @lru_cache(maxsize=8192)  # the live view reads every log each second; most have not changed
 def read_shard_log(text: str, mtime: float, work: int) -> ShardLog:
     """A shard log's measurements; progress is scaled to the spec's ``work`` (a job may count other units)."""
     # a log with no line yet is a job that has started (Snakemake's job opened it) and not reached its first
-    finished, progress, unfinished = None, None, not text.strip()
+    finished, progress, unfinished, machine = None, None, not text.strip(), None
     for line in text.splitlines():
         if START_TAG in line and read_line(line) is None:
             progress, unfinished = None, True
@@ -138,6 +141,7 @@ def read_shard_log(text: str, mtime: float, work: int) -> ShardLog:
         if record is not None:
             wall = float(record.get("wall_s") or 0.0)
             finished, progress, unfinished = Measure(float(record.get("work") or 0), wall), None, False
+            machine = record.get("machine")
             continue
         reading = read_line(line)
         if reading is not None:  # a progress line after the last timing line: an attempt under way
@@ -146,7 +150,7 @@ def read_shard_log(text: str, mtime: float, work: int) -> ShardLog:
             # the printed rate is the shard's mean since it began: done / rate is its time, to the sub-second
             seconds = reading.done / reading.rate if reading.rate > 0 else reading.elapsed_s
             progress = Measure(share * work, seconds)
-    return ShardLog(finished, progress, unfinished, mtime)
+    return ShardLog(finished, progress, unfinished, mtime, machine)
 
 
 @dataclass
@@ -176,21 +180,39 @@ def shard_states(snap: Snapshot) -> list[ShardState]:
     return out
 
 
-def measures_of(s: ShardState) -> list[Measure]:
-    """What a shard's log measured: its last finished job and its attempt under way."""
+def measures_of(s: ShardState, machine: str | None = None) -> list[Measure]:
+    """What a shard's log measured: its last finished job and its attempt under way; given ``machine``,
+    a finished job timed on another kind of CPU (or on one not recorded) is left out."""
     if s.log is None:
         return []
-    return [m for m in (s.log.finished, s.log.progress) if m is not None and m.seconds > 0 and m.work > 0]
+    finished = s.log.finished if machine is None or s.log.machine == machine else None
+    return [m for m in (finished, s.log.progress) if m is not None and m.seconds > 0 and m.work > 0]
+
+
+def current_machines(states: Sequence[ShardState]) -> dict[tuple[str, str, str], str]:
+    """Per group, the kind of CPU of its latest finished job that recorded one, where that kind timed
+    work of the group: a campaign's remaining shards run where its latest ones ran.  A campaign spans
+    sessions, and a machine of another generation (the same name can hide one 2.5 times slower) must
+    not price them; a group with no recorded kind keeps every measurement."""
+    latest: dict[tuple[str, str, str], tuple[float, str]] = {}
+    for s in states:
+        log = s.log
+        if log is not None and log.machine and log.finished is not None and log.finished.seconds > 0:
+            if s.spec.group not in latest or log.mtime >= latest[s.spec.group][0]:
+                latest[s.spec.group] = (log.mtime, log.machine)
+    return {group: machine for group, (_, machine) in latest.items()}
 
 
 def group_measures(states: Sequence[ShardState]) -> dict[tuple[str, str, str], Measure]:
-    """Each group's measured work and job-seconds: finished jobs' timing lines plus unfinished ones' progress.
+    """Each group's measured work and job-seconds: finished jobs' timing lines plus unfinished ones' progress,
+    the finished ones on the group's current kind of CPU (:func:`current_machines`) where it has one.
 
     With more than one measurement, the slowest is left out: the first job of a kind on a machine
     compiles its kernels (numba caches them for the rest), which is not the rate of the others."""
+    machines = current_machines(states)
     found: dict[tuple[str, str, str], list[Measure]] = {}
     for s in states:
-        for m in measures_of(s):
+        for m in measures_of(s, machines.get(s.spec.group)):
             found.setdefault(s.spec.group, []).append(m)
     measures = {}
     for group, ms in found.items():
@@ -234,10 +256,11 @@ def rates_of(states: Sequence[ShardState]) -> list[float | None]:
     """Each shard's rate, beside ``states``: its group's (:func:`shard_rates`), or, where its kind's cost
     follows the shard, the one interpolated between its group's measured shards around it."""
     group_rates = shard_rates(states)
+    machines = current_machines(states)
     points: dict[tuple[str, str, str], dict[int, Measure]] = {}
     for s in states:
         if s.spec.cost_follows_shard:
-            for m in measures_of(s):
+            for m in measures_of(s, machines.get(s.spec.group)):
                 found = points.setdefault(s.spec.group, {})
                 found[s.spec.shard] = found.get(s.spec.shard, Measure()) + m
     measured = {g: (sorted(found), [found[n] for n in sorted(found)]) for g, found in points.items()}
