@@ -115,37 +115,43 @@ SELECT w.*, searched.windows_searched, student_t95(windows - 1) AS t95,
        cpu_s_per_deal + student_t95(windows - 1) * sd_cpu_s_per_deal / sqrt(windows) AS hi95_cpu_s_per_deal
 FROM w JOIN searched USING (k) ORDER BY k;
 
--- The cost windows checked against a campaign, per size k with at least two windows whose ranks
--- a campaign has searched since (campaign_searched): those windows are draws over the ranks
--- the campaign searched (one in each part of them), so their mean CPU per deal (95 % interval as in
--- redblack_window_cost) times the deals of the campaign's timed owner-rule shards predicts the
--- CPU seconds those shards took (shard_timings); ratio: taken over predicted. Only shards timed
--- on the kind of CPU that timed the windows (machine) count: a campaign spans sessions, and CPU
--- seconds on another machine say nothing about these windows; shards_elsewhere counts the others
--- (timed on another kind of CPU, or before the kind was recorded). No shard on the windows'
--- machine (or windows timed before the kind was recorded), no check.
+-- The cost windows checked against a campaign, per size k: the windows whose ranks a campaign
+-- shard has searched since (campaign_searched) and that shard was timed on the windows' kind of
+-- CPU (machine) are draws over those shards' ranks (one in each part of them), so their mean
+-- CPU per deal (95 % interval as in redblack_window_cost) times the deals of those shards predicts
+-- the CPU seconds they took (shard_timings); ratio: taken over predicted. CPU seconds on another
+-- kind of CPU say nothing about these windows (a campaign spans sessions, and sessions get
+-- machines of different generations), nor do windows over other ranks about these shards:
+-- shards_elsewhere counts the campaign's timed shards left out (timed on another kind of CPU,
+-- or before the kind was recorded). Fewer than two such windows, no check.
 CREATE VIEW redblack_cost_check AS
-WITH w AS (
-    SELECT k, count(*) AS windows, avg(cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(cpu_s_per_deal) AS sd,
-           any_value(machine) AS machine
-    FROM redblack_cost_windows WHERE campaign_searched GROUP BY k HAVING count(*) >= 2
-), campaign AS (
-    SELECT c.k, t.machine, count(*) AS shards, sum(c.deals) AS deals, sum(t.cpu_s) AS cpu_s
+WITH shards AS (
+    SELECT c.k, c.range_start, c.range_stop, c.deals, t.cpu_s, t.machine
     FROM redblack_counts c
     JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
                          AND t.variant = 'owner' AND t.shard = c.shard
     WHERE c.method = 'exhaustive' AND c.algorithm = 'owner'
       AND c.experiment <> printf('exhaustive_k%02d_windows', c.k)
-    GROUP BY c.k, t.machine
+), w AS (
+    SELECT x.k, count(*) AS windows, avg(x.cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(x.cpu_s_per_deal) AS sd,
+           any_value(x.machine) AS machine
+    FROM redblack_cost_windows x
+    WHERE x.campaign_searched
+      AND EXISTS (SELECT 1 FROM shards s WHERE s.k = x.k AND s.machine = x.machine
+                                           AND s.range_start <= x.range_start AND x.range_stop <= s.range_stop)
+    GROUP BY x.k HAVING count(*) >= 2
+), campaign AS (
+    SELECT s.k, count(*) AS shards, sum(s.deals) AS deals, sum(s.cpu_s) AS cpu_s
+    FROM shards s JOIN w ON s.k = w.k AND s.machine = w.machine
+    GROUP BY s.k
 )
 SELECT w.k, w.windows, c.shards, c.deals, w.cpu_s_per_deal,
        c.deals * w.cpu_s_per_deal AS predicted_cpu_s,
        c.deals * greatest(0, w.cpu_s_per_deal - student_t95(w.windows - 1) * w.sd / sqrt(w.windows)) AS lo95_cpu_s,
        c.deals * (w.cpu_s_per_deal + student_t95(w.windows - 1) * w.sd / sqrt(w.windows)) AS hi95_cpu_s,
        c.cpu_s AS taken_cpu_s, c.cpu_s / (c.deals * w.cpu_s_per_deal) AS ratio, w.machine,
-       (SELECT coalesce(sum(o.shards), 0) FROM campaign o
-        WHERE o.k = w.k AND o.machine IS DISTINCT FROM w.machine) AS shards_elsewhere
-FROM w JOIN campaign c ON c.k = w.k AND c.machine = w.machine
+       (SELECT count(*) FROM shards o WHERE o.k = w.k AND o.machine IS DISTINCT FROM w.machine) AS shards_elsewhere
+FROM w JOIN campaign c USING (k)
 ORDER BY w.k;
 
 -- The ranks searched exhaustively per size k, as disjoint ranges [range_start, range_stop)

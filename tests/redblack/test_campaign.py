@@ -179,13 +179,16 @@ def kept_blocks() -> list[dict]:
 
 
 def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
-    """Every shard of the default config's owner-rule blocks (k = 16..20 whole, the k = 21 and
-    k = 26 windows) is committed; copied into a fresh directory with those blocks, all are taken
-    as they are: nothing to recompute, and the warehouse loads them with the right coverage."""
+    """Every shard of the default config's owner-rule blocks (k = 16..21 whole, the k = 26 window and any
+    campaign in progress) is committed; copied into a fresh directory with those blocks, all are taken
+    as they are: nothing to recompute, and the warehouse loads them with the right coverage: a size
+    planned whole is complete, one planned in windows is searched exactly in them."""
     blocks = kept_blocks()
     section = {"exhaustive": blocks, "basins": False}
     specs = exhaustive(section)
     assert {s["k"] for s in specs} >= {16, 17, 18, 19, 20, 21, 26}
+    windowed = {k for b in blocks if "ranks" in b for k in b["k"]}
+    assert 26 in windowed and not windowed & {16, 17, 18, 19, 20, 21}
     wd = workdir(tmp_path / "wd", yaml_dump({"redblack": section}))
     shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
     for spec in specs:
@@ -206,8 +209,9 @@ def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
         searched = dict(con.execute("SELECT k, sum(deals) FROM redblack_counts GROUP BY k").fetchall())
     finally:
         con.close()
-    assert all(rows[k] for k in (16, 17, 18, 19, 20)) and not rows[21] and not rows[26]
-    for k in (21, 26):
+    assert all(rows[k] for k in {s["k"] for s in specs} - windowed)
+    for k in windowed:
+        assert not rows[k]
         assert searched[k] == sum(s["range"][1] - s["range"][0] for s in specs if s["k"] == k)
 
 

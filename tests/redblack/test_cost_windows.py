@@ -275,7 +275,8 @@ def test_windows_in_ranks_a_campaign_searched_are_left_out(built):
 def test_windows_in_a_campaigns_ranks_predict_what_it_took(built):
     """Campaign shards over the windows of 0.1 and 0.2 ms (shards 7 and 8, timed 0.25 and 0.35 CPU-s) and
     shard 0 (2.0 CPU-s): the two windows predict 150 ns a deal for the campaign's 3,000 deals.  Shards 9
-    (another kind of CPU) and 10 (timed before the kind was recorded) are left out of the check, and counted."""
+    (another kind of CPU) and 10 (timed before the kind was recorded) are left out of the check, and counted,
+    and so is a window whose ranks only a shard on another kind of CPU has searched."""
     con, _ = built
     draws = con.execute("SELECT range_start, range_stop FROM redblack_cost_windows ORDER BY draw").fetchall()
     con.begin()
@@ -317,6 +318,19 @@ def test_windows_in_a_campaigns_ranks_predict_what_it_took(built):
             "are left out."
         )
         assert text[-1] == ""  # a blank line before the next heading
+        # a shard timed on another kind of CPU over the 300 ns window: that window checks nothing
+        con.execute(
+            "INSERT INTO redblack_counts SELECT * REPLACE (? AS range_start, ? AS range_stop, 11 AS shard) "
+            "FROM redblack_counts WHERE experiment = 'exhaustive_k26' AND shard = 0",
+            list(draws[2]),
+        )
+        con.execute(
+            "INSERT INTO shard_timings VALUES ('redblack', 'exhaustive_k26', 'owner', 11, 1000, 'deals', 1, 9.0, 1, ?)",
+            [OTHER_CPU],
+        )
+        assert con.execute("SELECT windows, shards, shards_elsewhere FROM redblack_cost_check").fetchall() == [
+            (2, 3, 3)
+        ]
     finally:
         con.rollback()
     assert con.execute("SELECT count(*) FROM redblack_cost_check").fetchone() == (0,)

@@ -405,8 +405,8 @@ def cost_check_section(rows: list[dict]) -> list[str]:
         "",
         "A cost window whose ranks a campaign has searched since is left out of the cost to finish, and "
         "checks it instead: the windows that fall in a campaign's ranks are uniform draws over them, so they "
-        "predict what the campaign's shards took, counting only the shards timed on the kind of CPU that timed "
-        "the windows (view `redblack_cost_check`; `shard_timings.machine`).",
+        "predict what the campaign's shards took: the shards timed on the kind of CPU that timed the windows, "
+        "and the windows in their ranks (view `redblack_cost_check`; `shard_timings.machine`).",
         "",
         *(f"- {cost_check_text(r)}" for r in rows),
         "",
