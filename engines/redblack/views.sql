@@ -374,17 +374,22 @@ FROM redblack_audit a LEFT JOIN redblack_coverage c USING (k)
 GROUP BY a.experiment, a.k
 ORDER BY a.experiment, a.k;
 
--- Per audited list and size k whose exhaustive search is complete: the complete list beside the
--- published one. search_infinite: the size's infinite deals cardlab's own search proves (its
--- exhaustive, sample and basin hits; canonical); listed: the list's deals of that size;
--- confirmed: listed deals the search proves infinite; listed_finite: listed deals that end;
--- listed_not_found: listed deals the search does not prove infinite although they are (the
--- audit replayed them): a contradiction, never expected; missed: deals of the complete list
--- the publication lacks; cycles: the cycles of the complete list; new_cycles (and their ids):
--- those no listed deal reaches, infinite games the publication does not know.
+-- Per audited list and size k that cardlab has searched completely, or where its searches have
+-- proved an infinite deal: its list beside the published one. complete: the exhaustive search
+-- of the size is complete (then the comparison is final; else it covers what was searched).
+-- search_infinite: the deals cardlab's own searches prove infinite (exhaustive, sample and basin
+-- hits; canonical); listed: the list's deals of that size; confirmed: listed deals the search
+-- proves infinite; listed_finite: listed deals that end; listed_not_found: on a complete size,
+-- listed deals the search does not prove infinite (a contradiction, never expected; NULL on a
+-- partial size, where the search may not have reached them); missed: deals the search proves
+-- that the publication lacks; cycles: the cycles of the proved deals; new_cycles (and their
+-- ids): those no listed deal reaches, infinite games the publication does not know.
 CREATE VIEW redblack_published_check AS
 WITH sizes AS (
-    SELECT k FROM redblack_coverage WHERE complete
+    SELECT k, complete FROM redblack_coverage WHERE complete
+    UNION
+    SELECT DISTINCT i.k, coalesce(c.complete, false) FROM redblack_infinite i LEFT JOIN redblack_coverage c USING (k)
+    WHERE i.found_by IN ('exhaustive', 'sample', 'basin')
 ), listed AS (
     SELECT experiment, k, p1, p2, status FROM redblack_audit WHERE status IN ('listed-infinite', 'listed-finite')
 ), proved AS (
@@ -392,7 +397,7 @@ WITH sizes AS (
 ), reached AS (  -- cycles a listed deal reaches
     SELECT DISTINCT l.experiment, p.k, p.cycle_id FROM listed l JOIN proved p USING (k, p1, p2)
 ), per_size AS (
-    SELECT e.experiment, s.k,
+    SELECT e.experiment, s.k, s.complete,
            (SELECT count(*) FROM proved p WHERE p.k = s.k) AS search_infinite,
            (SELECT count(*) FROM listed l WHERE l.experiment = e.experiment AND l.k = s.k) AS listed,
            (SELECT count(*) FROM listed l JOIN proved p USING (k, p1, p2)
@@ -405,8 +410,8 @@ WITH sizes AS (
                                             AND r.k = s.k AND r.cycle_id = p.cycle_id)) AS new_cycle_ids
     FROM (SELECT DISTINCT experiment FROM redblack_audit) e CROSS JOIN sizes s
 )
-SELECT experiment, k, search_infinite, listed, confirmed, listed_finite,
-       listed - confirmed - listed_finite AS listed_not_found,
+SELECT experiment, k, complete, search_infinite, listed, confirmed, listed_finite,
+       CASE WHEN complete THEN listed - confirmed - listed_finite END AS listed_not_found,
        search_infinite - confirmed AS missed, cycles,
        coalesce(len(string_split(new_cycle_ids, ' ')), 0) AS new_cycles, coalesce(new_cycle_ids, '') AS new_cycle_ids
 FROM per_size

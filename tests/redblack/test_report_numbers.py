@@ -143,19 +143,30 @@ def test_no_rate_from_a_time_too_short(built):
 
 def test_complete_sizes_are_set_beside_the_published_list(built, tmp_path):
     """k = 1..6 and 8 are searched completely; the published list has 21 deals at k = 6 in 2 cycles: the
-    report's table and verdict agree with SQL, and a cycle no listed deal reaches would be named as new."""
+    report's table and verdict agree with SQL, and a cycle no listed deal reaches would be named as new.
+    Partial sizes appear where a search proved a deal (the sampled full deck), with no verdict on what
+    the partial search has not reached."""
     con, md, _, _ = built
     rows = sql(
         con,
-        "SELECT k, search_infinite, listed, confirmed, listed_finite, listed_not_found, missed, cycles, new_cycles "
-        "FROM redblack_published_check ORDER BY k",
+        "SELECT k, complete, search_infinite, listed, confirmed, listed_finite, listed_not_found, missed, cycles, "
+        "new_cycles FROM redblack_published_check ORDER BY k",
     )
-    assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6, 8]
-    assert rows[5] == (6, 21, 21, 21, 0, 0, 0, 2, 0)
-    assert all(r[1:] == (0,) * 8 for r in rows if r[0] != 6)
-    section = md[md.index("## Complete sizes against the published list") : md.index("## Exhaustive coverage")]
-    assert "| 6 | 21 | 21 | 21 | 0 | 0 | 0 | 2 | 0 |" in section
-    assert "k = 1–5, 8: neither lists an infinite deal." in section
+    complete = [r for r in rows if r[1]]
+    assert [r[0] for r in complete] == [1, 2, 3, 4, 5, 6, 8]
+    assert complete[5] == (6, True, 21, 21, 21, 0, 0, 0, 2, 0)
+    assert all(r[2:] == (0,) * 8 for r in complete if r[0] != 6)
+    proved = dict(
+        sql(
+            con,
+            "SELECT k, count(*) FROM redblack_infinite WHERE found_by IN ('exhaustive', 'sample', 'basin') GROUP BY k",
+        )
+    )
+    assert {r[0] for r in rows if not r[1]} == set(proved) - {1, 2, 3, 4, 5, 6, 8}
+    assert all(r[6] is None for r in rows if not r[1])  # not proved by a partial search: no verdict
+    section = md[md.index("## The searches against the published list") : md.index("## Exhaustive coverage")]
+    assert "| 6 | complete | 21 | 21 | 21 | 0 | 0 | 0 | 2 | 0 |" in section
+    assert "k = 1–5, 8: neither lists an infinite deal (searched completely)." in section
     assert "no new cycle. On every complete size the two lists are the same deals." in section
     # the list without the deals of one of its two cycles: that cycle is new, its deals missed
     (db,) = sql(con, "SELECT path FROM duckdb_databases() WHERE database_name = current_database()")[0]
@@ -175,23 +186,21 @@ def test_complete_sizes_are_set_beside_the_published_list(built, tmp_path):
 def test_the_published_verdict_names_what_differs():
     row = dict.fromkeys(("search_infinite", "listed", "confirmed", "listed_finite", "listed_not_found"), 0)
     row |= {"experiment": "audit_published", "missed": 0, "cycles": 0, "new_cycles": 0, "new_cycle_ids": ""}
+    row |= {"complete": True}
     same = [row | {"k": k} for k in (1, 2, 3, 5)]
     assert published_verdict(same) == (
-        "k = 1–3, 5: neither lists an infinite deal. Every cycle of the complete sizes is reached by a published "
-        "deal: no new cycle. On every complete size the two lists are the same deals."
+        "k = 1–3, 5: neither lists an infinite deal (searched completely). Every cycle the searches have met is "
+        "reached by a published deal: no new cycle. On every complete size the two lists are the same deals."
     )
     missed = row | {"k": 22, "search_infinite": 125, "listed": 117, "confirmed": 117, "missed": 8, "cycles": 1}
-    text = published_verdict([missed])
-    assert (
-        text == "The publication misses 8 deals (8 at k = 22). Every cycle of the complete sizes is reached by "
-        "a published deal: no new cycle."
+    assert published_verdict([missed]) == (
+        "The publication misses 8 deals (8 at k = 22). Every cycle the searches have met is reached by a "
+        "published deal: no new cycle."
     )
-    new = row | {"k": 21, "search_infinite": 30, "listed": 24, "confirmed": 24, "missed": 6, "cycles": 2}
-    new |= {"new_cycles": 1, "new_cycle_ids": "01/0011"}
+    new = row | {"k": 22, "complete": False, "search_infinite": 1, "listed": 117, "confirmed": 0, "missed": 1}
+    new |= {"cycles": 1, "new_cycles": 1, "new_cycle_ids": "01/0011", "listed_not_found": None}
     text = published_verdict([new])
-    assert (
-        "**New: 1 cycle no published deal reaches** (infinite games the publication does not know): "
-        "k = 21: `01/0011`." in text
-    )
+    assert text.startswith("The publication misses 1 deal (1 at k = 22 (so far)). **New: 1 cycle no published deal")
+    assert "k = 22: `01/0011`." in text and "Disagreement" not in text  # a partial search proves nothing missing
     wrong = missed | {"confirmed": 116, "listed_finite": 1, "missed": 9}
-    assert "**Disagreement** (k = 22: 1 finite, 0 not proved by the search)" in published_verdict([wrong])
+    assert "**Disagreement** (k = 22: 1 finite, 0 not proved by the complete search)" in published_verdict([wrong])
