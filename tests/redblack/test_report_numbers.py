@@ -200,7 +200,7 @@ def test_the_published_verdict_names_what_differs():
     new = row | {"k": 22, "complete": False, "search_infinite": 1, "listed": 117, "confirmed": 0, "missed": 1}
     new |= {"cycles": 1, "new_cycles": 1, "new_cycle_ids": "01/0011", "listed_not_found": None}
     text = published_verdict([new])
-    assert text.startswith("The publication misses 1 deal (1 at k = 22 (so far)). **New: 1 cycle no published deal")
+    assert text.startswith("The publication misses 1 deal (1 at k = 22, so far). **New: 1 cycle no published deal")
     assert "k = 22: `01/0011`." in text and "Disagreement" not in text  # a partial search proves nothing missing
     wrong = missed | {"confirmed": 116, "listed_finite": 1, "missed": 9}
     assert "**Disagreement** (k = 22: 1 finite, 0 not proved by the complete search)" in published_verdict([wrong])

@@ -346,7 +346,7 @@ def published_verdict(rows: list[dict]) -> str:
         words.append(f"k = {size_runs(none)}: neither lists an infinite deal (searched completely).")
     missed = [r for r in rows if r["missed"]]
     if missed:
-        where = ", ".join(f"{value(r['missed'])} at k = {r['k']}{'' if r['complete'] else ' (so far)'}" for r in missed)
+        where = ", ".join(f"{value(r['missed'])} at k = {r['k']}{'' if r['complete'] else ', so far'}" for r in missed)
         words.append(f"The publication misses {plural(sum(r['missed'] for r in missed), 'deal')} ({where}).")
     new = [r for r in rows if r["new_cycles"]]
     if new:
