@@ -115,6 +115,18 @@ SELECT w.*, searched.windows_searched, student_t95(windows - 1) AS t95,
        cpu_s_per_deal + student_t95(windows - 1) * sd_cpu_s_per_deal / sqrt(windows) AS hi95_cpu_s_per_deal
 FROM w JOIN searched USING (k) ORDER BY k;
 
+-- The owner-rule campaign shards (exhaustive searches other than the cost windows) that have a
+-- timing line, one row each: k, experiment, shard, range_start, range_stop, deals, cpu_s (the
+-- shard's job, start-up included), machine (NULL before timing lines named it), cpu_s_per_deal.
+CREATE VIEW redblack_campaign_shards AS
+SELECT c.k, c.experiment, c.shard, c.range_start, c.range_stop, c.deals, t.cpu_s, t.machine,
+       t.cpu_s / nullif(c.deals, 0) AS cpu_s_per_deal
+FROM redblack_counts c
+JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
+                     AND t.variant = 'owner' AND t.shard = c.shard
+WHERE c.method = 'exhaustive' AND c.algorithm = 'owner'
+  AND c.experiment <> printf('exhaustive_k%02d_windows', c.k);
+
 -- The cost windows checked against a campaign, per size k: the windows whose ranks a campaign
 -- shard has searched since (campaign_searched) and that shard was timed on the windows' kind of
 -- CPU (machine) are draws over those shards' ranks (one in each part of them), so their mean
@@ -126,12 +138,7 @@ FROM w JOIN searched USING (k) ORDER BY k;
 -- or before the kind was recorded). Fewer than two such windows, no check.
 CREATE VIEW redblack_cost_check AS
 WITH shards AS (
-    SELECT c.k, c.range_start, c.range_stop, c.deals, t.cpu_s, t.machine
-    FROM redblack_counts c
-    JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment
-                         AND t.variant = 'owner' AND t.shard = c.shard
-    WHERE c.method = 'exhaustive' AND c.algorithm = 'owner'
-      AND c.experiment <> printf('exhaustive_k%02d_windows', c.k)
+    SELECT k, range_start, range_stop, deals, cpu_s, machine FROM redblack_campaign_shards
 ), w AS (
     SELECT x.k, count(*) AS windows, avg(x.cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(x.cpu_s_per_deal) AS sd,
            any_value(x.machine) AS machine

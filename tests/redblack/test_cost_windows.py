@@ -12,7 +12,9 @@ from wfhelp import shards_warehouse
 
 from engines.core.errors import CardlabError
 from engines.redblack import search_range
+from engines.redblack.report import figures
 from engines.redblack.report import queries as q
+from engines.redblack.report.figures import cost_windows_figure
 from engines.redblack.report.markdown import cost_check_section, cost_check_text, coverage_text, ranges_text
 from engines.redblack.rules import canonical_deals
 from engines.redblack.search_shards import ExhaustiveSearch, search_tables
@@ -272,7 +274,20 @@ def test_windows_in_ranks_a_campaign_searched_are_left_out(built):
     assert n == 4
 
 
-def test_windows_in_a_campaigns_ranks_predict_what_it_took(built):
+def figure_lines(monkeypatch, tmp_path, *rows) -> dict[str, list]:
+    """The cost figure's line collections, by label, as [[x0, y0], [x1, y1]] segments."""
+    seen = {}
+
+    def keep(fig, path):
+        seen.update({c.get_label(): [s.tolist() for s in c.get_segments()] for c in fig.axes[0].collections})
+        return path
+
+    monkeypatch.setattr(figures, "save_figure", keep)
+    cost_windows_figure(rows[0], rows[1], tmp_path / "cost.png", rows[2])
+    return seen
+
+
+def test_windows_in_a_campaigns_ranks_predict_what_it_took(built, monkeypatch, tmp_path):
     """Campaign shards over the windows of 0.1 and 0.2 ms (shards 7 and 8, timed 0.25 and 0.35 CPU-s) and
     shard 0 (2.0 CPU-s): the two windows predict 150 ns a deal for the campaign's 3,000 deals.  Shards 9
     (another kind of CPU) and 10 (timed before the kind was recorded) are left out of the check, and counted,
@@ -304,6 +319,22 @@ def test_windows_in_a_campaigns_ranks_predict_what_it_took(built):
         half = 12.7062 * np.std([100e-9, 200e-9], ddof=1) / math.sqrt(2)
         assert lo == 0 and hi == pytest.approx(3000 * (150e-9 + half), rel=1e-4)
         assert taken == pytest.approx(2.6) and ratio == pytest.approx(2.6 / predicted)
+        # the figure draws the shards timed on the windows' kind of CPU over their ranks (0.25 and 0.35 CPU-s
+        # for 1,000 deals: 250,000 and 350,000 ns a deal), and no other
+        shards = q.campaign_shard_costs(con)
+        assert [(r["k"], r["range_start"], r["range_stop"], r["ns_per_deal"]) for r in shards] == [
+            (26, 0, 1000, pytest.approx(2e6)),
+            (26, *draws[0], pytest.approx(2.5e5)),
+            (26, *draws[1], pytest.approx(3.5e5)),
+        ]
+        drawn = figure_lines(monkeypatch, tmp_path, q.cost_windows(con), q.window_costs(con), shards)
+        assert drawn["k = 26: 3 campaign shards (same kind of CPU)"] == [
+            [
+                [r["range_start"] / canonical_deals(26), r["ns_per_deal"]],
+                [r["range_stop"] / canonical_deals(26), r["ns_per_deal"]],
+            ]
+            for r in shards
+        ]
         # the cost to finish now comes from the other two windows (300 and 400 ns)
         (mean,) = con.execute("SELECT cpu_s_per_deal FROM redblack_window_cost").fetchone()
         assert mean == pytest.approx(350e-9)

@@ -123,10 +123,12 @@ def lengths_figure(rows: list[dict], stats: list[dict], path: Path) -> Path:
     return save_figure(fig, path)
 
 
-def cost_windows_figure(windows: list[dict], costs: list[dict], path: Path) -> Path:
+def cost_windows_figure(windows: list[dict], costs: list[dict], path: Path, shards: list[dict] = ()) -> Path:
     """CPU per deal of each cost window against its place in its size's ranks, with each size's
     mean and 95 % interval (a band) over the windows in the ranks left: how much the cost of a
-    campaign shard varies along the ranks.  Windows in ranks a campaign has searched are hollow."""
+    campaign shard varies along the ranks.  Windows in ranks a campaign has searched are hollow,
+    and the campaign's shards timed on the windows' kind of CPU are drawn over their ranks as
+    short lines: what the windows predicted next to what the campaign took."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 4.5))
     colours = plt.get_cmap("tab10").colors
@@ -145,6 +147,17 @@ def cost_windows_figure(windows: list[dict], costs: list[dict], path: Path) -> P
                     label=f"k = {c['k']}: {len(pts):,} windows of {c['window_deals']:,} ranks"
                     + (", ranks since searched" if searched else ""),
                 )
+        done = [r for r in shards if r["k"] == c["k"]]
+        if done:
+            ax.hlines(
+                [r["ns_per_deal"] for r in done],
+                [r["range_start"] / canonical_deals(c["k"]) for r in done],
+                [r["range_stop"] / canonical_deals(c["k"]) for r in done],
+                color=colour,
+                lw=2.5,
+                alpha=0.6,
+                label=f"k = {c['k']}: {len(done):,} campaign shards (same kind of CPU)",
+            )
         ax.axhline(c["ns_per_deal"], color=colour, lw=1, label=f"k = {c['k']}: mean {c['ns_per_deal']:,.0f} ns")
         ax.axhspan(c["lo95_ns_per_deal"], c["hi95_ns_per_deal"], color=colour, alpha=0.12, label="95 % interval")
     if not costs:

@@ -58,7 +58,7 @@ def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
         write_csv(outdir / CYCLES_CSV, *cycles),
         share_figure(q.shares(con), outdir / SHARE_PNG),
         lengths_figure(q.lengths(con), q.length_stats(con), outdir / LENGTHS_PNG),
-        cost_windows_figure(q.cost_windows(con), q.window_costs(con), outdir / COST_PNG),
+        cost_windows_figure(q.cost_windows(con), q.window_costs(con), outdir / COST_PNG, q.campaign_shard_costs(con)),
     ]
 
 

@@ -80,6 +80,15 @@ SELECT k, windows, shards, deals, predicted_cpu_s / 3600 AS predicted_h, lo95_cp
 FROM redblack_cost_check ORDER BY k
 """
 
+# the campaign shards of each size with cost windows, timed on the windows' kind of CPU (their
+# costs are comparable only there), for the cost figure
+CAMPAIGN_SHARD_COSTS_SQL = """
+WITH m AS (SELECT k, any_value(machine) AS machine FROM redblack_cost_windows GROUP BY k)
+SELECT s.k, s.range_start, s.range_stop, s.deals, 1e9 * s.cpu_s_per_deal AS ns_per_deal
+FROM redblack_campaign_shards s JOIN m ON s.k = m.k AND s.machine = m.machine
+WHERE s.deals > 0 ORDER BY s.k, s.range_start
+"""
+
 COST_WINDOWS_SQL = """
 SELECT k, draw, range_start, range_stop, deals, 1e9 * cpu_s_per_deal AS ns_per_deal, rounds_per_deal,
        campaign_searched
@@ -199,6 +208,11 @@ def cost_checks(con: Con) -> list[dict]:
 
 def cost_windows(con: Con) -> list[dict]:
     return records(con, COST_WINDOWS_SQL)
+
+
+def campaign_shard_costs(con: Con) -> list[dict]:
+    """Each size's campaign shards timed on the kind of CPU of its cost windows: ranks and ns per deal."""
+    return records(con, CAMPAIGN_SHARD_COSTS_SQL)
 
 
 def sample_bounds(con: Con, k: int) -> list[dict]:
