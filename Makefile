@@ -7,7 +7,7 @@ BIN     = $(VENV)/bin
 CORES  ?= all
 LINTED  = engines tests bench workflow/scripts
 
-.PHONY: run test lint chromium bench bench-cold bench-levers clean-results
+.PHONY: run test lint test-tools bench bench-cold bench-levers clean-results
 
 # requirements.lock pins every package to the version the results were produced with;
 # pyproject.toml keeps the ranges a library user installs against.  PYTHONWARNINGS silences
@@ -29,7 +29,7 @@ $(BIN)/.installed-test: $(BIN)/.installed
 run: $(BIN)/.installed
 	$(BIN)/cardlab run --cores $(CORES)
 
-test: lint chromium
+test: lint test-tools
 	$(BIN)/python -m pytest
 
 # ruff (lint + format), snakefmt, and snakemake --lint.  Snakemake's one remaining lint asks
@@ -44,15 +44,18 @@ lint: $(BIN)/.installed-test
 	if [ -n "$$other" ]; then echo "$$out"; exit 1; fi; \
 	echo "snakemake --lint: clean (apart from conda/container directives: a pip environment is used)"
 
-# The report test opens reports/index.html in headless Chromium (Debian package `chromium`):
-# installed here only when missing and apt-get exists (CI: a clean Debian clone, as root).
-chromium:
-	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then \
+# Two tests run outside programs: the report pages in headless Chromium and the seed's own Ruby
+# program on fresh decks (Debian packages `chromium` and `ruby`), installed here only when missing
+# and apt-get exists (CI: a clean Debian clone, as root).
+TEST_PACKAGES := chromium:/usr/bin/chromium ruby:/usr/bin/ruby
+test-tools:
+	@missing=""; for p in $(TEST_PACKAGES); do [ -x "$${p#*:}" ] || missing="$$missing $${p%%:*}"; done; \
+	if [ -n "$$missing" ] && command -v apt-get >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ]; then \
-			echo "installing Debian's chromium (for the report page's browser test; log: /tmp/cardlab-chromium.log)"; \
-			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
-				>/tmp/cardlab-chromium.log 2>&1 || { tail -20 /tmp/cardlab-chromium.log; exit 1; }; \
-		else echo "note: /usr/bin/chromium is missing, so the browser test is skipped: sudo apt-get install chromium"; fi; fi
+			echo "installing Debian's$$missing (for the browser and seed-program tests; log: /tmp/cardlab-test-tools.log)"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) \
+				>/tmp/cardlab-test-tools.log 2>&1 || { tail -20 /tmp/cardlab-test-tools.log; exit 1; }; \
+		else echo "note:$$missing missing, so the tests that need them are skipped: sudo apt-get install$$missing"; fi; fi
 
 # The kernels' speed, then the cold start (bench-cold).
 bench: $(BIN)/.installed
