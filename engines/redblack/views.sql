@@ -390,7 +390,9 @@ ORDER BY a.experiment, a.k;
 -- listed deals the search does not prove infinite (a contradiction, never expected; NULL on a
 -- partial size, where the search may not have reached them); missed: deals the search proves
 -- that the publication lacks; cycles: the cycles of the proved deals; new_cycles (and their
--- ids): those no listed deal reaches, infinite games the publication does not know.
+-- ids): those no listed deal reaches, infinite games the publication does not know;
+-- new_cycle_deals: the proved deals in their basins (among the missed ones, but outside the
+-- basins an audit walks: those of cycles listed deals reach).
 CREATE VIEW redblack_published_check AS
 WITH sizes AS (
     SELECT k, complete FROM redblack_coverage WHERE complete
@@ -414,13 +416,17 @@ WITH sizes AS (
            (SELECT count(DISTINCT p.cycle_id) FROM proved p WHERE p.k = s.k) AS cycles,
            (SELECT string_agg(DISTINCT p.cycle_id, ' ' ORDER BY p.cycle_id) FROM proved p
             WHERE p.k = s.k AND NOT EXISTS (SELECT 1 FROM reached r WHERE r.experiment = e.experiment
-                                            AND r.k = s.k AND r.cycle_id = p.cycle_id)) AS new_cycle_ids
+                                            AND r.k = s.k AND r.cycle_id = p.cycle_id)) AS new_cycle_ids,
+           (SELECT count(*) FROM proved p
+            WHERE p.k = s.k AND NOT EXISTS (SELECT 1 FROM reached r WHERE r.experiment = e.experiment
+                                            AND r.k = s.k AND r.cycle_id = p.cycle_id)) AS new_cycle_deals
     FROM (SELECT DISTINCT experiment FROM redblack_audit) e CROSS JOIN sizes s
 )
 SELECT experiment, k, complete, search_infinite, listed, confirmed, listed_finite,
        CASE WHEN complete THEN listed - confirmed - listed_finite END AS listed_not_found,
        search_infinite - confirmed AS missed, cycles,
-       coalesce(len(string_split(new_cycle_ids, ' ')), 0) AS new_cycles, coalesce(new_cycle_ids, '') AS new_cycle_ids
+       coalesce(len(string_split(new_cycle_ids, ' ')), 0) AS new_cycles, coalesce(new_cycle_ids, '') AS new_cycle_ids,
+       new_cycle_deals
 FROM per_size
 ORDER BY experiment, k;
 

@@ -12,6 +12,7 @@ import pytest
 from wfhelp import ROOT, shards_warehouse
 
 from engines.pipeline.warehouse import connect
+from engines.redblack.report import queries as q
 from engines.redblack.report.markdown import published_verdict
 from engines.registry import engine
 from engines.report.common import build_game
@@ -177,8 +178,13 @@ def test_complete_sizes_are_set_beside_the_published_list(built, tmp_path):
             0
         ]
         copy.execute("DELETE FROM redblack_audit WHERE cycle_id = ?", [cycle])
-        row = sql(copy, "SELECT listed, missed, new_cycles, new_cycle_ids FROM redblack_published_check WHERE k = 6")
-        assert row == [(21 - n, n, 1, cycle)]
+        row = sql(
+            copy,
+            "SELECT listed, missed, new_cycles, new_cycle_ids, new_cycle_deals FROM redblack_published_check WHERE k = 6",
+        )
+        assert row == [(21 - n, n, 1, cycle, n)]
+        text = published_verdict(q.published_checks(copy))
+        assert f"k = 6: `{cycle}`. Of the deals the publication misses, {n} lie in its basin" in text
     finally:
         copy.close()
 
@@ -198,9 +204,14 @@ def test_the_published_verdict_names_what_differs():
         "published deal: no new cycle."
     )
     new = row | {"k": 22, "complete": False, "search_infinite": 1, "listed": 117, "confirmed": 0, "missed": 1}
-    new |= {"cycles": 1, "new_cycles": 1, "new_cycle_ids": "01/0011", "listed_not_found": None}
+    new |= {"cycles": 1, "new_cycles": 1, "new_cycle_ids": "01/0011", "new_cycle_deals": 1, "listed_not_found": None}
     text = published_verdict([new])
     assert text.startswith("The publication misses 1 deal (1 at k = 22, so far). **New: 1 cycle no published deal")
-    assert "k = 22: `01/0011`." in text and "Disagreement" not in text  # a partial search proves nothing missing
+    assert "k = 22: `01/0011`. Of the deals the publication misses, 1 lies in its basin, where the audit" in text
+    assert "Disagreement" not in text  # a partial search proves nothing missing
+    two = new | {"search_infinite": 3, "missed": 3, "cycles": 2, "new_cycles": 2, "new_cycle_ids": "01/0011 01/0101"}
+    assert "Of the deals the publication misses, 3 lie in their basins," in published_verdict(
+        [two | {"new_cycle_deals": 3}]
+    )
     wrong = missed | {"confirmed": 116, "listed_finite": 1, "missed": 9}
     assert "**Disagreement** (k = 22: 1 finite, 0 not proved by the complete search)" in published_verdict([wrong])

@@ -351,10 +351,13 @@ def published_verdict(rows: list[dict]) -> str:
     new = [r for r in rows if r["new_cycles"]]
     if new:
         cycles = "; ".join(f"k = {r['k']}: " + ", ".join(f"`{c}`" for c in r["new_cycle_ids"].split()) for r in new)
+        deals = sum(r["new_cycle_deals"] for r in new)
         words.append(
             f"**New: {plural(sum(r['new_cycles'] for r in new), 'cycle')} no published deal reaches** "
             f"(infinite games the publication does not know; each deal is proved by replaying it to its cycle): "
-            f"{cycles}."
+            f"{cycles}. Of the deals the publication misses, {value(deals)} {'lies' if deals == 1 else 'lie'} in "
+            f"{'its basin' if sum(r['new_cycles'] for r in new) == 1 else 'their basins'}, where the audit above "
+            "does not look (it walks the basins of the cycles published deals reach)."
         )
     else:
         words.append("Every cycle the searches have met is reached by a published deal: no new cycle.")

@@ -111,7 +111,7 @@ FROM redblack_audit_summary ORDER BY experiment, k
 # Each audited list beside the complete lists of the sizes searched completely (views.sql).
 PUBLISHED_CHECK_SQL = """
 SELECT experiment, k, complete, search_infinite, listed, confirmed, listed_finite, listed_not_found, missed,
-       cycles, new_cycles, new_cycle_ids
+       cycles, new_cycles, new_cycle_ids, new_cycle_deals
 FROM redblack_published_check ORDER BY experiment, k
 """
 
