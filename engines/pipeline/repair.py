@@ -27,9 +27,12 @@ def recompute_cost(path: str | os.PathLike) -> str:
 
     log = log_of_shard_file(path)
     timing = read_timing(log) if log else None
-    if not timing or not timing.get("cpu_s"):
+    if not timing or timing.get("cpu_s") is None:
         return ""
-    return f"about {duration(float(timing['cpu_s']))} of CPU (measured: {log})"
+    # a small shard can time at 0.0 CPU-s (timing lines keep milliseconds): measured, just short
+    cpu_s = float(timing["cpu_s"])
+    cost = f"about {duration(cpu_s)}" if cpu_s >= 0.5 else "under a second"
+    return f"{cost} of CPU (measured: {log})"
 
 
 def is_tracked(path: str | os.PathLike) -> bool:

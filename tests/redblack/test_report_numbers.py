@@ -13,7 +13,7 @@ from wfhelp import ROOT, shards_warehouse
 
 from engines.pipeline.warehouse import connect
 from engines.redblack.report import queries as q
-from engines.redblack.report.markdown import published_verdict
+from engines.redblack.report.published import published_verdict
 from engines.registry import engine
 from engines.report.common import build_game
 from engines.report.index import build_index
