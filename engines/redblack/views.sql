@@ -403,8 +403,14 @@ WITH sizes AS (
     SELECT experiment, k, p1, p2, status FROM redblack_audit WHERE status IN ('listed-infinite', 'listed-finite')
 ), proved AS (
     SELECT k, p1, p2, cycle_id FROM redblack_infinite WHERE found_by IN ('exhaustive', 'sample', 'basin')
+), lists AS (
+    SELECT DISTINCT experiment FROM redblack_audit
 ), reached AS (  -- cycles a listed deal reaches
     SELECT DISTINCT l.experiment, p.k, p.cycle_id FROM listed l JOIN proved p USING (k, p1, p2)
+), unreached AS (  -- per list, the proved deals in cycles none of its deals reaches
+    SELECT e.experiment, p.k, p.cycle_id FROM lists e CROSS JOIN proved p
+    WHERE NOT EXISTS (SELECT 1 FROM reached r WHERE r.experiment = e.experiment
+                      AND r.k = p.k AND r.cycle_id = p.cycle_id)
 ), per_size AS (
     SELECT e.experiment, s.k, s.complete,
            (SELECT count(*) FROM proved p WHERE p.k = s.k) AS search_infinite,
@@ -414,13 +420,10 @@ WITH sizes AS (
            (SELECT count(*) FROM listed l WHERE l.experiment = e.experiment AND l.k = s.k
                                             AND l.status = 'listed-finite') AS listed_finite,
            (SELECT count(DISTINCT p.cycle_id) FROM proved p WHERE p.k = s.k) AS cycles,
-           (SELECT string_agg(DISTINCT p.cycle_id, ' ' ORDER BY p.cycle_id) FROM proved p
-            WHERE p.k = s.k AND NOT EXISTS (SELECT 1 FROM reached r WHERE r.experiment = e.experiment
-                                            AND r.k = s.k AND r.cycle_id = p.cycle_id)) AS new_cycle_ids,
-           (SELECT count(*) FROM proved p
-            WHERE p.k = s.k AND NOT EXISTS (SELECT 1 FROM reached r WHERE r.experiment = e.experiment
-                                            AND r.k = s.k AND r.cycle_id = p.cycle_id)) AS new_cycle_deals
-    FROM (SELECT DISTINCT experiment FROM redblack_audit) e CROSS JOIN sizes s
+           (SELECT string_agg(DISTINCT u.cycle_id, ' ' ORDER BY u.cycle_id) FROM unreached u
+            WHERE u.experiment = e.experiment AND u.k = s.k) AS new_cycle_ids,
+           (SELECT count(*) FROM unreached u WHERE u.experiment = e.experiment AND u.k = s.k) AS new_cycle_deals
+    FROM lists e CROSS JOIN sizes s
 )
 SELECT experiment, k, complete, search_infinite, listed, confirmed, listed_finite,
        CASE WHEN complete THEN listed - confirmed - listed_finite END AS listed_not_found,
