@@ -22,6 +22,9 @@ BASIN_EXAMPLES = """examples:
   cardlab redblack basin 001101 100011"""
 RANK_EXAMPLES = """examples:
   cardlab redblack rank 0011 1100"""
+CAMPAIGN_EXAMPLES = """examples:
+  cardlab redblack campaign 22             k = 22's finished shards, the config's windows, the shards left
+  cardlab redblack campaign 21 --results /shared/campaign/results"""
 AUDIT_EXAMPLES = """examples:
   cardlab redblack audit workflow/data/redblack/published_infinite.txt
   cardlab redblack audit my_list.txt --csv > audit.csv"""
@@ -41,11 +44,13 @@ def register(subparsers) -> None:
         + "\n"
         + BASIN_EXAMPLES.removeprefix("examples:\n")
         + "\n"
-        + AUDIT_EXAMPLES.removeprefix("examples:\n"),
+        + AUDIT_EXAMPLES.removeprefix("examples:\n")
+        + "\n"
+        + CAMPAIGN_EXAMPLES.removeprefix("examples:\n"),
         formatter_class=raw,
     )
     sub = p.add_subparsers(dest="redblack_command", required=True, parser_class=type(p))
-    for add in (add_replay, add_search, add_rank, add_audit, add_basin):
+    for add in (add_replay, add_search, add_rank, add_audit, add_basin, add_campaign):
         add(sub, raw)
 
 
@@ -147,6 +152,33 @@ def add_basin(sub, raw) -> None:
         help="stop after this many basin states (default: %(default)s)",
     )
     b.set_defaults(func=cmd_basin)
+
+
+def add_campaign(sub, raw) -> None:
+    """``cardlab redblack campaign``: where a size's rank-window campaign stands."""
+    c = sub.add_parser(
+        "campaign",
+        help="a size's finished search shards: coverage, CPU, the config's ranks windows, the shards left",
+        description="Reads the finished exhaustive shards of size K under a results tree (every table checked) "
+        "and prints the ranks they searched, their CPU time from the job logs, the `ranks:` windows that plan "
+        "exactly those shards (for the size's block in config.yaml, so they are kept and not recomputed), and "
+        "the shards left.",
+        epilog=CAMPAIGN_EXAMPLES,
+        formatter_class=raw,
+    )
+    c.add_argument("k", type=int, help="cards per player, 1..26")
+    c.add_argument("--method", choices=("owner", "brute"), default="owner", help="the shards' method (default: owner)")
+    c.add_argument("--results", default="results", help="results tree (default: %(default)s)")
+    c.set_defaults(func=cmd_campaign)
+
+
+def cmd_campaign(args) -> int:
+    from ..pipeline.jobs import read_timing
+    from .campaign import campaign_state, describe
+
+    state = campaign_state(args.k, args.method, args.results, timing=read_timing)
+    print("\n".join(describe(state, args.results)))
+    return 0
 
 
 def cmd_replay(args) -> int:

@@ -1,0 +1,207 @@
+"""Where a campaign of one size stands: its finished shards, the windows they make, the ranks left.
+
+A campaign searches a size's ranks in windows (``ranks:`` in the config) on one shard grid
+and widens them session by session.  This reads only ``results/``: a shard is finished when
+all its search tables are there and intact (their counts row says which ranks it searched),
+and its job log's timing line says what it cost.  The windows printed are what the config's
+block needs to plan exactly the finished shards, so `snakemake -n` plans nothing and the
+kept files are accepted as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.errors import CardlabError
+from ..core.fmt import plural
+from ..core.layout import RESULTS, ShardPlace, log_path, parse_shard_path, place_path
+from ..core.store import read_table
+from .rules import K_MAX, canonical_deals
+from .search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment
+from .tables import SEARCH_TABLES
+
+GAME = "redblack"
+COUNTS = "redblack_counts"
+
+
+@dataclass(frozen=True)
+class FinishedShard:
+    """One shard with all its tables: the ranks it searched and, from its log, its CPU time."""
+
+    shard: int
+    start: int
+    stop: int
+    cpu_s: float | None
+    machine: str | None
+
+
+@dataclass(frozen=True)
+class CampaignState:
+    """A size's exhaustive shards of one method under a results tree."""
+
+    k: int
+    method: str
+    total: int
+    shards: list[FinishedShard]
+    unfinished: list[str] = field(default_factory=list)  # shards with some table missing, as sentences
+
+    @property
+    def deals_per_shard(self) -> int | None:
+        """The grid: shard i covers [i * d, (i + 1) * d); None while the finished shards do not tell
+        (none yet, or one shard 0 holding the whole size: any d that large plans it)."""
+        for s in self.shards:
+            if s.shard > 0:
+                return s.start // s.shard
+            if s.stop < self.total:
+                return s.stop
+        return None
+
+    @property
+    def windows(self) -> list[tuple[int, int]]:
+        """The finished ranks as the fewest windows [start, stop), in rank order."""
+        runs: list[list[int]] = []
+        for s in self.shards:
+            if runs and runs[-1][1] == s.start:
+                runs[-1][1] = s.stop
+            else:
+                runs.append([s.start, s.stop])
+        return [(a, b) for a, b in runs]
+
+    @property
+    def searched(self) -> int:
+        return sum(s.stop - s.start for s in self.shards)
+
+    @property
+    def gaps(self) -> list[tuple[int, int]]:
+        """The ranks left, as windows."""
+        out, at = [], 0
+        for a, b in self.windows:
+            if a > at:
+                out.append((at, a))
+            at = b
+        if at < self.total:
+            out.append((at, self.total))
+        return out
+
+    def shards_left(self) -> list[tuple[int, int]]:
+        """The shard numbers of the ranks left, as runs (first, last)."""
+        d = self.deals_per_shard
+        if d is None:
+            return []
+        return [(a // d, -(-b // d) - 1) for a, b in self.gaps]
+
+    @property
+    def cpu_hours(self) -> float:
+        return sum(s.cpu_s or 0.0 for s in self.shards) / 3600
+
+    @property
+    def timed(self) -> int:
+        return sum(s.cpu_s is not None for s in self.shards)
+
+
+def campaign_state(
+    k: int, method: str = "owner", results: str | Path = RESULTS, timing: Callable[[str], dict | None] | None = None
+) -> CampaignState:
+    """Read a size's finished exhaustive shards of one method from a results tree (every table verified).
+
+    timing reads a job log's timing record (the pipeline's ``read_timing``, which this layer
+    cannot import); without it the shards' CPU time is unknown."""
+    if not 1 <= k <= K_MAX:
+        raise CardlabError(f"K must be between 1 and {K_MAX}, got {k}")
+    if method not in EXHAUSTIVE_VARIANT:
+        raise CardlabError(f"method must be one of {', '.join(EXHAUSTIVE_VARIANT)}, got {method!r}")
+    root = str(results)
+    if not Path(root).is_dir():
+        raise CardlabError(f"{root}: no such results directory")
+    experiment, variant = exhaustive_experiment(k), EXHAUSTIVE_VARIANT[method]
+    counts_dir = Path(place_path(ShardPlace(GAME, COUNTS, experiment, variant, 0), root)).parent
+    numbers = sorted(
+        p.shard for p in (parse_shard_path(f)[1] for f in counts_dir.glob("shard=*.parquet") if parse_shard_path(f))
+    )
+    total = canonical_deals(k)
+    shards, unfinished = [], []
+    for n in numbers:
+        missing = [
+            t
+            for t in SEARCH_TABLES
+            if not Path(place_path(ShardPlace(GAME, t, experiment, variant, n), root)).is_file()
+        ]
+        if missing:
+            unfinished.append(f"shard {n} lacks {', '.join(missing)}")
+            continue
+        shards.append(_finished(root, experiment, variant, n, timing))
+    state = CampaignState(k, method, total, shards, unfinished)
+    _check_grid(state, counts_dir)
+    return state
+
+
+def _finished(root: str, experiment: str, variant: str, n: int, timing) -> FinishedShard:
+    path = place_path(ShardPlace(GAME, COUNTS, experiment, variant, n), root)
+    row = read_table(path).select(["range_start", "range_stop"]).to_pylist()
+    if len(row) != 1:
+        raise CardlabError(f"{path}: expected one counts row, found {len(row)}")
+    record = (timing(log_path(GAME, experiment, variant, n, root)) if timing else None) or {}
+    cpu = record.get("cpu_s")
+    return FinishedShard(n, int(row[0]["range_start"]), int(row[0]["range_stop"]), cpu, record.get("machine"))
+
+
+def _check_grid(state: CampaignState, where: Path) -> None:
+    """Every shard on one grid: windows of another deals_per_shard would plan other files."""
+    d = state.deals_per_shard
+    for s in state.shards:
+        if d is None:
+            return
+        if (s.start, s.stop) != (s.shard * d, min((s.shard + 1) * d, state.total)):
+            raise CardlabError(
+                f"{where}: shard {s.shard} searched ranks [{s.start:,}, {s.stop:,}), off the grid of "
+                f"{d:,} deals per shard the other shards follow; a campaign keeps one deals_per_shard "
+                "(move the shards of the other grid out of results/)"
+            )
+
+
+def _runs(pairs: list[tuple[int, int]]) -> str:
+    return ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in pairs)
+
+
+def _machines(state: CampaignState) -> str:
+    """Which kinds of CPU the timed shards ran on (CPU seconds compare only within one kind)."""
+    kinds: dict[str, int] = {}
+    for s in state.shards:
+        if s.cpu_s is not None:
+            name = s.machine or "a CPU the log does not name"
+            kinds[name] = kinds.get(name, 0) + 1
+    return "; ".join(f"{n:,} on {name}" for name, n in sorted(kinds.items(), key=lambda kv: -kv[1])) or "none timed"
+
+
+def describe(state: CampaignState, results: str | Path = RESULTS) -> list[str]:
+    """What `cardlab redblack campaign` prints: coverage, cost so far, the config's windows, what is left."""
+    k, method = state.k, state.method
+    rule = "owner rule" if method == "owner" else "brute force"
+    if not state.shards:
+        lines = [f"k = {k} ({rule}): no finished shard under {results}/ ({state.total:,} canonical deals to search)"]
+        return lines + [f"incomplete: {u} (rerun it)" for u in state.unfinished]
+    share = 100 * state.searched / state.total
+    d = state.deals_per_shard
+    grid = f"{d:,} deals per shard" if d else "one shard holding the whole size"
+    lines = [
+        f"k = {k} ({rule}): {plural(len(state.shards), 'shard')} finished, {grid}",
+        f"  searched: {state.searched:,} of {state.total:,} canonical deals ({share:.1f} %)",
+        f"  CPU: {state.cpu_hours:,.2f} core-hours in the logs of {state.timed:,} of them; {_machines(state)}",
+        f"  for config.yaml's k = {k} block ({method}"
+        + (f", deals_per_shard: {d}" if d else "")
+        + "), the windows searched:",
+        "    ranks: [" + ", ".join(f"[{a}, {b}]" for a, b in state.windows) + "]",
+    ]
+    if state.gaps:
+        left = state.total - state.searched
+        count = sum(b - a + 1 for a, b in state.shards_left())
+        lines += [
+            "  proves: every cycle whose smallest basin deal has a rank in those windows is found",
+            f"  left: {left:,} deals ({100 - share:.1f} %), shards {_runs(state.shards_left())} ({plural(count, 'shard')})",
+        ]
+    else:
+        lines.append(f"  complete: every rank of k = {k} is searched, so its list of infinite deals is complete")
+    lines += [f"  incomplete: {u} (rerun it)" for u in state.unfinished]
+    return lines

@@ -1,0 +1,123 @@
+"""`cardlab redblack campaign`: a size's finished shards, the config windows they make, the shards left."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from wfhelp import ROOT
+
+from engines.cli import main as cardlab
+from engines.core.errors import CardlabError
+from engines.core.layout import ShardPlace, log_path, place_path
+from engines.pipeline.jobs import read_timing
+from engines.redblack import canonical_deals
+from engines.redblack.campaign import campaign_state
+from engines.redblack.search_shards import block_sizes
+from engines.redblack.tables import SEARCH_TABLES
+
+RESULTS = ROOT / "results"
+K, D = 22, 5_000_000_000  # the k = 22 campaign's grid
+KEPT = (1, 208, 209, 210)  # shards the repository keeps: the first meets the published cycle, 208 the new one
+
+
+def owner_blocks() -> list[dict]:
+    blocks = yaml.safe_load((ROOT / "config.yaml").read_text())["redblack"]["exhaustive"]
+    return [b for b in blocks if b.get("method") == "owner"]
+
+
+def windows_of(block: dict, k: int) -> list[tuple[int, int]]:
+    ranks = block.get("ranks")
+    if ranks is None:
+        return [(0, canonical_deals(k))]
+    ranks = ranks if isinstance(ranks[0], list) else [ranks]
+    return [(int(a), int(b)) for a, b in ranks]
+
+
+def test_the_kept_shards_make_exactly_the_configs_windows():
+    """The windows the command prints for each kept owner-rule size are the default config's: widening a
+    campaign by its finished shards is copying that line."""
+    for block in owner_blocks():
+        for k in block_sizes(block, "config.yaml"):
+            state = campaign_state(k, "owner", RESULTS, timing=read_timing)
+            assert state.windows == windows_of(block, k), k
+            # a size in one shard does not tell the grid: any deals_per_shard that large plans it
+            assert state.deals_per_shard in (block["deals_per_shard"], None)
+            assert not state.unfinished
+
+
+def copy_shard(dst: Path, n: int, tables=SEARCH_TABLES, log: bool = True) -> None:
+    exp, var = f"exhaustive_k{K}", "owner"
+    for table in tables:
+        src = place_path(ShardPlace("redblack", table, exp, var, n), str(RESULTS))
+        out = Path(place_path(ShardPlace("redblack", table, exp, var, n), str(dst)))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, out)
+    if log:
+        out = Path(log_path("redblack", exp, var, n, str(dst)))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(log_path("redblack", exp, var, n, str(RESULTS)), out)
+
+
+@pytest.fixture
+def results(tmp_path) -> Path:
+    for n in KEPT:
+        copy_shard(tmp_path, n)
+    return tmp_path
+
+
+def test_windows_gaps_and_cost_of_some_finished_shards(results):
+    state = campaign_state(K, "owner", results, timing=read_timing)
+    total = canonical_deals(K)
+    assert state.deals_per_shard == D
+    assert state.windows == [(D, 2 * D), (208 * D, total)]
+    assert state.searched == D + total - 208 * D
+    assert state.gaps == [(0, D), (2 * D, 208 * D)]
+    assert state.shards_left() == [(0, 0), (2, 207)]
+    logs = [read_timing(log_path("redblack", f"exhaustive_k{K}", "owner", n, str(results)))["cpu_s"] for n in KEPT]
+    assert state.timed == 4 and state.cpu_hours == pytest.approx(sum(logs) / 3600)
+
+
+def test_a_shard_without_its_log_is_searched_but_untimed(results):
+    Path(log_path("redblack", f"exhaustive_k{K}", "owner", 209, str(results))).unlink()
+    state = campaign_state(K, "owner", results, timing=read_timing)
+    assert len(state.shards) == 4 and state.timed == 3
+
+
+def test_a_shard_missing_a_table_is_not_finished(results):
+    Path(place_path(ShardPlace("redblack", "redblack_hist", f"exhaustive_k{K}", "owner", 209), str(results))).unlink()
+    state = campaign_state(K, "owner", results, timing=read_timing)
+    assert state.unfinished == ["shard 209 lacks redblack_hist"]
+    assert state.windows == [(D, 2 * D), (208 * D, 209 * D), (210 * D, canonical_deals(K))]
+    assert (209, 209) in state.shards_left()
+
+
+def test_a_damaged_shard_and_a_shard_off_the_grid_are_named(results):
+    counts = Path(place_path(ShardPlace("redblack", "redblack_counts", f"exhaustive_k{K}", "owner", 208), str(results)))
+    data = bytearray(counts.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    counts.write_bytes(bytes(data))
+    with pytest.raises(CardlabError, match="shard=0208.parquet"):
+        campaign_state(K, "owner", results)
+    copy_shard(results, 208)  # repaired
+    for table in SEARCH_TABLES:  # shard 209's files filed as shard 300: its ranks are not shard 300's
+        src = Path(place_path(ShardPlace("redblack", table, f"exhaustive_k{K}", "owner", 209), str(results)))
+        src.rename(src.with_name("shard=0300.parquet"))
+    with pytest.raises(CardlabError, match="shard 300 searched ranks .* off the grid"):
+        campaign_state(K, "owner", results)
+
+
+def test_the_command_prints_the_windows_and_refuses_bad_input(results, capsys, tmp_path):
+    assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert f"ranks: [[{D}, {2 * D}], [{208 * D}, {canonical_deals(K)}]]" in out
+    assert "shards 0, 2..207 (207 shards)" in out
+    assert "4 shards finished" in out and "4 on " in out
+    assert cardlab(["redblack", "campaign", "23", "--results", str(results)]) == 0
+    assert "no finished shard" in capsys.readouterr().out
+    assert cardlab(["redblack", "campaign", "27", "--results", str(results)]) == 1
+    assert "K must be between 1 and 26" in capsys.readouterr().err
+    assert cardlab(["redblack", "campaign", "22", "--results", str(tmp_path / "nowhere")]) == 1
+    assert "no such results directory" in capsys.readouterr().err
