@@ -5,7 +5,8 @@ Prints deals/s on one core (numba, one thread), the speed-up on two cores
 brute force, the ratio to the plain-Python reference measured in the same run on
 a small evenly spaced sample, the time per step (round) of the lane kernels at k = 15
 and on windows of k = 26 against the one-deal-at-a-time kernels run in the same
-process, and, when ../shared/anchors/ is present, the ratios to the published assembly
+process, the owner lanes' cost split into a cost per round and one per deal (fitted on
+windows of k = 22), and, when ../shared/anchors/ is present, the ratios to the published assembly
 search (its compare-speed script).
 
 By default it times a contiguous block of 8,000,000 ranks from the middle of
@@ -32,6 +33,10 @@ from engines import redblack as rb
 from engines.redblack import exhaustive
 
 K26_WINDOWS = (3.7e13, 1.2e14, 2.0e14)  # window starts at k = 26 (cheap, middling and costly ranks)
+# k = 22 windows from 11 to 130 rounds per deal (start, ranks): enough spread to tell a round's
+# cost from a deal's (its refill and settling in the lane loop)
+K22_FIT_WINDOWS = ((1e9, 1_000_000), (5e10, 2_000_000), (3e11, 4_000_000), (6e11, 6_000_000), (1e12, 10_000_000))
+K26_ROUNDS_PER_DEAL = 28.7  # over the default config's 32 stratified cost windows (docs/redblack.md)
 
 
 def timed_search(
@@ -82,6 +87,33 @@ def print_step_times(k: int, start: int, stop: int, method: str, repeats: int) -
     print(
         f"  step, k={k} {method}, ranks [{start:,}, {stop:,}): {lanes:.2f} ns per round in lanes, "
         f"{reference:.2f} one deal at a time: {reference / lanes:.2f}x"
+    )
+
+
+def round_and_deal_costs(repeats: int) -> tuple[float, float]:
+    """CPU ns per round and per deal of the owner lanes, least squares over K22_FIT_WINDOWS (best of `repeats`)."""
+    numba.set_num_threads(1)
+    rows, times = [], []
+    for start, count in K22_FIT_WINDOWS:
+        start = int(start)
+        best = float("inf")
+        for _ in range(repeats):
+            c0 = time.process_time()
+            res = rb.search_range(22, start, start + count, method="owner")
+            best = min(best, time.process_time() - c0)
+        rows.append((res.rounds, count))
+        times.append(best)
+    (per_round, per_deal), *_ = np.linalg.lstsq(np.array(rows, float), np.array(times), rcond=None)
+    return per_round * 1e9, per_deal * 1e9
+
+
+def print_round_and_deal_costs(repeats: int) -> None:
+    per_round, per_deal = round_and_deal_costs(repeats)
+    share = per_deal / (per_deal + K26_ROUNDS_PER_DEAL * per_round)
+    print(
+        f"  owner lanes, {len(K22_FIT_WINDOWS)} windows of k=22: {per_round:.2f} ns per round + {per_deal:.1f} ns "
+        f"per deal (its refill and settling); at k=26's {K26_ROUNDS_PER_DEAL} rounds per deal the per-deal part "
+        f"is {100 * share:.0f} % of the time: a free refill would be at most {1 / (1 - share):.2f}x faster"
     )
 
 
@@ -157,6 +189,7 @@ def main() -> None:
     for w in K26_WINDOWS:
         print_step_times(26, int(w), int(w) + 1_000_000, "owner", repeats)
     print_step_times(26, int(K26_WINDOWS[1]), int(K26_WINDOWS[1]) + 100_000, "brute", repeats)
+    print_round_and_deal_costs(repeats)
     if not args.no_anchors:
         compare_with_anchors("redblack")
 
