@@ -408,6 +408,11 @@ def test_the_cost_text_says_which_windows_it_left_out():
     assert "The searched ranks form 2 ranges, [10, 1,010), [5,000, 7,000): every cycle whose smallest" in text
     assert "equal parts of the ranks) (of 4 drawn, the 1 that fall in ranks a campaign has searched" in text
     assert "**2 core-hours** (95 % interval 1–3), on the machine" in text  # no cluster for two core-hours
+    assert "less a warm job's start-up, 0.40 CPU-s, the mean of 3 probes" in text
+    # windows run in one job after the warm-up: the probes read nothing to subtract, and the text says so
+    text = coverage_text(c, w | {"startup_cpu_s": 0.0}, [(10, 1010), (5000, 7000)])
+    assert "the windows ran in one job after a warm-up that loaded the kernels, and the 3 probes after it" in text
+    assert "0.00 CPU-s" not in text
     assert ranges_text([(i, i + 1) for i in range(0, 14, 2)]) == (
         "The searched ranks form 7 ranges (view `redblack_searched_ranges`)"
     )

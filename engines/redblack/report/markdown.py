@@ -235,15 +235,26 @@ def window_cost_text(c: dict, w: dict) -> str:
         f"with the owner rule like a campaign shard, took {w['ns_per_deal']:,.0f} ns of CPU per deal on average "
         f"(95 % interval {w['lo95_ns_per_deal']:,.0f}–{w['hi95_ns_per_deal']:,.0f} ns: mean ± t·s/√n over the "
         f"windows, Student's t = {w['t95']:.3f} with {w['windows'] - 1:,} degrees of freedom, which errs wide for "
-        "stratified draws; each window's job "
-        f"time less a warm job's start-up, {w['startup_cpu_s']:.2f} CPU-s, the mean of "
-        f"{plural(w['probes'], 'probe')}). Between windows: "
+        f"stratified draws; {startup_text(w)}). Between windows: "
         f"min {w['min_ns_per_deal']:,.0f}, median {w['median_ns_per_deal']:,.0f}, max "
         f"{w['max_ns_per_deal']:,.0f} ns per deal ({w['rounds_per_deal']:,.1f} rounds per deal over the windows; "
         f"figure `{COST_PNG}`). For the {value(c['deals_left'])} deals left that is about **{hours_text(hours)} "
         f"core-hours** (95 % interval {hours_text(c['core_hours_lo95'])}–{hours_text(c['core_hours_hi95'])})"
         f"{cluster_text(hours)}, "
         "on the machine that timed the windows."
+    )
+
+
+def startup_text(w: dict) -> str:
+    """How a warm job's start-up left the windows' times (the probes say whether there was any)."""
+    probes = plural(w["probes"], "probe")
+    if w["startup_cpu_s"] >= 0.005:
+        return (
+            f"each window's job time less a warm job's start-up, {w['startup_cpu_s']:.2f} CPU-s, the mean of {probes}"
+        )
+    return (
+        "each window's job time as measured: the windows ran in one job after a warm-up that loaded the kernels, "
+        f"and the {probes} after it measured no start-up (under 0.01 CPU-s)"
     )
 
 
