@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import CardlabError
-from ..core.fmt import plural
+from ..core.fmt import duration, plural
 from ..core.layout import RESULTS, ShardPlace, log_path, parse_shard_path, place_path
 from ..core.store import read_table
 from .rules import K_MAX, canonical_deals
@@ -165,6 +165,10 @@ def _runs(pairs: list[tuple[int, int]]) -> str:
     return ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in pairs)
 
 
+def _cpu_text(hours: float) -> str:
+    return f"{hours:,.2f} core-hours" if hours >= 1 else f"{duration(hours * 3600)} of one core"
+
+
 def _machines(state: CampaignState) -> str:
     """Which kinds of CPU the timed shards ran on (CPU seconds compare only within one kind)."""
     kinds: dict[str, int] = {}
@@ -188,7 +192,7 @@ def describe(state: CampaignState, results: str | Path = RESULTS) -> list[str]:
     lines = [
         f"k = {k} ({rule}): {plural(len(state.shards), 'shard')} finished, {grid}",
         f"  searched: {state.searched:,} of {state.total:,} canonical deals ({share:.1f} %)",
-        f"  CPU: {state.cpu_hours:,.2f} core-hours in the logs of {state.timed:,} of them; {_machines(state)}",
+        f"  CPU: {_cpu_text(state.cpu_hours)} in the logs of {state.timed:,} of them; {_machines(state)}",
         f"  for config.yaml's k = {k} block ({method}"
         + (f", deals_per_shard: {d}" if d else "")
         + "), the windows searched:",
