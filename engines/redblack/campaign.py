@@ -117,9 +117,7 @@ def campaign_state(
         raise CardlabError(f"{root}: no such results directory")
     experiment, variant = exhaustive_experiment(k), EXHAUSTIVE_VARIANT[method]
     counts_dir = Path(place_path(ShardPlace(GAME, COUNTS, experiment, variant, 0), root)).parent
-    numbers = sorted(
-        p.shard for p in (parse_shard_path(f)[1] for f in counts_dir.glob("shard=*.parquet") if parse_shard_path(f))
-    )
+    numbers = sorted(parsed[1].shard for f in counts_dir.glob("shard=*.parquet") if (parsed := parse_shard_path(f)))
     total = canonical_deals(k)
     shards, unfinished = [], []
     for n in numbers:
@@ -138,6 +136,10 @@ def campaign_state(
 
 
 def _finished(root: str, experiment: str, variant: str, n: int, timing) -> FinishedShard:
+    """A shard whose tables are all there: each one checked byte for byte, the counts row read."""
+    for table in SEARCH_TABLES:
+        if table != COUNTS:
+            read_table(place_path(ShardPlace(GAME, table, experiment, variant, n), root))
     path = place_path(ShardPlace(GAME, COUNTS, experiment, variant, n), root)
     row = read_table(path).select(["range_start", "range_stop"]).to_pylist()
     if len(row) != 1:

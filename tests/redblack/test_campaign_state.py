@@ -94,14 +94,17 @@ def test_a_shard_missing_a_table_is_not_finished(results):
     assert (209, 209) in state.shards_left()
 
 
-def test_a_damaged_shard_and_a_shard_off_the_grid_are_named(results):
-    counts = Path(place_path(ShardPlace("redblack", "redblack_counts", f"exhaustive_k{K}", "owner", 208), str(results)))
-    data = bytearray(counts.read_bytes())
+@pytest.mark.parametrize("table", SEARCH_TABLES)
+def test_a_damaged_table_is_named(results, table):
+    path = Path(place_path(ShardPlace("redblack", table, f"exhaustive_k{K}", "owner", 208), str(results)))
+    data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF
-    counts.write_bytes(bytes(data))
-    with pytest.raises(CardlabError, match="shard=0208.parquet"):
+    path.write_bytes(bytes(data))
+    with pytest.raises(CardlabError, match=f"{table}/exhaustive_k22/owner/shard=0208.parquet"):
         campaign_state(K, "owner", results)
-    copy_shard(results, 208)  # repaired
+
+
+def test_a_shard_off_the_grid_is_named(results):
     for table in SEARCH_TABLES:  # shard 209's files filed as shard 300: its ranks are not shard 300's
         src = Path(place_path(ShardPlace("redblack", table, f"exhaustive_k{K}", "owner", 209), str(results)))
         src.rename(src.with_name("shard=0300.parquet"))
