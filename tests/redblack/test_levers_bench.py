@@ -1,0 +1,38 @@
+"""bench/redblack_levers.py models the owner rule outside the kernel: it must play what the kernel plays."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engines.redblack.exhaustive import BINOM, search_range
+from engines.redblack.rules import canonical_deals
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "redblack_levers.py"
+
+
+@pytest.fixture(scope="module")
+def levers():
+    spec = importlib.util.spec_from_file_location("redblack_levers", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # numba's cache looks the module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("k", [6, 9])  # k = 6 has infinite deals: its basins' first deals cycle
+def test_bench_rounds_are_the_kernels(levers, k):
+    deals, total = levers._all_deals(k, BINOM), canonical_deals(k)
+    kernel = search_range(k, 0, total, method="owner").rounds
+    rank_order = levers._rounds_in_order(deals, k, np.zeros(len(deals), np.int64), BINOM)
+    assert rank_order * total == pytest.approx(kernel, rel=0, abs=1e-6)
+    # the loser of the first round ends it with more than k cards (the winner played at least one)
+    assert levers._rounds_past_hand(deals, k, k) == (kernel, kernel, total)
+    # a hand of 2k - 1 cards leaves the other player one, and no hand holds more while the game goes on
+    assert levers._rounds_past_hand(deals, k, 2 * k - 1) == (kernel, 0, 0)
+    past = [levers._rounds_past_hand(deals, k, limit)[1] for limit in range(k, 2 * k)]
+    assert all(a > b for a, b in zip(past, past[1:]))
