@@ -5,6 +5,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 CORES  ?= all
+# pytest workers; a test file stays on one worker (--dist loadfile: the real-SLURM file starts one cluster)
+TEST_WORKERS ?= 2
 LINTED  = engines tests bench workflow/scripts
 
 .PHONY: run test lint test-tools bench bench-cold bench-levers clean-results
@@ -30,7 +32,7 @@ run: $(BIN)/.installed
 	$(BIN)/cardlab run --cores $(CORES)
 
 test: lint test-tools
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # ruff (lint + format), snakefmt, and snakemake --lint.  Snakemake's one remaining lint asks
 # every rule for a conda environment or container: cardlab ships a pip environment instead.
