@@ -301,19 +301,26 @@ def first_state_lever(deals: np.ndarray, k: int, base: float) -> None:
         )
 
 
-def k26_windows(count: int, window: int = 20_000, seed: int = 7) -> None:
-    """The first-state rule at k = 26 on stratified windows (one uniform window in each of `count` parts)."""
-    k, total = 26, canonical_deals(26)
+def stratified_windows(k: int, count: int, window: int, seed: int):
+    """(first rank, deal bits) of `count` windows of consecutive ranks, one uniform in each of `count` parts."""
+    total = canonical_deals(k)
     rng = np.random.default_rng(seed)
-    cap = np.empty(1 << 10, np.int64)
-    sums = np.zeros(3)
-    print(f"\nk = 26, {count} stratified windows of {window:,} consecutive ranks (rounds per deal):")
     for i in range(count):
         start = int(rng.integers(total * i // count, total * (i + 1) // count - window))
         x, deals = _unrank(start, k, BINOM), np.empty(window, np.int64)
         for j in range(window):
             deals[j] = x << 1
             x = _next_subset(x)
+        yield start, deals
+
+
+def k26_windows(count: int, window: int = 20_000, seed: int = 7) -> None:
+    """The first-state rule at k = 26 on stratified windows (one uniform window in each of `count` parts)."""
+    k = 26
+    cap = np.empty(1 << 10, np.int64)
+    sums = np.zeros(3)
+    print(f"\nk = 26, {count} stratified windows of {window:,} consecutive ranks (rounds per deal):")
+    for start, deals in stratified_windows(k, count, window, seed):
         owner = _rounds_first_state_rule(deals, k, 0, 0, cap)[0]
         rounds, visited, _ = _rounds_first_state_rule(deals, k, 8, 32, cap)
         sums += (owner, rounds, visited)
@@ -353,15 +360,9 @@ def _rounds_past_hand(deals, k, limit):
 
 def narrow_lanes(count: int, window: int = 20_000, seed: int = 7) -> None:
     """Could k = 26 play in 32-bit lanes (16 a register pair, not 8) while both hands fit?"""
-    k, total = 26, canonical_deals(26)
-    rng = np.random.default_rng(seed)
+    k = 26
     sums = np.zeros(3)
-    for i in range(count):
-        start = int(rng.integers(total * i // count, total * (i + 1) // count - window))
-        x, deals = _unrank(start, k, BINOM), np.empty(window, np.int64)
-        for j in range(window):
-            deals[j] = x << 1
-            x = _next_subset(x)
+    for _, deals in stratified_windows(k, count, window, seed):
         sums += _rounds_past_hand(deals, k, 31)
     rounds, past, over = sums
     share = past / rounds
