@@ -18,6 +18,18 @@ from wfhelp import ROOT, reference_dir, snakemake, workdir
 settings.register_profile("cardlab", deadline=None)
 settings.load_profile("cardlab")
 
+# The files that take minutes run first: `make test` gives each of its two workers whole files in
+# collection order, and the real-SLURM file (about 3.5 minutes) collected last ran alone at the end.
+LONG_FILES = ("test_slurm_real.py", "test_robustness.py", "test_cluster.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return LONG_FILES.index(item.path.name) if item.path.name in LONG_FILES else len(LONG_FILES)
+
+    items.sort(key=rank)  # stable: a file's tests stay together, in their order
+
+
 # Every game has data, RedBlack has cycles (k = 6), Narcotic has both presets and all
 # sixteen rule combinations; small enough for about half a minute on 2 loaded cores.
 TINY = """
