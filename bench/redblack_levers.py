@@ -100,6 +100,16 @@ def _game_lengths(deals, k):
     return lengths
 
 
+@njit(cache=True, inline="always")
+def _brent_mark(L, a, O, tL, ta, tO, power, lam):
+    """Brent's cycle check after a round, as the search's `_owner_play`: the first deal of a cycle's
+    basin is never stopped, so a model without it loops forever on a size with infinite deals.
+    The caller stops when the state equals the mark (tL, ta, tO); this moves the mark."""
+    if power == lam:
+        return L, a, O, power << 1, 1
+    return tL, ta, tO, power, lam + 1
+
+
 @njit(cache=True)
 def _rounds_in_order(deals, k, order, binom):
     """Rounds per deal under the owner rule when deal r comes before deal q iff (order[r], r) < (order[q], q)."""
@@ -121,12 +131,9 @@ def _rounds_in_order(deals, k, order, binom):
                     earlier |= order[q] < order[r] or (order[q] == order[r] and q < r)
             if earlier:
                 break
-            # Brent's check, as the search does: the first deal of a cycle's basin would loop forever
             if L == tL and O == tO and a == ta:
                 break
-            if power == lam:
-                tL, ta, tO, power, lam = L, a, O, power << 1, 0
-            lam += 1
+            tL, ta, tO, power, lam = _brent_mark(L, a, O, tL, ta, tO, power, lam)
     return total / len(deals)
 
 
@@ -174,11 +181,9 @@ def _rounds_with_cache(deals, k, d_bits, s_bits):
                 if n_seen < len(seen):
                     seen[n_seen] = key
                     n_seen += 1
-            if L == tL and O == tO and a == ta:  # Brent's check: an infinite game is not stored
+            if L == tL and O == tO and a == ta:
                 break
-            if power == lam:
-                tL, ta, tO, power, lam = L, a, O, power << 1, 0
-            lam += 1
+            tL, ta, tO, power, lam = _brent_mark(L, a, O, tL, ta, tO, power, lam)
         if finished:
             for j in range(n_seen):
                 table[(_mix(seen[j]) >> d_bits) & smask] = seen[j]
@@ -264,11 +269,7 @@ def _rounds_first_state_rule(deals, k, depth, budget, cycles):
                     cycles[found] = _cycle_info(s & _mask(k), np.int64(k), s >> k, np.int64(k), lam)[2]
                 found += 1
                 break
-            if power == lam:
-                tL, ta, tO = L, a, O
-                power <<= 1
-                lam = 0
-            lam += 1
+            tL, ta, tO, power, lam = _brent_mark(L, a, O, tL, ta, tO, power, lam)
         total += rounds
     return total / len(deals), visited / len(deals), found
 
@@ -352,9 +353,7 @@ def _rounds_past_hand(deals, k, limit):
             kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
             if min(kept, lost) < s or (L == tL and O == tO and a == ta):
                 break
-            if power == lam:
-                tL, ta, tO, power, lam = L, a, O, power << 1, 0
-            lam += 1
+            tL, ta, tO, power, lam = _brent_mark(L, a, O, tL, ta, tO, power, lam)
     return rounds, past, over
 
 
