@@ -36,3 +36,33 @@ def test_bench_rounds_are_the_kernels(levers, k):
     assert levers._rounds_past_hand(deals, k, 2 * k - 1) == (kernel, 0, 0)
     past = [levers._rounds_past_hand(deals, k, limit)[1] for limit in range(k, 2 * k)]
     assert all(a > b for a, b in zip(past, past[1:]))
+
+
+@pytest.mark.parametrize("k", [6, 9])
+def test_shared_reads_model_plays_the_kernels_rounds(levers, k):
+    deals, total = levers._all_deals(k, BINOM), canonical_deals(k)
+    colours = levers.deal_colours(deals, k)
+    rounds, shared, nodes = levers._shared_reads(colours, k, levers.order_places(k, "rank"))
+    assert rounds == search_range(k, 0, total, method="owner").rounds
+    # other orders, read card by card, decide as the bit model given every deal's place in them
+    for name in ("play", "player 2 first"):
+        keys = levers.order_keys(deals, levers.order_places(k, name))
+        assert len(np.unique(keys)) == total
+        in_order = levers._shared_reads(colours, k, levers.order_places(k, name))[0]
+        assert in_order == round(levers._rounds_in_order(deals, k, keys, BINOM) * total)
+    in_play_order, shared_play, _ = levers._shared_reads(colours, k, levers.order_places(k, "play"))
+    # every deal reads its first card (one of two colours after the red top card: a branch), and
+    # deals share rounds only while they read the same cards: fewer shared rounds than played
+    assert 0 < shared < rounds and 0 < shared_play < in_play_order
+    assert nodes >= 2
+
+
+def test_play_order_windows_fix_all_but_the_last_places(levers):
+    k, free = 6, 5
+    rows = next(levers.play_order_windows(k, 1, free, seed=3))
+    places = levers.order_places(k, "play")
+    assert sorted(places) == list(range(1, 2 * k))
+    assert (rows.sum(axis=1) == k).all() and (rows[:, 0] == 0).all()  # balanced, canonical
+    assert len({tuple(r) for r in rows}) == len(rows)
+    fixed = rows[:, places[:-free]]
+    assert (fixed == fixed[0]).all()
