@@ -277,7 +277,11 @@ def _checked(path: Path, data: bytes, whole_file: bool = True) -> tuple[dict, pa
             path, f"{HASH_KEY} of its data is {digest[:16]}..., provenance says {str(meta[HASH_KEY])[:16]}..."
         )
     try:
-        table = pq.read_table(pa.BufferReader(data), page_checksum_verification=True)
+        # One thread: pq.read_table's dataset reader starts Arrow's thread pools, and a process
+        # that used them aborts at exit now and then ("terminate called without an active
+        # exception", apache/arrow#34314), failing a shard job whose files were already written.
+        reader = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+        table = reader.read(use_threads=False)
     except Exception as exc:  # pyarrow raises several types for damaged pages
         raise _damaged_data(path, f"{exc.__class__.__name__}: {' '.join(str(exc).split())}") from None
     if read_meta_bytes(table.schema.metadata) != meta:  # cannot happen: both come from the same bytes
