@@ -502,7 +502,7 @@ def _earlier(p1, p2, swap, k, order, vals, reads, nodes):
 
 
 @njit(cache=True)
-def _lazy_owner_stops(deck, head, ln, ld, k, order, vals, reads, nodes, pile, p1, p2):
+def _lazy_owner_stops(deck, head, ln, ld, k, order, vals, reads, nodes, p1, p2):
     """The owner test, reading from the bottom of the other deck up only as far as it must."""
     O = 1 - ld
     a, b = ln[ld], ln[O]
@@ -553,7 +553,7 @@ def _lazy_deal(vals, k, order, reads, nodes, keys, nk):
         shared = reads[0] != every_card
         over, ld = _lazy_round(deck, head, ln, ld, vals, reads, nodes, pile)
         rounds += 1
-        stop = over or _lazy_owner_stops(deck, head, ln, ld, k, order, vals, reads, nodes, pile, p1, p2)
+        stop = over or _lazy_owner_stops(deck, head, ln, ld, k, order, vals, reads, nodes, p1, p2)
         if shared:
             keys[nk] = _mix(reads[1] ^ (np.int64(rounds) << 40))
             nk += 1
