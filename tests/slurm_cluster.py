@@ -38,6 +38,7 @@ START_TIMEOUT_S = 60
 # inside a job, so the cluster's configuration must be found here.
 DEFAULT_CONF = Path("/etc/slurm/slurm.conf")
 STOP_TIMEOUT_S = 20
+ENVIRON_WAIT_S = 1.0  # how long a process inside execve may show no environment (see _environ)
 
 
 class Unavailable(RuntimeError):
@@ -397,11 +398,22 @@ def _orphaned(root: Path) -> bool:
 
 def _is_ours(pid: int, root: Path) -> bool:
     """The process was started for the cluster in ``root`` (its SLURM_CONF names root), not a reused PID."""
-    try:
-        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    except (FileNotFoundError, ProcessLookupError):
-        return False
-    return f"SLURM_CONF={root}/slurm.conf".encode() in environ
+    return f"SLURM_CONF={root}/slurm.conf".encode() in _environ(pid)
+
+
+def _environ(pid: int) -> list[bytes]:
+    # A process caught inside execve (its parent's Popen has already returned: the close-on-exec
+    # pipe closes before the new program's stack is built) shows an empty environ for a moment;
+    # reading it then took a just-started daemon for someone else's (a flaky CI failure).
+    end = time.monotonic() + ENVIRON_WAIT_S
+    while True:
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except (FileNotFoundError, ProcessLookupError):
+            return []
+        if environ or not _exists(pid) or time.monotonic() > end:
+            return environ.split(b"\0")
+        time.sleep(0.001)
 
 
 def main(argv: list[str] | None = None) -> int:
