@@ -1,0 +1,90 @@
+"""The lane layout follows numba's target CPU (engines/redblack/lanes.py): four 512-bit registers a
+vector on AVX-512, two 256-bit ones elsewhere.  Both layouts give the same results, deal for deal;
+this host runs its own layout here and the AVX2 one in a process compiled for an AVX2 CPU."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+
+import numba
+import numpy as np
+import pytest
+
+import engines.redblack as rb
+from engines.redblack import lanes
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# (k, start, stop, method): 32-bit lanes (k <= 15) and 64-bit ones, both methods, ranges shorter
+# than a lane count and far longer, and the window where k = 22's published cycle is met
+RANGES = [
+    (6, 0, 40, "brute"),
+    (12, 0, 1_352_078, "owner"),
+    (15, 77_400_000, 77_558_760, "brute"),
+    (15, 30_000_000, 30_600_000, "owner"),
+    (16, 3_000_000, 3_000_029, "owner"),
+    (19, 5_000_000_000, 5_000_400_000, "brute"),
+    (22, 8_237_600_000, 8_237_800_000, "owner"),
+    (26, 120_000_000_000_000, 120_000_000_300_000, "owner"),
+]
+
+SEARCH = """
+import dataclasses, json, sys
+import numba
+numba.set_num_threads(1)
+import engines.redblack as rb
+from engines.redblack import lanes
+out = {"lanes": [lanes.WIDE.count, lanes.NARROW.count], "results": []}
+for k, start, stop, method in json.loads(sys.argv[1]):
+    res = dataclasses.asdict(rb.search_range(k, start, stop, method=method))
+    res["lengths"] = [int(x) for x in res["lengths"]]
+    out["results"].append(res)
+print(json.dumps(out))
+"""
+
+
+def search_here(k: int, start: int, stop: int, method: str) -> dict:
+    res = dataclasses.asdict(rb.search_range(k, start, stop, method=method))
+    res["lengths"] = [int(x) for x in np.asarray(res["lengths"])]
+    return json.loads(json.dumps(res))  # tuples as lists, as the other process reports them
+
+
+def test_the_avx2_layout_finds_what_this_hosts_layout_finds(tmp_path):
+    env = {
+        **os.environ,
+        # AVX2, no AVX-512 (numba compiles for the features given, else the host's): the layout
+        # of the machines without AVX-512, and code any x86-64 host of this project runs
+        "NUMBA_CPU_NAME": "haswell",
+        "NUMBA_CPU_FEATURES": "+avx2",
+        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+        "PYTHONPATH": ROOT,
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", SEARCH, json.dumps(RANGES)], env=env, cwd=ROOT, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    there = json.loads(run.stdout)
+    assert there["lanes"] == [8, 16]
+    for spec, theirs in zip(RANGES, there["results"], strict=True):
+        assert search_here(*spec) == theirs, spec
+
+
+@pytest.mark.parametrize(
+    "features, avx512",
+    [("+avx2,+avx512f,+avx512bw", True), ("+avx2,-avx512f", False), ("+avx2", False)],
+)
+def test_the_layout_follows_numbas_target(monkeypatch, features, avx512):
+    monkeypatch.setattr(numba.config, "CPU_FEATURES", features)
+    assert lanes.compiles_for_avx512() is avx512
+    wide, narrow = lanes._layouts(avx512)
+    # a vector is four registers on AVX-512 (32 of them), two elsewhere (16)
+    assert wide.width * wide.count == narrow.width * narrow.count == (2048 if avx512 else 512)
+
+
+def test_the_lane_state_has_this_layouts_lanes():
+    assert lanes.lane_state(15).shape == (lanes.ROWS, lanes.NARROW.count)
+    assert lanes.lane_state(16).shape == (lanes.ROWS, lanes.WIDE.count)
