@@ -53,3 +53,12 @@ def test_search_shards_carry_the_explicit_version_and_basins_the_source_hash():
     plan = eng.plan({**SECTION, "basins": True})
     assert {eng.result_version(s) for s in plan if s["kind"] != "basin"} == {SEARCH_RESULT_VERSION}
     assert eng.result_version(plan[-1]) == eng.source_version() != SEARCH_RESULT_VERSION
+
+
+def test_cost_windows_carry_the_source_hash():
+    """Their CPU time is what they measure: a kernel edit must re-time them, not keep the old times."""
+    eng = engine("redblack")
+    plan = eng.plan({**SECTION, "cost_windows": [{"k": 20, "windows": 2, "window": 1000, "seed": 1}]})
+    windows = [s for s in plan if s["kind"] == "cost_window"]
+    assert windows and {eng.result_version(s) for s in windows} == {eng.source_version()}
+    assert eng.source_version() != SEARCH_RESULT_VERSION
