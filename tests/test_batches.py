@@ -14,6 +14,7 @@ from engines.core.layout import shard_path
 from engines.pipeline.adopt import tracked_results
 from engines.pipeline.batches import BATCH_CPU_S, SMALL_SHARD_CPU_S, batch_limit, plan_batches
 from engines.pipeline.config import validate_config
+from engines.redblack.window_shards import WINDOW_CPU_S_PER_DEAL
 from engines.registry import GAMES, engine
 
 DEFAULT = validate_config(yaml.safe_load((ROOT / "config.yaml").read_text()), "config.yaml")
@@ -90,7 +91,8 @@ def test_cost_windows_share_one_job_whole_or_not_at_all():
     assert [_name(s) for s in batch.specs] == windows and len(windows) == 8 + 4  # the warm-up probe first
     assert batch.specs[0]["variant"] == "startup" and batch.specs[0]["shard"] == 0
     # windows too large for one batch: each window its own job again, with its probes
-    big = eng.plan({"cost_windows": {"k": 26, "windows": 8, "window": 16_000_000, "seed": 1}, "basins": False})
+    window = int(BATCH_CPU_S / WINDOW_CPU_S_PER_DEAL / 8) + 1_000_000  # 8 of them estimated past the limit
+    big = eng.plan({"cost_windows": {"k": 26, "windows": 8, "window": window, "seed": 1}, "basins": False})
     assert plan_batches(eng, big) == []
 
 
