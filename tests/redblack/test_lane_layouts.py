@@ -88,3 +88,43 @@ def test_the_layout_follows_numbas_target(monkeypatch, features, avx512):
 def test_the_lane_state_has_this_layouts_lanes():
     assert lanes.lane_state(15).shape == (lanes.ROWS, lanes.NARROW.count)
     assert lanes.lane_state(16).shape == (lanes.ROWS, lanes.WIDE.count)
+
+
+def _log2_kernel(layout: lanes._Lanes):
+    """An njit function writing layout.log2 of each vector's worth of an array in place."""
+    from numba import njit, types
+    from numba.extending import intrinsic
+
+    dtype = types.int64 if layout.width == 64 else types.int32
+
+    @intrinsic
+    def log2_in_place(typingctx, arr):
+        def codegen(context, b, sig, args):
+            data = context.make_array(sig.args[0])(context, b, args[0]).data
+            ptr = b.bitcast(data, layout.vec.as_pointer())
+            b.store(layout.log2(b, b.load(ptr, align=layout.width // 8)), ptr, align=layout.width // 8)
+            return context.get_dummy_value()
+
+        return types.none(types.Array(dtype, 1, "C")), codegen
+
+    @njit
+    def run(arr):
+        log2_in_place(arr)
+
+    return run
+
+
+@pytest.mark.parametrize("register", [256, 512])
+@pytest.mark.parametrize("width", [64, 32])
+def test_log2_of_every_power_of_two_a_lane_holds(width, register):
+    # both ways of reading log2 (the exponent of a float, a leading-zero count) compile on any
+    # x86-64 host: LLVM lowers a vector too wide for its registers to several
+    layout = lanes._Lanes(width, register * 2 // width, register)
+    top = 52 if width == 64 else 31  # the floating-point way holds below 2^52 (2^31 for 32-bit lanes)
+    exponents = np.arange(top)
+    run = _log2_kernel(layout)
+    for first in range(0, top, layout.count):
+        chunk = np.resize(exponents[first : first + layout.count], layout.count)
+        arr = (np.ones(layout.count, dtype=np.int64) << chunk).astype(np.int64 if width == 64 else np.int32)
+        run(arr)
+        assert arr.tolist() == chunk.tolist()
