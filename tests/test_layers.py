@@ -37,6 +37,7 @@ PIPELINE_LAYER = {
     "status": "cli",
     "run": "cli",
     "adopt": "cli",
+    "shard_run": "cli",
 }
 MAX_FUNCTION_LINES = 80
 MAX_MODULE_LINES = 500

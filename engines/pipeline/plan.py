@@ -3,6 +3,7 @@ plans, and the spec behind a shard's name.  (Only what ``cardlab --help`` may im
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +34,12 @@ def find_spec(plan: Sequence[dict], experiment: str, variant: str, shard: str | 
 
 
 DEFAULT_CONFIG = "config.yaml"
+
+
+def snakemake_executable() -> str:
+    """The snakemake beside this Python (the project's environment), else the one on PATH."""
+    here = Path(sys.executable).with_name("snakemake")
+    return str(here) if here.exists() else "snakemake"
 
 
 def run_config_files(given: Sequence[str | Path] = ()) -> list[str]:

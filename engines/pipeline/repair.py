@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from ..core.errors import CardlabError
@@ -77,7 +76,7 @@ def cmd_seal(args) -> int:
 
 def cmd_recompute(args) -> int:
     from .config import load_config
-    from .plan import planned
+    from .plan import planned, snakemake_executable
 
     results = Path(args.results)
     plan = planned(load_config(args.config), str(results))
@@ -92,7 +91,7 @@ def cmd_recompute(args) -> int:
     for p in paths:
         if p.exists():
             print(f"recompute: {p} moved aside to {quarantine(p, results)}")
-    cmd = [str(Path(sys.executable).with_name("snakemake")), "--cores", args.cores]
+    cmd = [snakemake_executable(), "--cores", args.cores]
     if args.config != "config.yaml":
         cmd += ["--configfile", args.config]
     print(f"recompute: {' '.join(cmd)}", flush=True)

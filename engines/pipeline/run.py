@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .plan import snakemake_config_files
+from .plan import snakemake_config_files, snakemake_executable
 from .status import RUN_LOG, follow
 
 
@@ -25,9 +25,7 @@ def cmd_run(args) -> int:
     from .adopt import adopt_kept
     from .resume import asks_for_a_run
 
-    snakemake = str(Path(sys.executable).with_name("snakemake"))
-    if not os.path.exists(snakemake):
-        snakemake = "snakemake"
+    snakemake = snakemake_executable()
     Path(RUN_LOG).parent.mkdir(parents=True, exist_ok=True)
     cmd = [snakemake, *(args.snakemake_args or ["--cores", "all"])]
     args.config = snakemake_config_files(cmd[1:])  # the live view plans what the run plans

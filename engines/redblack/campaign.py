@@ -10,7 +10,7 @@ kept files are accepted as they are.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,13 +61,7 @@ class CampaignState:
     @property
     def windows(self) -> list[tuple[int, int]]:
         """The finished ranks as the fewest windows [start, stop), in rank order."""
-        runs: list[list[int]] = []
-        for s in self.shards:
-            if runs and runs[-1][1] == s.start:
-                runs[-1][1] = s.stop
-            else:
-                runs.append([s.start, s.stop])
-        return [(a, b) for a, b in runs]
+        return merge_windows([(s.start, s.stop) for s in self.shards])
 
     @property
     def searched(self) -> int:
@@ -99,6 +93,17 @@ class CampaignState:
     @property
     def timed(self) -> int:
         return sum(s.cpu_s is not None for s in self.shards)
+
+
+def merge_windows(windows: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Windows [start, stop) in rank order, adjacent ones joined."""
+    runs: list[list[int]] = []
+    for a, b in sorted(windows):
+        if runs and runs[-1][1] == a:
+            runs[-1][1] = b
+        else:
+            runs.append([a, b])
+    return [(a, b) for a, b in runs]
 
 
 def campaign_state(

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import time
 
 from ..core.errors import CardlabError
 from .rules import BASIN_MAX_STATES
@@ -24,7 +26,11 @@ RANK_EXAMPLES = """examples:
   cardlab redblack rank 0011 1100"""
 CAMPAIGN_EXAMPLES = """examples:
   cardlab redblack campaign 22             k = 22's finished shards, the config's windows, the shards left
-  cardlab redblack campaign 21 --results /shared/campaign/results"""
+  cardlab redblack campaign 21 --results /shared/campaign/results
+  cardlab redblack campaign 23 --run 4 --from top --cores 2 --nice 19 --update-config
+                                           the next 4 shards from the top, then config.yaml's ranks line
+  cardlab redblack campaign 24 --run 1 --deals-per-shard 20000000000     a new size's first shard
+  cardlab redblack campaign 26 --run 500 --snakemake='--profile workflow/profiles/slurm'"""
 AUDIT_EXAMPLES = """examples:
   cardlab redblack audit workflow/data/redblack/published_infinite.txt
   cardlab redblack audit my_list.txt --csv > audit.csv"""
@@ -169,6 +175,32 @@ def add_campaign(sub, raw) -> None:
     c.add_argument("k", type=int, help="cards per player, 1..26")
     c.add_argument("--method", choices=("owner", "brute"), default="owner", help="the shards' method (default: owner)")
     c.add_argument("--results", default="results", help="results tree (default: %(default)s)")
+    r = c.add_argument_group("running the next shards (Snakemake, in this directory's workflow)")
+    r.add_argument("--run", type=int, metavar="N", help="compute the next N shards left, then show the campaign")
+    r.add_argument(
+        "--from",
+        dest="from_",
+        choices=("bottom", "top"),
+        default="bottom",
+        help="which end of the ranks left (default: bottom)",
+    )
+    r.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="cores for Snakemake (default: all)")
+    r.add_argument(
+        "--config", default="config.yaml", help="the config the campaign's block is in (default: %(default)s)"
+    )
+    r.add_argument("--deals-per-shard", type=int, help="the shard grid of a campaign with no finished shard yet")
+    r.add_argument("--nice", type=int, default=0, help="run Snakemake and its jobs at this niceness (default: 0)")
+    r.add_argument(
+        "--update-config",
+        action="store_true",
+        help="write the `ranks:` line of every finished shard into the config (else print it)",
+    )
+    r.add_argument(
+        "--snakemake",
+        default="",
+        metavar="ARGS",
+        help="more Snakemake options: --snakemake='--profile workflow/profiles/slurm'",
+    )
     c.set_defaults(func=cmd_campaign)
 
 
@@ -176,9 +208,78 @@ def cmd_campaign(args) -> int:
     from ..pipeline.jobs import read_timing
     from .campaign import campaign_state, describe
 
+    if args.run is not None:
+        ready_to_run(args)
     state = campaign_state(args.k, args.method, args.results, timing=read_timing)
+    rc = 0 if args.run is None else run_campaign(args, state, read_timing)
+    if args.run is not None:
+        state = campaign_state(args.k, args.method, args.results, timing=read_timing)
     print("\n".join(describe(state, args.results)))
-    return 0
+    if args.run is not None or args.update_config:
+        keep_planned(args, state)
+    return rc
+
+
+def ready_to_run(args) -> None:
+    """--run's preconditions, checked before anything is read or started."""
+    from ..core.layout import RESULTS
+
+    if os.path.normpath(args.results) != RESULTS:
+        raise CardlabError(f"--run computes shards under {RESULTS}/ of this directory (the workflow's); drop --results")
+    if not os.path.isfile("Snakefile"):
+        raise CardlabError("--run needs the workflow: run it in the directory that holds the Snakefile")
+    if args.cores < 1:
+        raise CardlabError(f"--cores must be at least 1, got {args.cores}")
+    os.makedirs(RESULTS, exist_ok=True)
+
+
+def run_campaign(args, state, timing) -> int:
+    """`campaign K --run N`: Snakemake computes the next N shards (engines/redblack/campaign_next.py)."""
+    import shlex
+
+    from ..core.fmt import plural
+    from ..pipeline.config import load_config
+    from ..pipeline.shard_run import run_shards
+    from .campaign_next import finished_line, plan_run, run_config, shard_runs
+
+    config = load_config([args.config])
+    run = plan_run(state, config, args.run, args.from_ == "top", args.deals_per_shard, args.config)
+    if not run.shards:
+        print(f"k = {run.k}: every shard is finished; nothing to run")
+        return 0
+    log = f".snakemake/log/cardlab-campaign-k{run.k:02d}-{time.strftime('%Y%m%dT%H%M%S')}.log"  # beside snakemake's
+    print(
+        f"k = {run.k}: {plural(len(run.shards), 'shard')} ({shard_runs(run.shards)}, {run.deals:,} deals) "
+        f"on {plural(args.cores, 'core')}; snakemake's output: {log}",
+        flush=True,
+    )
+    shards, plan = {str(n): files for n, files in run.files().items()}, run_config(config, run, args.config)
+    extra, line = shlex.split(args.snakemake), lambda name: finished_line(run, int(name), timing)
+    return run_shards(shards, plan, args.cores, log, extra, args.nice, finished=line)[0]
+
+
+def keep_planned(args, state) -> None:
+    """After a run: the size's ranks line that plans every finished shard, written (--update-config) or shown."""
+    from pathlib import Path
+
+    from ..pipeline.config import read_yaml
+    from ..pipeline.shard_run import replace_config_text
+    from .campaign_next import config_with_ranks, ranks_line
+
+    if not state.windows:
+        return
+    line = ranks_line(state.windows)
+    if args.update_config:
+        change = config_with_ranks(Path(args.config).read_text(), read_yaml(args.config), state, args.config)
+        if change is not None and replace_config_text(args.config, *change):
+            print(f"{args.config}: the k = {state.k} block now plans every finished shard: {line}")
+            return
+        print(
+            f"{args.config}: could not set the k = {state.k} block's ranks in place (that needs one "
+            f"`- k: [{state.k}]` block of method {state.method} with a one-line `ranks:`); set it by hand: {line}"
+        )
+    else:
+        print(f"to keep every finished shard planned, set the k = {state.k} block of {args.config} to: {line}")
 
 
 def cmd_replay(args) -> int:

@@ -1,0 +1,109 @@
+"""Snakemake computes chosen shards under a config of the caller's, with a line per shard as it finishes.
+
+A campaign (``cardlab redblack campaign K --run N``) runs a few shards at a time that the
+user's config does not plan yet: the caller hands over a run config (the user's, with the
+windows of those shards) and the shards' files.  The config goes to a file under
+``.snakemake/`` for the run and is deleted after it; snakemake's output goes to a log file;
+the terminal gets one line per finished shard with an estimate of the time left.  On
+Ctrl-C snakemake is told to stop (it removes the files of the jobs it was running), and
+every finished shard stays.  `replace_config_text` rewrites a config file in place,
+verified by reading it back, so that the shards a run made are planned from then on.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import yaml
+
+from ..core.fmt import duration, plural
+from .config import read_yaml
+from .plan import snakemake_executable
+
+RUN_CONFIG_DIR = ".snakemake"  # Snakemake's own directory: the run config lives there while the run goes
+POLL_S = 5.0
+
+
+def run_shards(
+    shards: Mapping[str, Sequence[str]],
+    config: dict,
+    cores: int,
+    log_file: str | os.PathLike,
+    extra: Sequence[str] = (),
+    niceness: int = 0,
+    say: Callable[[str], None] = print,
+    finished: Callable[[str], str] = str,
+) -> tuple[int, list[str]]:
+    """Snakemake makes every file of the shards (name -> files) under `config` on `cores` cores.
+
+    Returns (snakemake's exit status, the shards finished in the order they finished);
+    `finished(name)` is what the line of a finished shard says about it."""
+    Path(RUN_CONFIG_DIR).mkdir(exist_ok=True)
+    fd, cfg = tempfile.mkstemp(prefix="cardlab-run-", suffix=".yaml", dir=RUN_CONFIG_DIR)
+    with os.fdopen(fd, "w") as out:
+        yaml.safe_dump(config, out, sort_keys=False)
+    Path(log_file).parent.mkdir(parents=True, exist_ok=True)
+    targets = [f for files in shards.values() for f in files]
+    # the targets first: --configfile takes every word after it that is not an option
+    cmd = [snakemake_executable(), *targets, "--configfile", cfg, "--cores", str(cores), *extra]
+    done: list[str] = []
+    try:
+        with open(log_file, "w") as log:
+            nice = (lambda: os.nice(niceness)) if niceness else None
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=nice)
+            try:
+                rc = _follow(proc, shards, done, say, finished)
+            except KeyboardInterrupt:
+                os.killpg(proc.pid, signal.SIGINT)  # snakemake stops its jobs and removes their partial files
+                proc.wait()
+                say(f"interrupted: {plural(len(done), 'finished shard')} kept, the others not written")
+                return 130, done
+    finally:
+        os.unlink(cfg)
+    if rc != 0:
+        tail = Path(log_file).read_text(errors="replace").splitlines()[-25:]
+        say("\n".join(tail))
+        say(f"error: snakemake failed (exit status {rc}); {plural(len(done), 'shard')} finished; log: {log_file}")
+    return rc, done
+
+
+def _follow(proc, shards, done, say, finished) -> int:
+    """Poll until snakemake ends, a line for each shard whose files are all there."""
+    started = time.monotonic()
+    while True:
+        rc = proc.poll()
+        for name, files in shards.items():
+            if name in done or not all(os.path.isfile(f) for f in files):
+                continue
+            done.append(name)
+            elapsed = time.monotonic() - started
+            left = len(shards) - len(done)
+            eta = f", about {duration(elapsed / len(done) * left)} left at this pace" if left else ""
+            say(f"  {finished(name)} ({len(done)} of {len(shards)} after {duration(elapsed)}{eta})")
+        if rc is not None:
+            return rc
+        time.sleep(POLL_S)
+
+
+def replace_config_text(path: str | os.PathLike, text: str, expected: object) -> bool:
+    """Write `text` over the config file if it reads back as `expected`; else leave the file as it was."""
+    where = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{where.name}-", suffix=".yaml", dir=where.parent)
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(text)
+        if read_yaml(tmp) != expected:
+            return False
+        os.chmod(tmp, stat.S_IMODE(where.stat().st_mode))  # mkstemp makes it private
+        os.replace(tmp, where)
+        return True
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)

@@ -1,0 +1,192 @@
+"""The next shards of a size's campaign: which ones, the config that plans them, the line that keeps them.
+
+`cardlab redblack campaign K --run N` (engines/redblack/cli.py) computes the next N shards
+left, from the bottom of the ranks or the top, on the campaign's one shard grid.  Snakemake
+computes them under a run config that differs from the user's only in the size's block,
+whose ``ranks`` are the new shards' windows; the shards are the same files a whole-size run
+makes.  Afterwards the size's ``ranks:`` line must name every finished shard, so that the
+config plans exactly what is kept (`snakemake -n` plans nothing): `ranks_line` prints it
+and `with_ranks_line` writes it into the config's text, every other byte as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from copy import deepcopy
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.errors import CardlabError
+from ..core.fmt import duration
+from ..core.layout import RESULTS, ShardPlace, log_path, place_path
+from .campaign import GAME, CampaignState, merge_windows
+from .search_shards import EXHAUSTIVE_VARIANT, block_sizes, exhaustive_experiment
+from .tables import SEARCH_TABLES
+
+
+@dataclass(frozen=True)
+class CampaignRun:
+    """The shards one run computes, on the campaign's grid."""
+
+    k: int
+    method: str
+    deals_per_shard: int
+    shards: list[int]
+    total: int
+
+    def ranks(self, shard: int) -> tuple[int, int]:
+        """Shard i's ranks [i * d, (i + 1) * d), cut at the end of the size."""
+        d = self.deals_per_shard
+        return shard * d, min((shard + 1) * d, self.total)
+
+    @property
+    def windows(self) -> list[tuple[int, int]]:
+        return merge_windows([self.ranks(n) for n in self.shards])
+
+    @property
+    def deals(self) -> int:
+        return sum(b - a for a, b in self.windows)
+
+    def files(self, results: str = RESULTS) -> dict[int, list[str]]:
+        """Each shard's table files: it is finished when they are all there."""
+        experiment, variant = exhaustive_experiment(self.k), EXHAUSTIVE_VARIANT[self.method]
+        return {
+            n: [place_path(ShardPlace(GAME, t, experiment, variant, n), results) for t in SEARCH_TABLES]
+            for n in self.shards
+        }
+
+
+def campaign_block(config: Mapping[str, Any], k: int, method: str, where: str) -> dict | None:
+    """The size's block of ``redblack.exhaustive`` for this method (None: the config has none).
+
+    A block that plans other sizes too cannot take a rank window: the campaign needs its own."""
+    raw = (config.get("redblack") or {}).get("exhaustive") or []
+    for block in [raw] if isinstance(raw, Mapping) else raw:
+        sizes = block_sizes(block, where)
+        if k in sizes and block.get("method", "owner") == method:
+            if sizes != [k]:
+                raise CardlabError(
+                    f"{where}: the redblack.exhaustive block that plans k = {k} ({method}) plans other sizes "
+                    f"too; give k = {k} a block of its own (`- k: [{k}]`) for its campaign"
+                )
+            return block
+    return None
+
+
+def shard_grid_of(state: CampaignState, config: Mapping[str, Any], given: int | None, where: str) -> int:
+    """The campaign's deals_per_shard: the finished shards', --deals-per-shard's or the config block's,
+    which must agree where more than one says."""
+    block = campaign_block(config, state.k, state.method, where)
+    sources = {
+        "the finished shards": state.deals_per_shard,
+        "--deals-per-shard": given,
+        f"the k = {state.k} block of {where}": block.get("deals_per_shard") if block else None,
+    }
+    said = {name: int(d) for name, d in sources.items() if d is not None}
+    if not said:
+        raise CardlabError(
+            f"k = {state.k}: no shard grid yet (no finished shard, no deals_per_shard in its block of {where}); "
+            "give --deals-per-shard"
+        )
+    if len(set(said.values())) > 1:
+        text = "; ".join(f"{name}: {d:,}" for name, d in said.items())
+        raise CardlabError(f"k = {state.k}: the shard grids disagree ({text}); a campaign keeps one deals_per_shard")
+    d = next(iter(said.values()))
+    if d < 1:
+        raise CardlabError(f"deals_per_shard must be at least 1, got {d}")
+    return d
+
+
+def plan_run(
+    state: CampaignState,
+    config: Mapping[str, Any],
+    count: int,
+    from_top: bool = False,
+    deals_per_shard: int | None = None,
+    where: str = "config.yaml",
+) -> CampaignRun:
+    """The next `count` shards left (fewer where fewer are left), lowest first or, from the top, highest first."""
+    if count < 1:
+        raise CardlabError(f"--run: the number of shards to run must be at least 1, got {count}")
+    d = shard_grid_of(state, config, deals_per_shard, where)
+    done = {s.shard for s in state.shards}
+    left = [n for n in range(-(-state.total // d)) if n not in done]
+    return CampaignRun(state.k, state.method, d, left[-count:][::-1] if from_top else left[:count], state.total)
+
+
+def run_config(config: Mapping[str, Any], run: CampaignRun, where: str) -> dict:
+    """The user's config with the size's block planning exactly the run's windows (a block added if none)."""
+    out = deepcopy(dict(config))
+    section = out.setdefault("redblack", {})
+    raw = section.get("exhaustive") or []
+    blocks = [raw] if isinstance(raw, Mapping) else list(raw)
+    block = campaign_block({"redblack": {"exhaustive": blocks}}, run.k, run.method, where)
+    if block is None:
+        block = {"k": [run.k], "method": run.method}
+        blocks.append(block)
+    block["ranks"] = [[a, b] for a, b in run.windows]
+    block["deals_per_shard"] = run.deals_per_shard
+    section["exhaustive"] = blocks
+    return out
+
+
+def ranks_line(windows: Sequence[tuple[int, int]]) -> str:
+    return "ranks: [" + ", ".join(f"[{a}, {b}]" for a, b in windows) + "]"
+
+
+def with_ranks_line(text: str, k: int, method: str, windows: Sequence[tuple[int, int]]) -> str | None:
+    """The config's text with the size's one-line ``ranks:`` set to the windows, every other line as it was.
+
+    Only where the text has exactly one ``- k: [k]`` block of this method with a one-line
+    ``ranks:``; otherwise None (the caller then says what to set by hand)."""
+    lines = text.splitlines(keepends=True)
+    found = []
+    for i, head in enumerate(lines):
+        if not re.fullmatch(rf"\s*- k: \[\s*{k}\s*\]\s*", head):
+            continue
+        indent = len(head) - len(head.lstrip(" -"))
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() and _indent(lines[j]) < indent), len(lines))
+        fields = {m[1]: (j, m[2].strip()) for j in range(i + 1, end) if (m := re.match(r"\s*(\w+):\s*(.*)$", lines[j]))}
+        if fields.get("method", (None, "owner"))[1] == method and "ranks" in fields:
+            found.append(fields["ranks"][0])
+    if len(found) != 1:
+        return None
+    j = found[0]
+    lines[j] = " " * _indent(lines[j]) + ranks_line(windows) + "\n"
+    return "".join(lines)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def shard_runs(numbers: Sequence[int]) -> str:
+    """Shard numbers as runs, in order: 12, 190..195."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and runs[-1][1] == n - 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in runs)
+
+
+def config_with_ranks(text: str, data: Any, state: CampaignState, where: str) -> tuple[str, Any] | None:
+    """(the config's new text, the data it must read back as) with the size's ranks naming every
+    finished shard; None where the text has no single one-line ranks to set (`with_ranks_line`)."""
+    expected = deepcopy(data)
+    block = campaign_block(expected, state.k, state.method, where)
+    new = with_ranks_line(text, state.k, state.method, state.windows)
+    if block is None or new is None:
+        return None
+    block["ranks"] = [[a, b] for a, b in state.windows]
+    return new, expected
+
+
+def finished_line(run: CampaignRun, shard: int, timing: Callable[[str], dict | None]) -> str:
+    """What the terminal says of a finished shard: its ranks and, from its job log, its CPU time."""
+    a, b = run.ranks(shard)
+    log = log_path(GAME, exhaustive_experiment(run.k), EXHAUSTIVE_VARIANT[run.method], shard)
+    cpu = (timing(log) or {}).get("cpu_s")
+    return f"shard {shard} [{a:,}, {b:,}) done" + (f", {duration(cpu)} of CPU" if cpu is not None else "")

@@ -1,0 +1,153 @@
+"""`cardlab redblack campaign K --run N`: the next shards of a campaign, run by the real Snakemake,
+and the config's ranks line that keeps them planned."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+from wfhelp import cardlab, snakemake, workdir
+
+from engines.core.errors import CardlabError
+from engines.core.store import read_table
+from engines.redblack import canonical_deals, search_range
+from engines.redblack.campaign import CampaignState, FinishedShard
+from engines.redblack.campaign_next import (
+    campaign_block,
+    plan_run,
+    run_config,
+    shard_runs,
+    with_ranks_line,
+)
+
+K, D = 9, 1000
+TOTAL = canonical_deals(K)  # 24,310: shards 0..24, the last one 310 deals
+# batch_cpu_s 0: shards this small would share jobs, differently under the run's config and the
+# kept one (a real campaign's shards, estimated far above the batching limit, never share)
+CONFIG = f"""# a campaign of k = {K}
+batch_cpu_s: 0
+redblack:
+  exhaustive:
+    - k: [6]
+      deals_per_shard: 1000
+    - k: [{K}]
+      method: owner
+      ranks: [[0, 2000]]   # started by hand
+      deals_per_shard: {D}
+  basins: false
+"""
+
+
+def state(*shards: int, d: int = D) -> CampaignState:
+    return CampaignState(
+        K, "owner", TOTAL, [FinishedShard(n, n * d, min((n + 1) * d, TOTAL), 1.0, None) for n in shards]
+    )
+
+
+def config(**block) -> dict:
+    return {"redblack": {"exhaustive": [{"k": [K], "method": "owner", **block}]}}
+
+
+def test_the_next_shards_come_from_either_end_of_the_ranks_left():
+    done = state(0, 1, 5, 24)
+    assert plan_run(done, {}, 3).shards == [2, 3, 4]
+    assert plan_run(done, {}, 3, from_top=True).shards == [23, 22, 21]
+    assert plan_run(done, {}, 100).shards == [n for n in range(25) if n not in (0, 1, 5, 24)]
+    run = plan_run(done, {}, 4, from_top=True)
+    assert run.windows == [(20000, 24000)] and run.deals == 4000
+    assert run.ranks(24) == (24000, TOTAL)  # the last shard is cut at the end of the ranks
+    assert plan_run(state(*range(25)), {}, 2).shards == []
+
+
+def test_the_grid_comes_from_the_shards_the_option_or_the_block_and_they_must_agree():
+    assert plan_run(state(), config(deals_per_shard=5000), 1).deals_per_shard == 5000
+    assert plan_run(state(), {}, 1, deals_per_shard=7000).deals_per_shard == 7000
+    with pytest.raises(CardlabError, match="no shard grid yet.*--deals-per-shard"):
+        plan_run(state(), {}, 1)
+    with pytest.raises(CardlabError, match="grids disagree.*the finished shards: 1,000.*--deals-per-shard: 2,000"):
+        plan_run(state(3), {}, 1, deals_per_shard=2000)
+    with pytest.raises(CardlabError, match="at least 1, got 0"):
+        plan_run(state(3), {}, 0)
+
+
+def test_the_run_config_plans_exactly_the_new_windows():
+    run = plan_run(state(0, 1), config(ranks=[[0, 2000]], deals_per_shard=D, threads=2), 2)
+    block = campaign_block(
+        run_config(config(ranks=[[0, 2000]], deals_per_shard=D, threads=2), run, "c"), K, "owner", "c"
+    )
+    assert block == {"k": [K], "method": "owner", "ranks": [[2000, 4000]], "deals_per_shard": D, "threads": 2}
+    added = run_config({"redblack": {"exhaustive": {"k": [3]}}}, plan_run(state(), {}, 1, deals_per_shard=D), "c")
+    assert added["redblack"]["exhaustive"][-1] == {
+        "k": [K],
+        "method": "owner",
+        "ranks": [[0, 1000]],
+        "deals_per_shard": D,
+    }
+    with pytest.raises(CardlabError, match="plans other sizes too.*a block of its own"):
+        campaign_block({"redblack": {"exhaustive": {"k_min": 1, "k_max": 10}}}, K, "owner", "c")
+
+
+def test_the_ranks_line_is_rewritten_alone():
+    text = with_ranks_line(CONFIG, K, "owner", [(0, 3000), (20000, TOTAL)])
+    assert text is not None
+    changed = [(a, b) for a, b in zip(CONFIG.splitlines(), text.splitlines(), strict=True) if a != b]
+    assert changed == [("      ranks: [[0, 2000]]   # started by hand", f"      ranks: [[0, 3000], [20000, {TOTAL}]]")]
+    assert with_ranks_line(CONFIG, K, "brute", [(0, 3000)]) is None  # no brute block
+    assert with_ranks_line(CONFIG, 6, "owner", [(0, 3000)]) is None  # a block without ranks
+    assert shard_runs([24, 3, 4, 5, 9]) == "3..5, 9, 24"
+
+
+def counts_row(wd, shard: int) -> dict:
+    path = wd / f"results/redblack/redblack_counts/exhaustive_k{K:02d}/owner/shard={shard:04d}.parquet"
+    return read_table(str(path)).to_pylist()[0]
+
+
+def test_a_run_computes_the_next_shards_and_keeps_them_planned(tmp_path):
+    wd = workdir(tmp_path / "wd", CONFIG)
+    first = cardlab(wd, "redblack", "campaign", str(K), "--run", "2", "--cores", "2", "--deals-per-shard", str(D))
+    assert first.returncode == 0, first.stderr
+    assert re.search(r"k = 9: 2 shards \(0\.\.1, 2,000 deals\) on 2 cores", first.stdout)
+    assert re.search(r"shard 1 \[1,000, 2,000\) done.*\(\d of 2 after", first.stdout)
+    assert "set the k = 9 block of config.yaml to: ranks: [[0, 2000]]" in first.stdout
+    assert (wd / "config.yaml").read_text() == CONFIG  # not asked to change it
+    # the next three from the top, and the config's ranks line rewritten to plan all five
+    top = cardlab(wd, "redblack", "campaign", str(K), "--run", "3", "--from", "top", "--update-config")
+    assert top.returncode == 0, top.stderr
+    line = f"ranks: [[0, 2000], [22000, {TOTAL}]]"
+    assert f"config.yaml: the k = 9 block now plans every finished shard: {line}" in top.stdout
+    assert "left: 20,000 deals (82.3 %), shards 2..21 (20 shards)" in top.stdout
+    assert (wd / "config.yaml").read_text() == CONFIG.replace("ranks: [[0, 2000]]   # started by hand", line)
+    for shard in (0, 1, 22, 23, 24):
+        row = counts_row(wd, shard)
+        res = search_range(K, shard * D, min((shard + 1) * D, TOTAL), method="owner")
+        assert (row["range_start"], row["range_stop"], row["finite"]) == (shard * D, res.deals + shard * D, res.finite)
+    kept = [
+        f"results/redblack/{t}/exhaustive_k{K:02d}/owner/shard={n:04d}.parquet"
+        for n in (0, 1, 22, 23, 24)
+        for t in ("redblack_counts", "redblack_found", "redblack_hist")
+    ]
+    plan = snakemake(wd, "-n", "--cores", "1", *kept)
+    assert "Nothing to be done" in plan.stdout + plan.stderr
+    assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml"))  # the run config is gone
+    assert yaml.safe_load((wd / "config.yaml").read_text())["batch_cpu_s"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--run", "0"], "at least 1, got 0"),
+        (["--run", "1", "--deals-per-shard", "2000"], "grids disagree"),
+        (["--run", "1", "--results", "elsewhere"], "drop --results"),
+        (["--run", "1", "--cores", "0"], "--cores must be at least 1"),
+        (["--run", "1", "--snakemake=--no-such-option"], "snakemake failed"),
+    ],
+)
+def test_bad_runs_are_named_and_change_nothing(tmp_path, args, message):
+    wd = workdir(tmp_path / "wd", CONFIG)
+    run = cardlab(wd, "redblack", "campaign", str(K), *args)
+    assert run.returncode != 0
+    assert message in run.stdout + run.stderr
+    assert (wd / "config.yaml").read_text() == CONFIG
+    assert not list((wd / "results").rglob("*.parquet")) if (wd / "results").exists() else True
+    assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml")) if (wd / ".snakemake").exists() else True
