@@ -71,8 +71,10 @@ def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int
     record = {
         "work": int(spec.get("work", 0)),
         "unit": unit,
-        "wall_s": round(wall_s, 3),
-        "cpu_s": round(cpu_s, 3),
+        # microseconds: a cost window of 10^6 ranks takes 10-30 ms on a fast CPU, so milliseconds
+        # would round two windows to one value and give their interval no width
+        "wall_s": round(wall_s, 6),
+        "cpu_s": round(cpu_s, 6),
         "threads": threads,
         "machine": machine(),
     }
