@@ -4,7 +4,9 @@ A campaign (``cardlab redblack campaign K --run N``) runs a few shards at a time
 user's config does not plan yet: the caller hands over a run config (the user's, with the
 windows of those shards) and the shards' files.  The config goes to a file under
 ``.snakemake/`` for the run and is deleted after it; snakemake's output goes to a log file;
-the terminal gets one line per finished shard with an estimate of the time left.  On
+the terminal gets one line per finished shard with an estimate of the time left and,
+every minute while shards run, how far the running ones are (their job logs' progress
+lines) and the whole run.  On
 Ctrl-C snakemake is told to stop (it removes the files of the jobs it was running), and
 every finished shard stays.  `replace_config_text` rewrites a config file in place,
 verified by reading it back, so that the shards a run made are planned from then on.
@@ -24,11 +26,13 @@ from pathlib import Path
 import yaml
 
 from ..core.fmt import duration, plural
+from ..core.progress import read_line
 from .config import read_yaml
 from .plan import snakemake_executable
 
 RUN_CONFIG_DIR = ".snakemake"  # Snakemake's own directory: the run config lives there while the run goes
 POLL_S = 5.0
+PROGRESS_S = 60.0  # between lines on the running shards
 
 
 def run_shards(
@@ -40,11 +44,14 @@ def run_shards(
     niceness: int = 0,
     say: Callable[[str], None] = print,
     finished: Callable[[str], str] = str,
+    logs: Mapping[str, str] | None = None,
+    work: Mapping[str, int] | None = None,
 ) -> tuple[int, list[str]]:
     """Snakemake makes every file of the shards (name -> files) under `config` on `cores` cores.
 
     Returns (snakemake's exit status, the shards finished in the order they finished);
-    `finished(name)` is what the line of a finished shard says about it."""
+    `finished(name)` is what the line of a finished shard says about it; `logs` and `work`
+    (name -> job log, units of work) give the minute-by-minute lines on the running ones."""
     Path(RUN_CONFIG_DIR).mkdir(exist_ok=True)
     fd, cfg = tempfile.mkstemp(prefix="cardlab-run-", suffix=".yaml", dir=RUN_CONFIG_DIR)
     with os.fdopen(fd, "w") as out:
@@ -59,7 +66,8 @@ def run_shards(
             nice = (lambda: os.nice(niceness)) if niceness else None
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=nice)
             try:
-                rc = _follow(proc, shards, done, say, finished)
+                watch = (lambda elapsed: running_line(done, logs, work, elapsed)) if logs and work else None
+                rc = _follow(proc, shards, done, say, finished, watch)
             except KeyboardInterrupt:
                 os.killpg(proc.pid, signal.SIGINT)  # snakemake stops its jobs and removes their partial files
                 proc.wait()
@@ -74,9 +82,11 @@ def run_shards(
     return rc, done
 
 
-def _follow(proc, shards, done, say, finished) -> int:
-    """Poll until snakemake ends, a line for each shard whose files are all there."""
+def _follow(proc, shards, done, say, finished, watch) -> int:
+    """Poll until snakemake ends, a line for each shard whose files are all there (and `watch`'s line
+    on the running ones every PROGRESS_S)."""
     started = time.monotonic()
+    shown = started
     while True:
         rc = proc.poll()
         for name, files in shards.items():
@@ -89,7 +99,42 @@ def _follow(proc, shards, done, say, finished) -> int:
             say(f"  {finished(name)} ({len(done)} of {len(shards)} after {duration(elapsed)}{eta})")
         if rc is not None:
             return rc
+        if watch is not None and time.monotonic() - shown >= PROGRESS_S:
+            shown = time.monotonic()
+            line = watch(shown - started)
+            if line:
+                say(line)
         time.sleep(POLL_S)
+
+
+def running_line(done: Sequence[str], logs: Mapping[str, str], work: Mapping[str, int], elapsed: float) -> str | None:
+    """How far the running shards are (the last progress line of each one's job log) and the whole run:
+    its share of work done and, at the pace so far, the time left.  None while no shard reports."""
+    parts, units = [], sum(work[n] for n in done)
+    for name, log in logs.items():
+        if name in done:
+            continue
+        reading = _last_reading(log)
+        if reading is not None and reading.total:
+            parts.append(f"shard {name} {100 * reading.done / reading.total:.0f} %")
+            units += min(reading.done, work[name])
+    if not parts:
+        return None
+    share = units / max(1, sum(work.values()))
+    left = f", about {duration(elapsed * (1 - share) / share)} left" if share > 0 else ""
+    return f"  running: {', '.join(parts)}; the run {100 * share:.1f} % done after {duration(elapsed)}{left}"
+
+
+def _last_reading(log: str):
+    try:
+        lines = Path(log).read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines[-5:]):
+        reading = read_line(line)
+        if reading is not None:
+            return reading
+    return None
 
 
 def replace_config_text(path: str | os.PathLike, text: str, expected: object) -> bool:

@@ -56,6 +56,15 @@ class CampaignRun:
             for n in self.shards
         }
 
+    def work(self) -> dict[str, int]:
+        """Each shard's deals."""
+        return {str(n): b - a for n in self.shards for a, b in [self.ranks(n)]}
+
+    def logs(self, results: str = RESULTS) -> dict[str, str]:
+        """Each shard's job log (its progress lines while it runs, its timing line after)."""
+        experiment, variant = exhaustive_experiment(self.k), EXHAUSTIVE_VARIANT[self.method]
+        return {str(n): log_path(GAME, experiment, variant, n, results) for n in self.shards}
+
 
 def campaign_block(config: Mapping[str, Any], k: int, method: str, where: str) -> dict | None:
     """The size's block of ``redblack.exhaustive`` for this method (None: the config has none).

@@ -11,6 +11,7 @@ from wfhelp import cardlab, snakemake, workdir
 
 from engines.core.errors import CardlabError
 from engines.core.store import read_table
+from engines.pipeline.shard_run import running_line
 from engines.redblack import canonical_deals, search_range
 from engines.redblack.campaign import CampaignState, FinishedShard
 from engines.redblack.campaign_next import (
@@ -151,3 +152,19 @@ def test_bad_runs_are_named_and_change_nothing(tmp_path, args, message):
     assert (wd / "config.yaml").read_text() == CONFIG
     assert not list((wd / "results").rglob("*.parquet")) if (wd / "results").exists() else True
     assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml")) if (wd / ".snakemake").exists() else True
+
+
+def test_the_running_shards_are_read_from_their_job_logs(tmp_path):
+    from engines.core.progress import Progress
+
+    log = tmp_path / "shard=0003.log"
+    progress = Progress(1000, "deals", "redblack exhaustive_k09/owner/3", stream=log.open("w"), enabled=True)
+    progress.done = 400
+    progress.stream.write("starting\n" + progress.line() + "\n")
+    progress.stream.close()
+    logs = {"2": str(tmp_path / "shard=0002.log"), "3": str(log), "4": str(tmp_path / "none.log")}
+    work = {"2": 1000, "3": 1000, "4": 2000}
+    line = running_line(["2"], logs, work, elapsed=120.0)
+    # shard 2 finished (1,000), shard 3 at 400, shard 4 not started: 1,400 of 4,000 deals
+    assert line == "  running: shard 3 40 %; the run 35.0 % done after 2 min 00 s, about 3 min 43 s left"
+    assert running_line(["2"], {"4": logs["4"]}, work, 10.0) is None  # nothing reports yet
