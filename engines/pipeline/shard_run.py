@@ -66,8 +66,7 @@ def run_shards(
             nice = (lambda: os.nice(niceness)) if niceness else None
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=nice)
             try:
-                watch = (lambda elapsed: running_line(done, logs, work, elapsed)) if logs and work else None
-                rc = _follow(proc, shards, done, say, finished, watch)
+                rc = _follow(proc, shards, done, say, finished, logs, work)
             except KeyboardInterrupt:
                 os.killpg(proc.pid, signal.SIGINT)  # snakemake stops its jobs and removes their partial files
                 proc.wait()
@@ -82,11 +81,10 @@ def run_shards(
     return rc, done
 
 
-def _follow(proc, shards, done, say, finished, watch) -> int:
-    """Poll until snakemake ends, a line for each shard whose files are all there (and `watch`'s line
-    on the running ones every PROGRESS_S)."""
-    started = time.monotonic()
-    shown = started
+def _follow(proc, shards, done, say, finished, logs, work) -> int:
+    """Poll until snakemake ends: a line for each shard whose files are all there and, every
+    PROGRESS_S, one on the running shards."""
+    started = shown = time.monotonic()
     while True:
         rc = proc.poll()
         for name, files in shards.items():
@@ -94,35 +92,43 @@ def _follow(proc, shards, done, say, finished, watch) -> int:
                 continue
             done.append(name)
             elapsed = time.monotonic() - started
-            left = len(shards) - len(done)
-            eta = f", about {duration(elapsed / len(done) * left)} left at this pace" if left else ""
+            share = run_share(done, logs, work)[0] if logs and work else len(done) / len(shards)
+            eta = f", {_time_left(elapsed, share)}" if len(done) < len(shards) else ""
             say(f"  {finished(name)} ({len(done)} of {len(shards)} after {duration(elapsed)}{eta})")
         if rc is not None:
             return rc
-        if watch is not None and time.monotonic() - shown >= PROGRESS_S:
+        if logs and work and time.monotonic() - shown >= PROGRESS_S:
             shown = time.monotonic()
-            line = watch(shown - started)
+            line = running_line(done, logs, work, shown - started)
             if line:
                 say(line)
         time.sleep(POLL_S)
 
 
-def running_line(done: Sequence[str], logs: Mapping[str, str], work: Mapping[str, int], elapsed: float) -> str | None:
-    """How far the running shards are (the last progress line of each one's job log) and the whole run:
-    its share of work done and, at the pace so far, the time left.  None while no shard reports."""
+def run_share(done: Sequence[str], logs: Mapping[str, str], work: Mapping[str, int]) -> tuple[float, list[str]]:
+    """The run's share of work done (finished shards whole, running ones by the last progress line of
+    their job logs) and a phrase for each running shard."""
     parts, units = [], sum(work[n] for n in done)
     for name, log in logs.items():
-        if name in done:
-            continue
-        reading = _last_reading(log)
+        reading = None if name in done else _last_reading(log)
         if reading is not None and reading.total:
             parts.append(f"shard {name} {100 * reading.done / reading.total:.0f} %")
             units += min(reading.done, work[name])
+    return units / max(1, sum(work.values())), parts
+
+
+def running_line(done: Sequence[str], logs: Mapping[str, str], work: Mapping[str, int], elapsed: float) -> str | None:
+    """How far the running shards and the whole run are; None while no running shard reports."""
+    share, parts = run_share(done, logs, work)
     if not parts:
         return None
-    share = units / max(1, sum(work.values()))
-    left = f", about {duration(elapsed * (1 - share) / share)} left" if share > 0 else ""
-    return f"  running: {', '.join(parts)}; the run {100 * share:.1f} % done after {duration(elapsed)}{left}"
+    return f"  running: {', '.join(parts)}; the run {100 * share:.1f} % done after {duration(elapsed)}, {_time_left(elapsed, share)}"
+
+
+def _time_left(elapsed: float, share: float) -> str:
+    return (
+        f"about {duration(elapsed * (1 - share) / share)} left at this pace" if share > 0 else "time left not known yet"
+    )
 
 
 def _last_reading(log: str):

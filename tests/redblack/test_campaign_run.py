@@ -166,5 +166,5 @@ def test_the_running_shards_are_read_from_their_job_logs(tmp_path):
     work = {"2": 1000, "3": 1000, "4": 2000}
     line = running_line(["2"], logs, work, elapsed=120.0)
     # shard 2 finished (1,000), shard 3 at 400, shard 4 not started: 1,400 of 4,000 deals
-    assert line == "  running: shard 3 40 %; the run 35.0 % done after 2 min 00 s, about 3 min 43 s left"
+    assert line == "  running: shard 3 40 %; the run 35.0 % done after 2 min 00 s, about 3 min 43 s left at this pace"
     assert running_line(["2"], {"4": logs["4"]}, work, 10.0) is None  # nothing reports yet
