@@ -15,6 +15,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -184,3 +185,42 @@ def job_seconds(cluster: Cluster, wd: Path) -> str:
         )
     ]
     return f"{len(spans)} jobs of {sum(spans) / len(spans):.1f} s in SLURM, shard work {sum(work) / len(work):.1f} s per shard"
+
+
+# `cardlab redblack campaign K --run N` with the profile's options: the next shards as SLURM jobs
+CAMPAIGN = """batch_cpu_s: 0
+redblack:
+  exhaustive:
+    - k: [9]
+      method: owner
+      ranks: [[0, 1000]]
+      deals_per_shard: 1000
+  basins: false
+"""
+CAMPAIGN_SHARDS = "results/redblack/*/exhaustive_k09/owner/*.parquet"
+
+
+def campaign_run(wd: Path, *extra: str, slurm_conf: Path | None = None) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", "9", "--run", "3", "--update-config", *extra]
+    extra_env = {"SLURM_CONF": str(slurm_conf)} if slurm_conf else {}
+    return subprocess.run(argv, cwd=wd, env=env(extra_env), capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+
+
+def test_a_campaign_runs_its_next_shards_through_slurm(cluster, tmp_path):
+    local = workdir(tmp_path / "local", CAMPAIGN)
+    done = campaign_run(local, "--cores", "2")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    wd = workdir(tmp_path / "slurm", CAMPAIGN)
+    if cluster.accounting:
+        set_account_in_profile(wd, "root")
+    options = " ".join([*PROFILE, *QUICK_CHECKS])
+    run = campaign_run(wd, f"--snakemake={options}", slurm_conf=cluster.conf)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert re.search(r"k = 9: 3 shards \(0\.\.2, 3,000 deals\)", run.stdout)
+    assert "config.yaml: the k = 9 block now plans every finished shard: ranks: [[0, 3000]]" in run.stdout
+    # the shards ran as SLURM jobs, and they are the bytes of the local run's
+    jobs = cluster.slurm("squeue", "--states=all", "-h", "-o", "%T").stdout.split()
+    assert jobs.count("COMPLETED") >= 3, jobs
+    ours = {p.relative_to(wd): p.read_bytes() for p in wd.glob(CAMPAIGN_SHARDS)}
+    assert len(ours) == 9 and ours == {p.relative_to(local): p.read_bytes() for p in local.glob(CAMPAIGN_SHARDS)}
+    assert (wd / "config.yaml").read_text() == (local / "config.yaml").read_text()

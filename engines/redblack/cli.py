@@ -30,7 +30,7 @@ CAMPAIGN_EXAMPLES = """examples:
   cardlab redblack campaign 23 --run 4 --from top --cores 2 --nice 19 --update-config
                                            the next 4 shards from the top, then config.yaml's ranks line
   cardlab redblack campaign 24 --run 1 --deals-per-shard 20000000000     a new size's first shard
-  cardlab redblack campaign 26 --run 500 --snakemake='--profile workflow/profiles/slurm'"""
+  cardlab redblack campaign 26 --run 500 --snakemake='--workflow-profile workflow/profiles/slurm'"""
 AUDIT_EXAMPLES = """examples:
   cardlab redblack audit workflow/data/redblack/published_infinite.txt
   cardlab redblack audit my_list.txt --csv > audit.csv"""
@@ -199,7 +199,7 @@ def add_campaign(sub, raw) -> None:
         "--snakemake",
         default="",
         metavar="ARGS",
-        help="more Snakemake options: --snakemake='--profile workflow/profiles/slurm'",
+        help="more Snakemake options: --snakemake='--workflow-profile workflow/profiles/slurm'",
     )
     c.set_defaults(func=cmd_campaign)
 
