@@ -21,6 +21,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
@@ -65,43 +66,79 @@ def run_shards(
         with open(log_file, "w") as log:
             nice = (lambda: os.nice(niceness)) if niceness else None
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=nice)
+            watch = _Watch(shards, done, say, finished, logs, work)
             try:
-                rc = _follow(proc, shards, done, say, finished, logs, work)
+                rc = _follow(proc, watch)
             except KeyboardInterrupt:
                 os.killpg(proc.pid, signal.SIGINT)  # snakemake stops its jobs and removes their partial files
                 proc.wait()
+                watch.scan()
+                _remove_partial(shards, done, say)
                 say(f"interrupted: {plural(len(done), 'finished shard')} kept, the others not written")
                 return 130, done
     finally:
         os.unlink(cfg)
     if rc != 0:
+        _remove_partial(shards, done, say)
         tail = Path(log_file).read_text(errors="replace").splitlines()[-25:]
         say("\n".join(tail))
         say(f"error: snakemake failed (exit status {rc}); {plural(len(done), 'shard')} finished; log: {log_file}")
     return rc, done
 
 
-def _follow(proc, shards, done, say, finished, logs, work) -> int:
-    """Poll until snakemake ends: a line for each shard whose files are all there and, every
-    PROGRESS_S, one on the running shards."""
-    started = shown = time.monotonic()
+def _remove_partial(shards: Mapping[str, Sequence[str]], done: Sequence[str], say: Callable[[str], None]) -> None:
+    """Remove the files of a shard whose job was stopped between its tables (Snakemake marks them
+    incomplete but leaves them): a shard is all its files or none."""
+    for name, files in shards.items():
+        present = [f for f in files if os.path.isfile(f)]
+        if name not in done and present:
+            for f in present:
+                os.unlink(f)
+            say(f"  shard {name}: stopped while writing its tables; removed {plural(len(present), 'partial file')}")
+
+
+@dataclass
+class _Watch:
+    """What a run's lines say: the shards finished (in order) and how far the running ones are."""
+
+    shards: Mapping[str, Sequence[str]]
+    done: list[str]
+    say: Callable[[str], None]
+    finished: Callable[[str], str]
+    logs: Mapping[str, str] | None
+    work: Mapping[str, int] | None
+    started: float = field(default_factory=time.monotonic)
+
+    def scan(self) -> None:
+        """A line for each shard whose files are all there since the last scan."""
+        for name, files in self.shards.items():
+            if name in self.done or not all(os.path.isfile(f) for f in files):
+                continue
+            self.done.append(name)
+            elapsed = time.monotonic() - self.started
+            share = run_share(self.done, self.logs, self.work)[0] if self.logs and self.work else None
+            share = len(self.done) / len(self.shards) if share is None else share
+            eta = f", {_time_left(elapsed, share)}" if len(self.done) < len(self.shards) else ""
+            self.say(f"  {self.finished(name)} ({len(self.done)} of {len(self.shards)} after {duration(elapsed)}{eta})")
+
+    def running(self) -> None:
+        if self.logs and self.work:
+            line = running_line(self.done, self.logs, self.work, time.monotonic() - self.started)
+            if line:
+                self.say(line)
+
+
+def _follow(proc, watch: _Watch) -> int:
+    """Poll until snakemake ends: finished shards every POLL_S, the running ones every PROGRESS_S."""
+    shown = time.monotonic()
     while True:
         rc = proc.poll()
-        for name, files in shards.items():
-            if name in done or not all(os.path.isfile(f) for f in files):
-                continue
-            done.append(name)
-            elapsed = time.monotonic() - started
-            share = run_share(done, logs, work)[0] if logs and work else len(done) / len(shards)
-            eta = f", {_time_left(elapsed, share)}" if len(done) < len(shards) else ""
-            say(f"  {finished(name)} ({len(done)} of {len(shards)} after {duration(elapsed)}{eta})")
+        watch.scan()
         if rc is not None:
             return rc
-        if logs and work and time.monotonic() - shown >= PROGRESS_S:
+        if time.monotonic() - shown >= PROGRESS_S:
             shown = time.monotonic()
-            line = running_line(done, logs, work, shown - started)
-            if line:
-                say(line)
+            watch.running()
         time.sleep(POLL_S)
 
 

@@ -168,3 +168,45 @@ def test_the_running_shards_are_read_from_their_job_logs(tmp_path):
     # shard 2 finished (1,000), shard 3 at 400, shard 4 not started: 1,400 of 4,000 deals
     assert line == "  running: shard 3 40 %; the run 35.0 % done after 2 min 00 s, about 3 min 43 s left at this pace"
     assert running_line(["2"], {"4": logs["4"]}, work, 10.0) is None  # nothing reports yet
+
+
+def test_ctrl_c_keeps_the_finished_shards_and_writes_no_other(tmp_path):
+    """Ctrl-C the moment a shard's first table is written, while its job writes the others: the
+    shards finished stay, that one leaves no file, the config names exactly the finished ones,
+    and no run config is left behind."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from wfhelp import env
+
+    wd = workdir(tmp_path / "wd", CONFIG)
+    counts = wd / f"results/redblack/redblack_counts/exhaustive_k{K:02d}/owner"
+    argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", str(K), "--run", "3", "--cores", "1"]
+    proc = subprocess.Popen(
+        [*argv, "--update-config"],
+        cwd=wd,
+        env=env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        # a Python started with SIGINT ignored (a test run in the background) would not see Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    began = time.monotonic()
+    while not list(counts.glob("*.parquet")) and proc.poll() is None and time.monotonic() - began < 120:
+        time.sleep(0.001)
+    proc.send_signal(signal.SIGINT)
+    out = proc.communicate(timeout=120)[0]
+    assert proc.returncode == 130, out
+    kept = re.search(r"interrupted: (\d+) finished shards? kept", out)
+    assert kept, out
+    shards = {}
+    for path in (wd / "results/redblack").rglob("*.parquet"):
+        shards.setdefault(path.name, []).append(path.parent.parent.parent.name)
+    assert all(sorted(tables) == ["redblack_counts", "redblack_found", "redblack_hist"] for tables in shards.values())
+    assert len(shards) == int(kept[1])  # every shard whole or absent
+    planned = yaml.safe_load((wd / "config.yaml").read_text())["redblack"]["exhaustive"][1]["ranks"]
+    assert sum(b - a for a, b in planned) == D * len(shards) if shards else planned == [[0, 2000]]
+    assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml"))
