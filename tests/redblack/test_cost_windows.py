@@ -232,6 +232,9 @@ def test_the_report_states_the_cost_with_its_interval(built):
     assert f"min {mn:,.0f}, median {med:,.0f}, max {mx:,.0f} ns per deal" in section
     assert f"**{hours:,.0f} core-hours** (95 % interval {lo:,.0f}–{hi:,.0f})" in section
     assert "less a warm job's start-up, 0.40 CPU-s, the mean of 3 probes)" in section
+    # the cost is that CPU's: the report names it
+    (machine,) = con.execute("SELECT any_value(machine) FROM redblack_cost_windows WHERE k = 26").fetchone()
+    assert f"on the machine that timed the windows{f' ({machine})' if machine else ''}." in section
     (sample,) = con.execute("SELECT sample_core_hours_left FROM redblack_coverage WHERE k = 26").fetchone()
     assert "Cross-check, the sample method: the rest costs " in section
     assert f"about {sample:,.0f} core-hours; the windows measure {hours / sample:,.2f} times that." in section

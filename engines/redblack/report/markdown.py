@@ -240,9 +240,13 @@ def window_cost_text(c: dict, w: dict) -> str:
         f"{w['max_ns_per_deal']:,.0f} ns per deal ({w['rounds_per_deal']:,.1f} rounds per deal over the windows; "
         f"figure `{COST_PNG}`). For the {value(c['deals_left'])} deals left that is about **{hours_text(hours)} "
         f"core-hours** (95 % interval {hours_text(c['core_hours_lo95'])}–{hours_text(c['core_hours_hi95'])})"
-        f"{cluster_text(hours)}, "
-        "on the machine that timed the windows."
+        f"{cluster_text(hours)}, on the machine that timed the windows{machine_text(w)}."
     )
+
+
+def machine_text(w: dict) -> str:
+    """The kind of CPU that timed the windows, where their job logs name it (the cost is that CPU's)."""
+    return f" ({w['machine']})" if w.get("machine") else ""
 
 
 def startup_text(w: dict) -> str:

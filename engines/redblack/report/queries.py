@@ -67,7 +67,7 @@ FROM redblack_coverage ORDER BY k
 # 95 % interval and the spread between windows; and the windows one by one, for the figure.
 WINDOW_COST_SQL = """
 SELECT k, windows, windows_searched, window_deals, deals, cpu_s, t95, rounds_per_deal, startup_cpu_s, probes,
-       1e9 * cpu_s_per_deal AS ns_per_deal, 1e9 * lo95_cpu_s_per_deal AS lo95_ns_per_deal,
+       machine, 1e9 * cpu_s_per_deal AS ns_per_deal, 1e9 * lo95_cpu_s_per_deal AS lo95_ns_per_deal,
        1e9 * hi95_cpu_s_per_deal AS hi95_ns_per_deal, 1e9 * min_cpu_s_per_deal AS min_ns_per_deal,
        1e9 * median_cpu_s_per_deal AS median_ns_per_deal, 1e9 * max_cpu_s_per_deal AS max_ns_per_deal
 FROM redblack_window_cost ORDER BY k
