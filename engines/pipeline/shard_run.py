@@ -6,7 +6,9 @@ windows of those shards) and the shards' files.  The config goes to a file under
 ``.snakemake/`` for the run and is deleted after it; snakemake's output goes to a log file;
 the terminal gets one line per finished shard with an estimate of the time left and,
 every minute while shards run, how far the running ones are (their job logs' progress
-lines) and the whole run.  On
+lines) and the whole run.  Beside the run config a note names the run (the command, the
+process, the shards' files) so that ``cardlab status`` shows the run's shards while it goes
+(:func:`running_campaign`).  On
 Ctrl-C snakemake is told to stop (it removes the files of the jobs it was running), and
 every finished shard stays.  `replace_config_text` rewrites a config file in place,
 verified by reading it back, so that the shards a run made are planned from then on.
@@ -14,6 +16,7 @@ verified by reading it back, so that the shards a run made are planned from then
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
@@ -47,12 +50,14 @@ def run_shards(
     finished: Callable[[str], str] = str,
     logs: Mapping[str, str] | None = None,
     work: Mapping[str, int] | None = None,
+    command: str = "",
 ) -> tuple[int, list[str]]:
     """Snakemake makes every file of the shards (name -> files) under `config` on `cores` cores.
 
     Returns (snakemake's exit status, the shards finished in the order they finished);
     `finished(name)` is what the line of a finished shard says about it; `logs` and `work`
-    (name -> job log, units of work) give the minute-by-minute lines on the running ones."""
+    (name -> job log, units of work) give the minute-by-minute lines on the running ones;
+    `command` is how the note for ``cardlab status`` names the run."""
     Path(RUN_CONFIG_DIR).mkdir(exist_ok=True)
     fd, cfg = tempfile.mkstemp(prefix="cardlab-run-", suffix=".yaml", dir=RUN_CONFIG_DIR)
     with os.fdopen(fd, "w") as out:
@@ -62,7 +67,9 @@ def run_shards(
     # the targets first: --configfile takes every word after it that is not an option
     cmd = [snakemake_executable(), *targets, "--configfile", cfg, "--cores", str(cores), *extra]
     done: list[str] = []
+    note = cfg.removesuffix(".yaml") + ".json"
     try:
+        _write_note(note, cfg, targets, command)
         with open(log_file, "w") as log:
             nice = (lambda: os.nice(niceness)) if niceness else None
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=nice)
@@ -77,13 +84,54 @@ def run_shards(
                 say(f"interrupted: {plural(len(done), 'finished shard')} kept, the others not written")
                 return 130, done
     finally:
-        os.unlink(cfg)
+        for path in (note, cfg):  # the note first: a note never names a config that is gone
+            if os.path.exists(path):
+                os.unlink(path)
     if rc != 0:
         _remove_partial(shards, done, say)
         tail = Path(log_file).read_text(errors="replace").splitlines()[-25:]
         say("\n".join(tail))
         say(f"error: snakemake failed (exit status {rc}); {plural(len(done), 'shard')} finished; log: {log_file}")
     return rc, done
+
+
+@dataclass(frozen=True)
+class RunNote:
+    """A campaign run going in this directory: how it was started, its config, its shards' files."""
+
+    command: str
+    config: str
+    targets: frozenset[str]
+
+
+def _write_note(note: str, cfg: str, targets: Sequence[str], command: str) -> None:
+    with open(note, "w") as out:
+        json.dump({"pid": os.getpid(), "command": command, "config": cfg, "targets": list(targets)}, out)
+
+
+def running_campaign(state_dir: str = RUN_CONFIG_DIR) -> RunNote | None:
+    """The campaign run going in this directory, from the note beside its config; None if none is
+    (a note whose process is gone, left by a run killed outright, is stale and passed over)."""
+    for note in sorted(Path(state_dir).glob("cardlab-run-*.json")):
+        try:
+            data = json.loads(note.read_text())
+            pid, config = int(data["pid"]), str(data["config"])
+            run = RunNote(str(data["command"]), config, frozenset(map(str, data["targets"])))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # being written, or not ours
+        if _alive(pid) and os.path.isfile(config):
+            return run
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
 
 
 def _remove_partial(shards: Mapping[str, Sequence[str]], done: Sequence[str], say: Callable[[str], None]) -> None:

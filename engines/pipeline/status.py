@@ -8,7 +8,10 @@ writes to ``results/logs/<game>/<experiment>/<variant>/shard=NNNN.log``
 (progress lines every few seconds, a timing line at the end), so the summary
 works for a live run, an interrupted one and a finished one alike, on a laptop
 or on a cluster's shared file system.  What it prints is computed from a
-snapshot of those files by :func:`engines.pipeline.live.view`.
+snapshot of those files by :func:`engines.pipeline.live.view`.  While a
+``cardlab redblack campaign K --run N`` goes in this directory (and no ``--config`` is
+given), the summary is that run's: its shards under its config, which config.yaml does not
+plan yet.
 
 ``cardlab run`` (:mod:`engines.pipeline.run`) redraws this summary while it runs snakemake.
 """
@@ -20,11 +23,16 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..core.errors import CardlabError
 from ..core.fmt import duration
 from ..core.layout import RUN_LOCK, log_path, shard_path
 from ..registry import GAMES, engine
 from .live import Frame, LogFile, PlannedShard, Shown, Snapshot, view
+
+if TYPE_CHECKING:
+    from .shard_run import RunNote
 
 RUN_LOG = "results/logs/snakemake.log"
 
@@ -139,9 +147,13 @@ def snapshot(
     reports: str = "reports",
     alive: bool | None = None,
     run_started: float | None = None,
+    only: frozenset[str] | None = None,
 ) -> Snapshot:
-    """The campaign's files now; ``alive`` says whether a run is known to be going (default: ask the run lock)."""
+    """The campaign's files now; ``alive`` says whether a run is known to be going (default: ask the run lock);
+    ``only``: the plan's shards all of whose files it names (a campaign run's), not the whole plan."""
     plan, units = cached_plan(config, results)
+    if only is not None:
+        plan = [s for s in plan if set(s.files) <= only]
     alive = run_alive() if alive is None else alive
     if alive and run_started is None:
         run_started = latest_run_start()
@@ -169,12 +181,30 @@ def snapshot(
 
 def summary(args, alive: bool | None = None, previous: Shown | None = None, run_started: float | None = None) -> Frame:
     """The view of the campaign in this directory; ``previous``: the last frame's state (a steady ETA)."""
-    frame = view(snapshot(args.config, args.results, alive=alive, run_started=run_started), previous)
+    from .shard_run import running_campaign  # not at import: the parser loads no yaml
+
+    run = running_campaign() if args.config is None else None
+    frame = _run_view(run, args, alive, previous, run_started) if run else None
+    if frame is None:
+        config = "config.yaml" if args.config is None else args.config
+        frame = view(snapshot(config, args.results, alive=alive, run_started=run_started), previous)
     if not frame.lines[0].startswith("cardlab campaign running") and not frame.finished:
         frame.lines.append(
             "  resume with `snakemake --cores all` (or `cardlab run --cores all`): finished shards are kept"
         )
     frame.lines.append(f"  logs: {args.results}/logs/<game>/<experiment>/<variant>/shard=NNNN.log, {RUN_LOG}")
+    return frame
+
+
+def _run_view(run: RunNote, args, alive, previous, run_started) -> Frame | None:
+    """The view of a campaign run's shards; None if the run ended while it was read."""
+    try:
+        frame = view(snapshot(run.config, args.results, alive, run_started, only=run.targets), previous)
+    except CardlabError:  # its config went with the run's end
+        return None
+    frame.lines.insert(
+        1, f"  `{run.command}` is running here: these are its shards (`--config config.yaml`: the whole plan)"
+    )
     return frame
 
 
@@ -231,6 +261,10 @@ def register(subparsers) -> None:
     )
     s.add_argument("--follow", "-f", action="store_true", help="redraw until the run in this directory ends")
     s.add_argument("--every", type=float, default=2.0, help="seconds between redraws (default: %(default)s)")
-    s.add_argument("--config", default="config.yaml", help="config file (default: %(default)s)")
+    s.add_argument(
+        "--config",
+        default=None,
+        help="config file (default: config.yaml; while a `cardlab redblack campaign K --run N` goes here, its shards)",
+    )
     s.add_argument("--results", default="results", help="results tree (default: %(default)s)")
     s.set_defaults(func=cmd_status)

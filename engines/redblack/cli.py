@@ -256,7 +256,8 @@ def run_campaign(args, state, timing) -> int:
     shards, plan = {str(n): files for n, files in run.files().items()}, run_config(config, run, args.config)
     extra, line = shlex.split(args.snakemake), lambda name: finished_line(run, int(name), timing)
     watch = {"finished": line, "logs": run.logs(), "work": run.work()}
-    return run_shards(shards, plan, args.cores, log, extra, args.nice, **watch)[0]
+    command = shlex.join(["cardlab", *sys.argv[1:]])  # what `cardlab status` says is running
+    return run_shards(shards, plan, args.cores, log, extra, args.nice, **watch, command=command)[0]
 
 
 def keep_planned(args, state) -> None:

@@ -210,3 +210,45 @@ def test_ctrl_c_keeps_the_finished_shards_and_writes_no_other(tmp_path):
     planned = yaml.safe_load((wd / "config.yaml").read_text())["redblack"]["exhaustive"][1]["ranks"]
     assert sum(b - a for a, b in planned) == D * len(shards) if shards else planned == [[0, 2000]]
     assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml"))
+
+
+def test_status_shows_the_running_campaign_runs_shards(tmp_path):
+    """While `campaign --run` goes, `cardlab status` (no --config) shows the run's shards, which
+    config.yaml does not plan; with --config config.yaml, the whole config as before; after the
+    run, no note is left."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from wfhelp import env
+
+    wd = workdir(tmp_path / "wd", CONFIG)
+    counts = wd / f"results/redblack/redblack_counts/exhaustive_k{K:02d}/owner"
+    argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", str(K), "--run", "12", "--cores", "1"]
+    proc = subprocess.Popen(
+        argv,
+        cwd=wd,
+        env=env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        began = time.monotonic()
+        while not list(counts.glob("*.parquet")) and proc.poll() is None and time.monotonic() - began < 120:
+            time.sleep(0.05)
+        during = cardlab(wd, "status")
+        whole = cardlab(wd, "status", "--config", "config.yaml")
+        assert proc.poll() is None, "the run ended before status was read: give it more shards"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=120)
+    assert during.returncode == 0, during.stderr
+    assert "`cardlab redblack campaign 9 --run 12 --cores 1` is running here" in during.stdout
+    # the run's 12 shards of 1,000 deals, and nothing of the config's k = 6 block
+    assert re.search(r"redblack +[\d.]+ % of 12,000 deals \(\d+/12 shards\)", during.stdout), during.stdout
+    assert "is running here" not in whole.stdout
+    assert re.search(r"of 2,462 deals \(\d/3 shards\)", whole.stdout), whole.stdout  # k = 6's 462 + k = 9's 2,000
+    assert not list((wd / ".snakemake").glob("cardlab-run-*"))
