@@ -46,7 +46,7 @@ def run_shards(
     log_file: str | os.PathLike,
     extra: Sequence[str] = (),
     niceness: int = 0,
-    say: Callable[[str], None] = print,
+    say: Callable[[str], None] | None = None,
     finished: Callable[[str], str] = str,
     logs: Mapping[str, str] | None = None,
     work: Mapping[str, int] | None = None,
@@ -58,6 +58,7 @@ def run_shards(
     `finished(name)` is what the line of a finished shard says about it; `logs` and `work`
     (name -> job log, units of work) give the minute-by-minute lines on the running ones;
     `command` is how the note for ``cardlab status`` names the run."""
+    say = say or _say
     Path(RUN_CONFIG_DIR).mkdir(exist_ok=True)
     fd, cfg = tempfile.mkstemp(prefix="cardlab-run-", suffix=".yaml", dir=RUN_CONFIG_DIR)
     with os.fdopen(fd, "w") as out:
@@ -93,6 +94,10 @@ def run_shards(
         say("\n".join(tail))
         say(f"error: snakemake failed (exit status {rc}); {plural(len(done), 'shard')} finished; log: {log_file}")
     return rc, done
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)  # at once, also into a file: a run in the background is followed by its log
 
 
 @dataclass(frozen=True)

@@ -225,30 +225,34 @@ def test_status_shows_the_running_campaign_runs_shards(tmp_path):
 
     wd = workdir(tmp_path / "wd", CONFIG)
     counts = wd / f"results/redblack/redblack_counts/exhaustive_k{K:02d}/owner"
-    argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", str(K), "--run", "12", "--cores", "1"]
-    proc = subprocess.Popen(
-        argv,
-        cwd=wd,
-        env=env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
+    argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", str(K), "--run", "20", "--cores", "1"]
+    out = tmp_path / "run.out"  # a file, as a run in the background writes: its lines must not wait in a buffer
+    with out.open("w") as stdout:
+        proc = subprocess.Popen(
+            argv,
+            cwd=wd,
+            env={k: v for k, v in env().items() if k != "PYTHONUNBUFFERED"},
+            stdout=stdout,
+            stderr=subprocess.STDOUT,
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
     try:
         began = time.monotonic()
         while not list(counts.glob("*.parquet")) and proc.poll() is None and time.monotonic() - began < 120:
             time.sleep(0.05)
         during = cardlab(wd, "status")
         whole = cardlab(wd, "status", "--config", "config.yaml")
-        assert proc.poll() is None, "the run ended before status was read: give it more shards"
+        while " done, " not in out.read_text() and proc.poll() is None and time.monotonic() - began < 120:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the run ended before it was looked at: give it more shards"
+        assert re.search(r"shard \d+ \[.*\) done, ", out.read_text())  # written while the run goes
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=120)
+        proc.wait(timeout=120)
     assert during.returncode == 0, during.stderr
-    assert "`cardlab redblack campaign 9 --run 12 --cores 1` is running here" in during.stdout
-    # the run's 12 shards of 1,000 deals, and nothing of the config's k = 6 block
-    assert re.search(r"redblack +[\d.]+ % of 12,000 deals \(\d+/12 shards\)", during.stdout), during.stdout
+    assert "`cardlab redblack campaign 9 --run 20 --cores 1` is running here" in during.stdout
+    # the run's 20 shards of 1,000 deals, and nothing of the config's k = 6 block
+    assert re.search(r"redblack +[\d.]+ % of 20,000 deals \(\d+/20 shards\)", during.stdout), during.stdout
     assert "is running here" not in whole.stdout
     assert re.search(r"of 2,462 deals \(\d/3 shards\)", whole.stdout), whole.stdout  # k = 6's 462 + k = 9's 2,000
     assert not list((wd / ".snakemake").glob("cardlab-run-*"))
