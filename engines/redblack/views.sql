@@ -162,11 +162,13 @@ FROM w JOIN campaign c USING (k)
 ORDER BY w.k;
 
 -- The ranks searched exhaustively per size k, as disjoint ranges [range_start, range_stop)
--- (overlapping and touching shards and windows merged).
-CREATE VIEW redblack_searched_ranges AS
+-- (overlapping and touching shards merged): with the cost windows (with_windows) or by the
+-- shards alone, which is what a campaign's own count (`cardlab redblack campaign K`) names.
+CREATE MACRO redblack_merged_ranges(with_windows) AS TABLE
 WITH r AS (
     SELECT DISTINCT k, range_start AS s, range_stop AS e, space
-    FROM redblack_counts WHERE method = 'exhaustive'
+    FROM redblack_counts
+    WHERE method = 'exhaustive' AND (with_windows OR experiment <> printf('exhaustive_k%02d_windows', k))
 ), o AS (
     SELECT *, max(e) OVER (PARTITION BY k ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end
     FROM r
@@ -176,7 +178,11 @@ WITH r AS (
     FROM o
 )
 SELECT k, min(s) AS range_start, max(e) AS range_stop, any_value(space) AS canonical_deals
-FROM g GROUP BY k, island ORDER BY k, range_start;
+FROM g GROUP BY k, island;
+
+-- The ranks searched exhaustively per size k, shards and windows merged.
+CREATE VIEW redblack_searched_ranges AS
+SELECT * FROM redblack_merged_ranges(true) ORDER BY k, range_start;
 
 -- Exhaustive coverage per size k: the canonical deals whose rank has been searched (any
 -- method, overlapping shards and scattered windows counted once), the prefix [0, prefix_done)
@@ -219,7 +225,9 @@ WITH islands AS (
     GROUP BY k
 ), cov AS (
     SELECT k, any_value(space) AS canonical_deals, sum(e - s) AS ranks_searched,
-           coalesce(max(e) FILTER (WHERE s = 0), 0) AS prefix_done
+           coalesce(max(e) FILTER (WHERE s = 0), 0) AS prefix_done,
+           sum(e - s) - coalesce((SELECT sum(range_stop - range_start) FROM redblack_merged_ranges(false) m
+                                   WHERE m.k = islands.k), 0) AS window_only_ranks
     FROM islands GROUP BY k
 ), cost AS (
     SELECT cov.*, cov.canonical_deals - cov.ranks_searched AS deals_left,
@@ -236,7 +244,7 @@ WITH islands AS (
 ), sampled AS (
     SELECT *, deals_left * rounds_per_deal * cpu_s_per_round / 3600 AS sample_core_hours_left FROM cost
 )
-SELECT k, 2 * k AS cards, canonical_deals, ranks_searched, prefix_done, deals_left,
+SELECT k, 2 * k AS cards, canonical_deals, ranks_searched, window_only_ranks, prefix_done, deals_left,
        ranks_searched / canonical_deals AS share_searched,
        ranks_searched = canonical_deals AS complete,
        cpu_s_per_round, cpu_s_per_round_from, rounds_per_deal, rounds_per_deal_from, rounds_per_deal_sample,

@@ -167,7 +167,7 @@ def built(tmp_path_factory):
 def test_students_t_quantile():
     con = duckdb.connect()
     for stmt in ENG.views_sql():
-        if stmt.startswith("CREATE MACRO"):
+        if stmt.startswith("CREATE MACRO student_t95"):
             con.execute(stmt)
     known = {1: 12.7062, 3: 3.1824, 30: 2.0423, 31: 2.0395, 40: 2.0211, 60: 2.0003, 120: 1.9799, 10**6: 1.9600}
     for df, t in known.items():
@@ -201,6 +201,9 @@ def test_the_interval_over_windows_has_the_known_answer(built):
     ).fetchone()
     left = canonical_deals(26) - 5000
     assert c[:4] == (canonical_deals(26), 5000, 1000, "windows")  # scattered windows: searched, not the prefix
+    # of which the windows alone: what the report names apart from the shards' count (the campaign command's)
+    (alone,) = con.execute("SELECT window_only_ranks FROM redblack_coverage WHERE k = 26").fetchone()
+    assert alone == 4000
     assert c[4:7] == pytest.approx((left * mean / 3600, left * (mean - half) / 3600, left * (mean + half) / 3600))
     # the sample method beside it: rounds per deal of the owner-rule sample x CPU per round of the
     # cost windows (1 ms over their rounds, timed on the machine that prices the rest), not of the
@@ -240,6 +243,10 @@ def test_the_report_states_the_cost_with_its_interval(built):
     assert f"about {sample:,.0f} core-hours; the windows measure {hours / sample:,.2f} times that." in section
     assert "ns of CPU per round (measured by the same cost windows, on the same machine): about" in section
     assert "![CPU per deal of each cost window](redblack_cost_windows.png)" in md
+    assert (
+        "5,000 of 247,959,266,474,052 canonical deals searched (0.0000000020 %), 1,000 by search shards (the count of "
+        "`cardlab redblack campaign 26`) and 4,000 by cost windows alone; ranks [0, 1,000) without a gap." in section
+    )
 
 
 def test_windows_in_ranks_a_campaign_searched_are_left_out(built):
@@ -268,6 +275,11 @@ def test_windows_in_ranks_a_campaign_searched_are_left_out(built):
             "SELECT deals_left, core_hours_left FROM redblack_coverage WHERE k = 26"
         ).fetchone()
         assert hours == pytest.approx(deals_left * 700e-9 / 3 / 3600)
+        # the window the shard covers is the shard's: 2,000 ranks by shards, 3,000 by windows alone
+        searched, alone = con.execute(
+            "SELECT ranks_searched, window_only_ranks FROM redblack_coverage WHERE k = 26"
+        ).fetchone()
+        assert (searched, alone) == (5000, 3000)
         # the ranges searched: the campaign's [0, 1000), the four windows (one twice)
         (ranges,) = con.execute("SELECT count(*) FROM redblack_searched_ranges WHERE k = 26").fetchone()
         assert ranges == 5

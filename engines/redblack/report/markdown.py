@@ -203,12 +203,23 @@ def coverage_text(c: dict, w: dict, ranges: list[tuple[int, int]]) -> str:
     prefix = f"; ranks [0, {value(c['prefix_done'])}) without a gap" if c["prefix_done"] else ""
     text = (
         f"Exhaustive search: {value(c['ranks_searched'])} of {value(c['canonical_deals'])} canonical deals "
-        f"searched ({small_pct(c['share_searched'])}){prefix}. {ranges_text(ranges)}: every cycle whose "
-        "smallest basin deal has a rank in them has been found; nothing more is claimed."
+        f"searched ({small_pct(c['share_searched'])}){searched_by_text(c)}{prefix}. {ranges_text(ranges)}: every "
+        "cycle whose smallest basin deal has a rank in them has been found; nothing more is claimed."
     )
     if c["cost_from"] == "windows":
         return text + "\n\n" + window_cost_text(c, w) + sample_cost_text(c, " Cross-check, the sample method: ")
     return text + sample_cost_text(c, " With the owner rule ")
+
+
+def searched_by_text(c: dict) -> str:
+    """``, 356,715,363,800 by search shards (...) and 15,000,000 by cost windows alone``, when windows add ranks."""
+    windows = int(c.get("window_only_ranks") or 0)
+    if not windows:
+        return ""
+    return (
+        f", {value(int(c['ranks_searched']) - windows)} by search shards (the count of "
+        f"`cardlab redblack campaign {c['k']}`) and {value(windows)} by cost windows alone"
+    )
 
 
 def ranges_text(ranges: list[tuple[int, int]]) -> str:

@@ -57,7 +57,7 @@ GROUP BY ALL ORDER BY method, k
 """
 
 COVERAGE_SQL = """
-SELECT k, cards, canonical_deals, ranks_searched, share_searched, prefix_done, complete,
+SELECT k, cards, canonical_deals, ranks_searched, window_only_ranks, share_searched, prefix_done, complete,
        1e9 * cpu_s_per_round AS ns_per_round, rounds_per_deal, 1e9 * cpu_s_per_deal AS ns_per_deal,
        core_hours_left, core_hours_lo95, core_hours_hi95, cost_from, sample_core_hours_left
 FROM redblack_coverage ORDER BY k
