@@ -4,9 +4,10 @@ A campaign (``cardlab redblack campaign K --run N``) runs a few shards at a time
 user's config does not plan yet: the caller hands over a run config (the user's, with the
 windows of those shards) and the shards' files.  The config goes to a file under
 ``.snakemake/`` for the run and is deleted after it; snakemake's output goes to a log file;
-the terminal gets one line per finished shard with an estimate of the time left and,
-every minute while shards run, how far the running ones are (their job logs' progress
-lines) and the whole run.  Beside the run config a note names the run (the command, the
+the terminal gets one line per finished shard and, every minute while shards run, one on
+how far the running ones are (their job logs' progress lines) and the whole run, each with
+the ETA of ``cardlab status``'s live view of the run's shards (one model of the time left:
+engines/pipeline/live.py).  Beside the run config a note names the run (the command, the
 process, the shards' files) so that ``cardlab status`` shows the run's shards while it goes
 (:func:`running_campaign`).  On
 Ctrl-C snakemake is told to stop (it removes the files of the jobs it was running), and
@@ -16,7 +17,6 @@ verified by reading it back, so that the shards a run made are planned from then
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import stat
@@ -29,10 +29,14 @@ from pathlib import Path
 
 import yaml
 
+from ..core.errors import CardlabError
 from ..core.fmt import duration, plural
+from ..core.layout import RESULTS
 from ..core.progress import read_line
 from .config import read_yaml
+from .live import Shown
 from .plan import snakemake_executable
+from .status import RunNote, run_frame, write_run_note
 
 RUN_CONFIG_DIR = ".snakemake"  # Snakemake's own directory: the run config lives there while the run goes
 POLL_S = 5.0
@@ -68,13 +72,13 @@ def run_shards(
     # the targets first: --configfile takes every word after it that is not an option
     cmd = [snakemake_executable(), *targets, "--configfile", cfg, "--cores", str(cores), *extra]
     done: list[str] = []
-    note = cfg.removesuffix(".yaml") + ".json"
+    note, run = cfg.removesuffix(".yaml") + ".json", RunNote(command, cfg, frozenset(targets))
     try:
-        _write_note(note, cfg, targets, command)
+        write_run_note(note, run)
         with open(log_file, "w") as log:
             nice = (lambda: os.nice(niceness)) if niceness else None
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=nice)
-            watch = _Watch(shards, done, say, finished, logs, work)
+            watch = _Watch(shards, done, say, finished, logs, work, run)
             try:
                 rc = _follow(proc, watch)
             except KeyboardInterrupt:
@@ -100,45 +104,6 @@ def _say(line: str) -> None:
     print(line, flush=True)  # at once, also into a file: a run in the background is followed by its log
 
 
-@dataclass(frozen=True)
-class RunNote:
-    """A campaign run going in this directory: how it was started, its config, its shards' files."""
-
-    command: str
-    config: str
-    targets: frozenset[str]
-
-
-def _write_note(note: str, cfg: str, targets: Sequence[str], command: str) -> None:
-    with open(note, "w") as out:
-        json.dump({"pid": os.getpid(), "command": command, "config": cfg, "targets": list(targets)}, out)
-
-
-def running_campaign(state_dir: str = RUN_CONFIG_DIR) -> RunNote | None:
-    """The campaign run going in this directory, from the note beside its config; None if none is
-    (a note whose process is gone, left by a run killed outright, is stale and passed over)."""
-    for note in sorted(Path(state_dir).glob("cardlab-run-*.json")):
-        try:
-            data = json.loads(note.read_text())
-            pid, config = int(data["pid"]), str(data["config"])
-            run = RunNote(str(data["command"]), config, frozenset(map(str, data["targets"])))
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # being written, or not ours
-        if _alive(pid) and os.path.isfile(config):
-            return run
-    return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: alive
-        return True
-    return True
-
-
 def _remove_partial(shards: Mapping[str, Sequence[str]], done: Sequence[str], say: Callable[[str], None]) -> None:
     """Remove the files of a shard whose job was stopped between its tables (Snakemake marks them
     incomplete but leaves them): a shard is all its files or none."""
@@ -152,7 +117,8 @@ def _remove_partial(shards: Mapping[str, Sequence[str]], done: Sequence[str], sa
 
 @dataclass
 class _Watch:
-    """What a run's lines say: the shards finished (in order) and how far the running ones are."""
+    """What a run's lines say: the shards finished (in order), how far the running ones are, and
+    the ETA of `cardlab status`'s live view of the run's shards (one model of the time left)."""
 
     shards: Mapping[str, Sequence[str]]
     done: list[str]
@@ -160,7 +126,10 @@ class _Watch:
     finished: Callable[[str], str]
     logs: Mapping[str, str] | None
     work: Mapping[str, int] | None
+    run: RunNote
     started: float = field(default_factory=time.monotonic)
+    run_started: float = field(default_factory=time.time)
+    shown: Shown | None = None
 
     def scan(self) -> None:
         """A line for each shard whose files are all there since the last scan."""
@@ -168,17 +137,26 @@ class _Watch:
             if name in self.done or not all(os.path.isfile(f) for f in files):
                 continue
             self.done.append(name)
-            elapsed = time.monotonic() - self.started
-            share = run_share(self.done, self.logs, self.work)[0] if self.logs and self.work else None
-            share = len(self.done) / len(self.shards) if share is None else share
-            eta = f", {_time_left(elapsed, share)}" if len(self.done) < len(self.shards) else ""
-            self.say(f"  {self.finished(name)} ({len(self.done)} of {len(self.shards)} after {duration(elapsed)}{eta})")
+            eta = f", {eta_text(self.eta())}" if len(self.done) < len(self.shards) else ""
+            self.say(f"  {self.finished(name)} ({len(self.done)} of {len(self.shards)} after {self.elapsed()}{eta})")
 
     def running(self) -> None:
         if self.logs and self.work:
-            line = running_line(self.done, self.logs, self.work, time.monotonic() - self.started)
+            line = running_line(self.done, self.logs, self.work, time.monotonic() - self.started, self.eta())
             if line:
                 self.say(line)
+
+    def elapsed(self) -> str:
+        return duration(time.monotonic() - self.started)
+
+    def eta(self) -> float | None:
+        """Seconds left by the live view of the run's shards (None: not measured yet)."""
+        try:
+            frame = run_frame(self.run, RESULTS, True, self.shown, self.run_started)
+        except CardlabError:  # the run config unreadable: no ETA rather than no run
+            return None
+        self.shown = frame.shown
+        return frame.shown.eta_s
 
 
 def _follow(proc, watch: _Watch) -> int:
@@ -207,18 +185,18 @@ def run_share(done: Sequence[str], logs: Mapping[str, str], work: Mapping[str, i
     return units / max(1, sum(work.values())), parts
 
 
-def running_line(done: Sequence[str], logs: Mapping[str, str], work: Mapping[str, int], elapsed: float) -> str | None:
-    """How far the running shards and the whole run are; None while no running shard reports."""
+def running_line(
+    done: Sequence[str], logs: Mapping[str, str], work: Mapping[str, int], elapsed: float, eta: float | None
+) -> str | None:
+    """How far the running shards and the whole run are, and the ETA; None while no running shard reports."""
     share, parts = run_share(done, logs, work)
     if not parts:
         return None
-    return f"  running: {', '.join(parts)}; the run {100 * share:.1f} % done after {duration(elapsed)}, {_time_left(elapsed, share)}"
+    return f"  running: {', '.join(parts)}; the run {100 * share:.1f} % done after {duration(elapsed)}, {eta_text(eta)}"
 
 
-def _time_left(elapsed: float, share: float) -> str:
-    return (
-        f"about {duration(elapsed * (1 - share) / share)} left at this pace" if share > 0 else "time left not known yet"
-    )
+def eta_text(eta: float | None) -> str:
+    return f"ETA about {duration(eta)}" if eta is not None else "ETA not known yet"
 
 
 def _last_reading(log: str):

@@ -18,21 +18,19 @@ plan yet.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..core.errors import CardlabError
 from ..core.fmt import duration
 from ..core.layout import RUN_LOCK, log_path, shard_path
 from ..registry import GAMES, engine
 from .live import Frame, LogFile, PlannedShard, Shown, Snapshot, view
-
-if TYPE_CHECKING:
-    from .shard_run import RunNote
 
 RUN_LOG = "results/logs/snakemake.log"
 
@@ -141,6 +139,58 @@ def read_log(path: str) -> LogFile | None:
         return None
 
 
+RUN_NOTES = ".snakemake"  # a campaign run's config and its note, beside Snakemake's own files
+
+
+@dataclass(frozen=True)
+class RunNote:
+    """A campaign run going in this directory: how it was started, its config, its shards' files."""
+
+    command: str
+    config: str
+    targets: frozenset[str]
+
+
+def write_run_note(note: str, run: RunNote) -> None:
+    """The note `cardlab status` finds a campaign run by (engines/pipeline/shard_run.py writes it)."""
+    with open(note, "w") as out:
+        json.dump(
+            {"pid": os.getpid(), "command": run.command, "config": run.config, "targets": sorted(run.targets)}, out
+        )
+
+
+def running_campaign(state_dir: str = RUN_NOTES) -> RunNote | None:
+    """The campaign run going in this directory, from the note beside its config; None if none is
+    (a note whose process is gone, left by a run killed outright, is stale and passed over)."""
+    for note in sorted(Path(state_dir).glob("cardlab-run-*.json")):
+        try:
+            data = json.loads(note.read_text())
+            pid, config = int(data["pid"]), str(data["config"])
+            run = RunNote(str(data["command"]), config, frozenset(map(str, data["targets"])))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # being written, or not ours
+        if _alive(pid) and os.path.isfile(config):
+            return run
+    return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def run_frame(
+    run: RunNote, results: str, alive: bool | None, previous: Shown | None, run_started: float | None
+) -> Frame:
+    """The live view of a campaign run's shards alone, under its config (``campaign --run`` prints its ETA)."""
+    return view(snapshot(run.config, results, alive, run_started, only=run.targets), previous)
+
+
 def snapshot(
     config: str = "config.yaml",
     results: str = "results",
@@ -181,8 +231,6 @@ def snapshot(
 
 def summary(args, alive: bool | None = None, previous: Shown | None = None, run_started: float | None = None) -> Frame:
     """The view of the campaign in this directory; ``previous``: the last frame's state (a steady ETA)."""
-    from .shard_run import running_campaign  # not at import: the parser loads no yaml
-
     run = running_campaign() if args.config is None else None
     frame = _run_view(run, args, alive, previous, run_started) if run else None
     if frame is None:
@@ -199,7 +247,7 @@ def summary(args, alive: bool | None = None, previous: Shown | None = None, run_
 def _run_view(run: RunNote, args, alive, previous, run_started) -> Frame | None:
     """The view of a campaign run's shards; None if the run ended while it was read."""
     try:
-        frame = view(snapshot(run.config, args.results, alive, run_started, only=run.targets), previous)
+        frame = run_frame(run, args.results, alive, previous, run_started)
     except CardlabError:  # its config went with the run's end
         return None
     frame.lines.insert(

@@ -164,10 +164,11 @@ def test_the_running_shards_are_read_from_their_job_logs(tmp_path):
     progress.stream.close()
     logs = {"2": str(tmp_path / "shard=0002.log"), "3": str(log), "4": str(tmp_path / "none.log")}
     work = {"2": 1000, "3": 1000, "4": 2000}
-    line = running_line(["2"], logs, work, elapsed=120.0)
+    line = running_line(["2"], logs, work, elapsed=120.0, eta=223.0)
     # shard 2 finished (1,000), shard 3 at 400, shard 4 not started: 1,400 of 4,000 deals
-    assert line == "  running: shard 3 40 %; the run 35.0 % done after 2 min 00 s, about 3 min 43 s left at this pace"
-    assert running_line(["2"], {"4": logs["4"]}, work, 10.0) is None  # nothing reports yet
+    assert line == "  running: shard 3 40 %; the run 35.0 % done after 2 min 00 s, ETA about 3 min 43 s"
+    assert running_line(["2"], logs, work, 120.0, None).endswith("after 2 min 00 s, ETA not known yet")
+    assert running_line(["2"], {"4": logs["4"]}, work, 10.0, 1.0) is None  # nothing reports yet
 
 
 def test_ctrl_c_keeps_the_finished_shards_and_writes_no_other(tmp_path):
@@ -246,6 +247,8 @@ def test_status_shows_the_running_campaign_runs_shards(tmp_path):
             time.sleep(0.05)
         assert proc.poll() is None, "the run ended before it was looked at: give it more shards"
         assert re.search(r"shard \d+ \[.*\) done, ", out.read_text())  # written while the run goes
+        # with the live view's ETA of the run's shards, the one `cardlab status` shows
+        assert re.search(r"\(1 of 20 after [^,]+, ETA (about \d|not known yet)", out.read_text()), out.read_text()
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=120)
