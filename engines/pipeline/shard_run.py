@@ -36,9 +36,8 @@ from ..core.progress import read_line
 from .config import read_yaml
 from .live import Shown
 from .plan import snakemake_executable
-from .status import RunNote, run_frame, write_run_note
+from .status import RUN_DIR, RunNote, run_frame, write_run_note
 
-RUN_CONFIG_DIR = ".snakemake"  # Snakemake's own directory: the run config lives there while the run goes
 POLL_S = 5.0
 PROGRESS_S = 60.0  # between lines on the running shards
 
@@ -63,8 +62,8 @@ def run_shards(
     (name -> job log, units of work) give the minute-by-minute lines on the running ones;
     `command` is how the note for ``cardlab status`` names the run."""
     say = say or _say
-    Path(RUN_CONFIG_DIR).mkdir(exist_ok=True)
-    fd, cfg = tempfile.mkstemp(prefix="cardlab-run-", suffix=".yaml", dir=RUN_CONFIG_DIR)
+    Path(RUN_DIR).mkdir(exist_ok=True)
+    fd, cfg = tempfile.mkstemp(prefix="cardlab-run-", suffix=".yaml", dir=RUN_DIR)
     with os.fdopen(fd, "w") as out:
         yaml.safe_dump(config, out, sort_keys=False)
     Path(log_file).parent.mkdir(parents=True, exist_ok=True)

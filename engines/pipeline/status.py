@@ -139,7 +139,7 @@ def read_log(path: str) -> LogFile | None:
         return None
 
 
-RUN_NOTES = ".snakemake"  # a campaign run's config and its note, beside Snakemake's own files
+RUN_DIR = ".snakemake"  # a campaign run's config and its note live here while it goes, beside Snakemake's files
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,7 @@ def write_run_note(note: str, run: RunNote) -> None:
         )
 
 
-def running_campaign(state_dir: str = RUN_NOTES) -> RunNote | None:
+def running_campaign(state_dir: str = RUN_DIR) -> RunNote | None:
     """The campaign run going in this directory, from the note beside its config; None if none is
     (a note whose process is gone, left by a run killed outright, is stale and passed over)."""
     for note in sorted(Path(state_dir).glob("cardlab-run-*.json")):
