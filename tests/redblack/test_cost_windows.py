@@ -249,6 +249,23 @@ def test_the_report_states_the_cost_with_its_interval(built):
     )
 
 
+def test_the_front_page_names_a_campaign_under_way_and_its_cost(built):
+    from engines.core.fmt import small_pct
+    from engines.redblack.report.index import campaigns_answer
+    from engines.redblack.report.markdown import hours_text
+
+    con, _ = built
+    share, hours, lo, hi = con.execute(
+        "SELECT share_searched, core_hours_left, core_hours_lo95, core_hours_hi95 FROM redblack_coverage WHERE k = 26"
+    ).fetchone()
+    assert campaigns_answer(con) == []  # the full deck has its own paragraph
+    (line,) = campaigns_answer(con, full_deck=0)  # as if k = 26 were a campaign like k = 23
+    assert line.startswith(
+        f"Under way: k = 26, {small_pct(share)} of its 247,959,266,474,052 canonical deals searched exactly; the rest "
+        f"needs about {hours_text(hours)} core-hours (95 % interval {hours_text(lo)}–{hours_text(hi)}, from cost windows)"
+    )
+
+
 def test_windows_in_ranks_a_campaign_searched_are_left_out(built):
     """A campaign shard over one window's ranks: that window no longer measures the ranks left, so the
     mean, its interval and the cost to finish come from the other three (net 100, 200, 400 ns per deal

@@ -7,7 +7,7 @@ import duckdb
 from ...core.fmt import plural, small_pct
 from ...report.html import esc, html_table
 from . import queries as q
-from .markdown import CLUSTER_CORES, describe_list, found_by_text
+from .markdown import CLUSTER_CORES, describe_list, found_by_text, hours_text
 
 FOLD_ROWS = 30  # tables longer than this are folded into a <details> element
 
@@ -27,7 +27,7 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
             f" The lists are complete for k = {h['complete_ranges']} "
             f"(every one of their {h['complete_deals']:,} canonical deals searched exactly)."
         )
-    out = [text, *full_deck_answer(con), *audit_answer(q.audit(con))]
+    out = [text, *campaigns_answer(con), *full_deck_answer(con), *audit_answer(q.audit(con))]
     for s in q.samples(con):
         kind = "balanced" if s["balanced"] else "any-split"
         verdict = (
@@ -67,11 +67,27 @@ def full_deck_answer(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> li
     return [text]
 
 
+def campaigns_answer(con: duckdb.DuckDBPyConnection, full_deck: int = q.FULL_DECK) -> list[str]:
+    """A line for each size searched in part (the full deck apart): how far, and what the rest costs."""
+    out = []
+    for k in q.partial_sizes(con, full_deck):
+        cov = q.coverage_of(con, k)
+        text = (
+            f"Under way: k = {k}, {small_pct(cov['share_searched'])} of its {cov['canonical_deals']:,} canonical "
+            "deals searched exactly"
+        )
+        if cov["core_hours_left"] is not None:
+            text += f"; the rest needs about {hours_text(cov['core_hours_left'])} core-hours{interval_text(cov)}"
+        out.append(text + " (<code>infinite_games.md</code>, Campaigns in progress: what it proves so far).")
+    return out
+
+
 def interval_text(cov: dict) -> str:
     """`` (95 % interval L–H, from cost windows)`` when the cost comes from cost windows, else nothing."""
     if cov["cost_from"] != "windows":
         return ""
-    return f" (95 % interval {cov['core_hours_lo95']:,.0f}–{cov['core_hours_hi95']:,.0f}, from cost windows)"
+    lo, hi = hours_text(cov["core_hours_lo95"]), hours_text(cov["core_hours_hi95"])
+    return f" (95 % interval {lo}–{hi}, from cost windows)"
 
 
 def audit_answer(rows: list[dict]) -> list[str]:
