@@ -403,8 +403,8 @@ def test_the_check_says_where_the_cost_taken_falls():
     row = {"k": 21, "windows": 34, "shards": 93, "deals": 185_128_937_220, "ratio": 1.06}
     inside = cost_check_text(row | {"predicted_h": 5.0, "lo95_h": 4.1, "hi95_h": 5.9, "taken_h": 5.3})
     assert inside == (
-        "k = 21: the 34 windows in its campaign's ranks predicted 5 core-hours (95 % interval 4.1–5.9) for the "
-        "185,128,937,220 deals of its 93 shards timed on the same machine; they took 5.3 (1.06 times the "
+        "k = 21: the 34 windows in its campaign's ranks predicted 5.00 core-hours (95 % interval 4.10–5.90) for the "
+        "185,128,937,220 deals of its 93 shards timed on the same machine; they took 5.30 (1.06 times the "
         "prediction, inside the interval)."
     )
     one_elsewhere = cost_check_text(
@@ -439,7 +439,7 @@ def test_the_cost_text_says_which_windows_it_left_out():
     assert "without a gap" not in text  # no prefix searched: no "[0, 0)"
     assert "The searched ranks form 2 ranges, [10, 1,010), [5,000, 7,000): every cycle whose smallest" in text
     assert "equal parts of the ranks) (of 4 drawn, the 1 that fall in ranks a campaign has searched" in text
-    assert "**2 core-hours** (95 % interval 1–3), on the machine" in text  # no cluster for two core-hours
+    assert "**2.00 core-hours** (95 % interval 1.00–3.00), on the machine" in text  # no cluster for two core-hours
     assert "less a warm job's start-up, 0.40 CPU-s, the mean of 3 probes" in text
     # windows run in one job after the warm-up: the probes read nothing to subtract, and the text says so
     text = coverage_text(c, w | {"startup_cpu_s": 0.0}, [(10, 1010), (5000, 7000)])
@@ -448,3 +448,11 @@ def test_the_cost_text_says_which_windows_it_left_out():
     assert ranges_text([(i, i + 1) for i in range(0, 14, 2)]) == (
         "The searched ranks form 7 ranges (view `redblack_searched_ranges`)"
     )
+
+
+def test_core_hours_keep_three_significant_digits_below_a_hundred():
+    from engines.redblack.report.markdown import hours_text
+
+    assert [hours_text(h) for h in (36.0, 27.14, 5, 0.5, 99.96, 100.4, 2201.3)] == [
+        "36.0", "27.1", "5.00", "0.500", "100", "100", "2,201",
+    ]

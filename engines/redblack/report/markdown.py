@@ -373,7 +373,9 @@ def elsewhere_text(r: dict) -> str:
 
 def hours_text(h: float) -> str:
     """Core-hours to the precision that matters: 3 significant digits below 100, whole hours above."""
-    return f"{h:,.0f}" if h >= 100 else f"{h:.3g}"
+    if float(f"{h:.3g}") >= 100:  # 99.96 rounds up to a whole-hours figure, not to "100."
+        return f"{h:,.0f}"
+    return f"{h:#.3g}"  # '#' keeps trailing zeros: 36.0 says its third digit was measured, 36 would not
 
 
 def campaigns_section(con: duckdb.DuckDBPyConnection) -> list[str]:
