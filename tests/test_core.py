@@ -109,3 +109,11 @@ def test_timing_lines_name_the_kind_of_cpu(tmp_path):
     table = timing_table(metas).to_pydict()
     assert table["shard"] == [0, 1] and table["machine"] == [machine(), None]
     assert table["cpu_s"] == [1.25, 2.0]
+
+
+def test_an_eta_drops_the_seconds_of_a_long_forecast():
+    from engines.core.fmt import MISSING, eta
+
+    assert [eta(s) for s in (12, 91, 599.4, 600, 5857, 3599.9, None)] == [
+        "12 s", "1 min 31 s", "9 min 59 s", "10 min", "1 h 38 min", "1 h 00 min", MISSING,
+    ]

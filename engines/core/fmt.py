@@ -93,6 +93,15 @@ def duration(seconds) -> str:
     return f"{sec} s"
 
 
+def eta(seconds) -> str:
+    """A time still to wait, to the precision a forecast has: to the second under ten minutes,
+    to the minute above (``1 h 38 min``: the seconds of an hour-long forecast are noise)."""
+    if seconds is None or seconds != seconds or seconds in (float("inf"), float("-inf")) or seconds < 600:
+        return duration(seconds)
+    h, m = divmod(int(round(seconds / 60)), 60)
+    return f"{h} h {m:02d} min" if h else f"{m} min"
+
+
 def count(n: int, unit: str) -> str:
     """``n`` with thousands separators and its unit, singular for one: ``1 basin job``, ``2,000 deals``."""
     if n == 1 and unit.endswith("s"):

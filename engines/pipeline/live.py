@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..core.fmt import count, duration
+from ..core.fmt import count, duration, eta as fmt_eta
 from ..core.progress import read_line
 from .jobs import START_TAG, timing_record
 
@@ -434,10 +434,10 @@ def eta_text(eta: float | None, est: Estimate) -> str:
     of another unit (RedBlack's basin job, which runs last) is named beside it."""
     jobs = f" + {listed(est.unmeasured_jobs)} (not yet measured)" if est.unmeasured_jobs else ""
     if eta is not None:
-        return f", ETA about {duration(eta)}{jobs}"
+        return f", ETA about {fmt_eta(eta)}{jobs}"
     if not est.unmeasured:
         return ""
-    rest = f"; the rest about {duration(est.measured_part)}" if est.measured_part > 0 else ""
+    rest = f"; the rest about {fmt_eta(est.measured_part)}" if est.measured_part > 0 else ""
     return f", ETA unknown (not yet measured: {listed(est.unmeasured + est.unmeasured_jobs)}{rest})"
 
 

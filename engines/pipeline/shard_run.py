@@ -30,7 +30,7 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import CardlabError
-from ..core.fmt import duration, plural
+from ..core.fmt import duration, eta as fmt_eta, plural
 from ..core.layout import RESULTS
 from ..core.progress import read_line
 from .config import read_yaml
@@ -195,7 +195,7 @@ def running_line(
 
 
 def eta_text(eta: float | None) -> str:
-    return f"ETA about {duration(eta)}" if eta is not None else "ETA not known yet"
+    return f"ETA about {fmt_eta(eta)}" if eta is not None else "ETA not known yet"
 
 
 def _last_reading(log: str):
