@@ -115,5 +115,11 @@ def test_an_eta_drops_the_seconds_of_a_long_forecast():
     from engines.core.fmt import MISSING, eta
 
     assert [eta(s) for s in (12, 91, 599.4, 600, 5857, 3599.9, None)] == [
-        "12 s", "1 min 31 s", "9 min 59 s", "10 min", "1 h 38 min", "1 h 00 min", MISSING,
+        "12 s",
+        "1 min 31 s",
+        "9 min 59 s",
+        "10 min",
+        "1 h 38 min",
+        "1 h 00 min",
+        MISSING,
     ]

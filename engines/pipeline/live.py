@@ -38,7 +38,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from ..core.fmt import count, duration, eta as fmt_eta
+from ..core.fmt import count, duration
+from ..core.fmt import eta as fmt_eta
 from ..core.progress import read_line
 from .jobs import START_TAG, timing_record
 

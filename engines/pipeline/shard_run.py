@@ -30,7 +30,8 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import CardlabError
-from ..core.fmt import duration, eta as fmt_eta, plural
+from ..core.fmt import duration, plural
+from ..core.fmt import eta as fmt_eta
 from ..core.layout import RESULTS
 from ..core.progress import read_line
 from .config import read_yaml

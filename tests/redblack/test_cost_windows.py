@@ -454,5 +454,11 @@ def test_core_hours_keep_three_significant_digits_below_a_hundred():
     from engines.redblack.report.markdown import hours_text
 
     assert [hours_text(h) for h in (36.0, 27.14, 5, 0.5, 99.96, 100.4, 2201.3)] == [
-        "36.0", "27.1", "5.00", "0.500", "100", "100", "2,201",
+        "36.0",
+        "27.1",
+        "5.00",
+        "0.500",
+        "100",
+        "100",
+        "2,201",
     ]
