@@ -107,3 +107,10 @@ def count(n: int, unit: str) -> str:
     if n == 1 and unit.endswith("s"):
         unit = unit[:-1]
     return f"{n:,} {unit}"
+
+
+def hours_text(h: float) -> str:
+    """Core-hours to the precision that matters: 3 significant digits below 100, whole hours above."""
+    if float(f"{h:.3g}") >= 100:  # 99.96 rounds up to a whole-hours figure, not to "100."
+        return f"{h:,.0f}"
+    return f"{h:#.3g}"  # '#' keeps trailing zeros: 36.0 says its third digit was measured, 36 would not

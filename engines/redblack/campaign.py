@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import CardlabError
-from ..core.fmt import duration, plural
+from ..core.fmt import duration, hours_text, plural
 from ..core.layout import RESULTS, ShardPlace, log_path, parse_shard_path, place_path
 from ..core.store import read_table
 from .rules import K_MAX, canonical_deals
@@ -186,8 +186,29 @@ def _machines(state: CampaignState) -> str:
     return "; ".join(f"{n:,} on {name}" for name, n in sorted(kinds.items(), key=lambda kv: -kv[1])) or "none timed"
 
 
-def describe(state: CampaignState, results: str | Path = RESULTS) -> list[str]:
-    """What `cardlab redblack campaign` prints: coverage, cost so far, the config's windows, what is left."""
+def cost_left_text(state: CampaignState, coverage: dict, machine: str | None, warehouse: str) -> str | None:
+    """The rest's cost as the report gives it (the warehouse's `redblack_coverage`), brought to the
+    shards finished since the warehouse was built: its cost is a rate per deal times the deals left."""
+    hours = coverage.get("core_hours_left")
+    if not hours or coverage.get("complete"):
+        return None
+    then = coverage["canonical_deals"] - (coverage["ranks_searched"] - coverage["window_only_ranks"])
+    scale = (state.total - state.searched) / then
+    text = f"  cost left: about {hours_text(hours * scale)} core-hours"
+    if coverage["cost_from"] == "windows":
+        lo, hi = hours_text(coverage["core_hours_lo95"] * scale), hours_text(coverage["core_hours_hi95"] * scale)
+        text += f" (95 % interval {lo}–{hi}) by the cost windows timed on {machine or 'a CPU they do not name'}"
+    else:
+        text += f" (rounds per deal on the {coverage['cost_from']} times CPU per round; no cost windows)"
+    text += f" ({warehouse}"
+    if then != state.total - state.searched:
+        text += f", built when {then:,} deals were left: `snakemake --cores all` remeasures"
+    return text + ")"
+
+
+def describe(state: CampaignState, results: str | Path = RESULTS, cost: str | None = None) -> list[str]:
+    """What `cardlab redblack campaign` prints: coverage, cost so far, the config's windows, what is
+    left and, given the warehouse's `cost_left_text`, what the rest costs."""
     k, method = state.k, state.method
     rule = "owner rule" if method == "owner" else "brute force"
     if not state.shards:
@@ -212,6 +233,7 @@ def describe(state: CampaignState, results: str | Path = RESULTS) -> list[str]:
             "  proves: every cycle whose smallest basin deal has a rank in those windows is found",
             f"  left: {left:,} deals ({100 - share:.1f} %), shards {_runs(state.shards_left())} ({plural(count, 'shard')})",
         ]
+        lines += [cost] if cost else []
     else:
         lines.append(f"  complete: every rank of k = {k} is searched, so its list of infinite deals is complete")
     lines += [f"  incomplete: {u} (rerun it)" for u in state.unfinished]

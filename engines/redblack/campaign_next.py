@@ -11,6 +11,7 @@ and `with_ranks_line` writes it into the config's text, every other byte as it w
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from copy import deepcopy
@@ -199,3 +200,14 @@ def finished_line(run: CampaignRun, shard: int, timing: Callable[[str], dict | N
     log = log_path(GAME, exhaustive_experiment(run.k), EXHAUSTIVE_VARIANT[run.method], shard)
     cpu = (timing(log) or {}).get("cpu_s")
     return f"shard {shard} [{a:,}, {b:,}) done" + (f", {duration(cpu)} of CPU" if cpu is not None else "")
+
+
+def ready_to_run(results: str, cores: int) -> None:
+    """--run's preconditions, checked before anything is read or started."""
+    if os.path.normpath(results) != RESULTS:
+        raise CardlabError(f"--run computes shards under {RESULTS}/ of this directory (the workflow's); drop --results")
+    if not os.path.isfile("Snakefile"):
+        raise CardlabError("--run needs the workflow: run it in the directory that holds the Snakefile")
+    if cores < 1:
+        raise CardlabError(f"--cores must be at least 1, got {cores}")
+    os.makedirs(RESULTS, exist_ok=True)

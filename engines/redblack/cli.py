@@ -207,30 +207,35 @@ def add_campaign(sub, raw) -> None:
 def cmd_campaign(args) -> int:
     from ..pipeline.jobs import read_timing
     from .campaign import campaign_state, describe
+    from .campaign_next import ready_to_run
 
     if args.run is not None:
-        ready_to_run(args)
+        ready_to_run(args.results, args.cores)
     state = campaign_state(args.k, args.method, args.results, timing=read_timing)
     rc = 0 if args.run is None else run_campaign(args, state, read_timing)
     if args.run is not None:
         state = campaign_state(args.k, args.method, args.results, timing=read_timing)
-    print("\n".join(describe(state, args.results)))
+    print("\n".join(describe(state, args.results, cost_left(state, args.results))))
     if args.run is not None or args.update_config:
         keep_planned(args, state)
     return rc
 
 
-def ready_to_run(args) -> None:
-    """--run's preconditions, checked before anything is read or started."""
-    from ..core.layout import RESULTS
+def cost_left(state, results: str) -> str | None:
+    """The rest's cost by the warehouse's cost windows, when there is a warehouse that prices it."""
+    import duckdb
 
-    if os.path.normpath(args.results) != RESULTS:
-        raise CardlabError(f"--run computes shards under {RESULTS}/ of this directory (the workflow's); drop --results")
-    if not os.path.isfile("Snakefile"):
-        raise CardlabError("--run needs the workflow: run it in the directory that holds the Snakefile")
-    if args.cores < 1:
-        raise CardlabError(f"--cores must be at least 1, got {args.cores}")
-    os.makedirs(RESULTS, exist_ok=True)
+    from ..pipeline.warehouse import connect
+    from .campaign import cost_left_text
+    from .report.queries import coverage_of, window_cost
+
+    db = os.path.join(results, "warehouse.duckdb")
+    try:  # a warehouse being rebuilt, or one without RedBlack, only costs this line
+        with connect(db) as con:
+            coverage, windows = coverage_of(con, state.k), window_cost(con, state.k)
+    except (CardlabError, duckdb.Error):
+        return None
+    return cost_left_text(state, coverage, windows.get("machine"), db) if coverage and state.shards else None
 
 
 def run_campaign(args, state, timing) -> int:

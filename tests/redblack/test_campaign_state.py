@@ -124,3 +124,50 @@ def test_the_command_prints_the_windows_and_refuses_bad_input(results, capsys, t
     assert "K must be between 1 and 26" in capsys.readouterr().err
     assert cardlab(["redblack", "campaign", "22", "--results", str(tmp_path / "nowhere")]) == 1
     assert "no such results directory" in capsys.readouterr().err
+
+
+def fake_warehouse(results: Path, searched_then: int, cost_from: str = "windows") -> Path:
+    """A warehouse holding just what the campaign command reads: the size's coverage and window cost."""
+    import duckdb
+
+    db = results / "warehouse.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute(
+            "CREATE TABLE redblack_coverage AS SELECT ? AS k, ?::BIGINT AS canonical_deals, ?::HUGEINT AS ranks_searched,"
+            " 0::HUGEINT AS window_only_ranks, false AS complete, 20.8::DOUBLE AS core_hours_left,"
+            " 8.32::DOUBLE AS core_hours_lo95, 41.6::DOUBLE AS core_hours_hi95, ? AS cost_from",
+            [K, canonical_deals(K), searched_then, cost_from],
+        )
+        cols = "windows windows_searched window_deals deals cpu_s t95 rounds_per_deal startup_cpu_s probes".split()
+        per_deal = "cpu_s_per_deal lo95_cpu_s_per_deal hi95_cpu_s_per_deal min_cpu_s_per_deal"
+        cols += [*per_deal.split(), "median_cpu_s_per_deal", "max_cpu_s_per_deal"]
+        con.execute(
+            f"CREATE TABLE redblack_window_cost AS SELECT {K} AS k, 'Test CPU' AS machine, "
+            + ", ".join(f"1 AS {c}" for c in cols)
+        )
+    return db
+
+
+def test_the_command_prices_the_rest_by_the_warehouses_cost_windows(results, capsys):
+    """The warehouse was built when only shards 208..210 were kept; shard 1 came since: the rest is
+    207/208 of what the warehouse priced (its rate per deal times the deals left now)."""
+    db = fake_warehouse(results, canonical_deals(K) - 208 * D)
+    assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"  cost left: about 20.7 core-hours (95 % interval 8.28–41.4) by the cost windows timed on Test CPU "
+        f"({db}, built when 1,040,000,000,000 deals were left: `snakemake --cores all` remeasures)"
+    )
+    db.unlink()
+    fake_warehouse(results, canonical_deals(K) - 207 * D, "uniform sample")  # built with these 4 shards
+    assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        f"  cost left: about 20.8 core-hours (rounds per deal on the uniform sample times CPU per round; no cost "
+        f"windows) ({db})"
+    )
+
+
+def test_a_warehouse_that_cannot_be_read_costs_only_the_cost_line(results, capsys):
+    (results / "warehouse.duckdb").write_bytes(b"not a database" * 100)
+    assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert "shards 0, 2..207 (207 shards)" in out and "cost left" not in out

@@ -250,9 +250,8 @@ def test_the_report_states_the_cost_with_its_interval(built):
 
 
 def test_the_front_page_names_a_campaign_under_way_and_its_cost(built):
-    from engines.core.fmt import small_pct
+    from engines.core.fmt import hours_text, small_pct
     from engines.redblack.report.index import campaigns_answer
-    from engines.redblack.report.markdown import hours_text
 
     con, _ = built
     share, hours, lo, hi = con.execute(
@@ -451,7 +450,7 @@ def test_the_cost_text_says_which_windows_it_left_out():
 
 
 def test_core_hours_keep_three_significant_digits_below_a_hundred():
-    from engines.redblack.report.markdown import hours_text
+    from engines.core.fmt import hours_text
 
     assert [hours_text(h) for h in (36.0, 27.14, 5, 0.5, 99.96, 100.4, 2201.3)] == [
         "36.0",

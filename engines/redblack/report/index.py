@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import duckdb
 
-from ...core.fmt import plural, small_pct
+from ...core.fmt import hours_text, plural, small_pct
 from ...report.html import esc, html_table
 from . import queries as q
-from .markdown import CLUSTER_CORES, describe_list, found_by_text, hours_text
+from .markdown import CLUSTER_CORES, describe_list, found_by_text
 
 FOLD_ROWS = 30  # tables longer than this are folded into a <details> element
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from ...core.fmt import plural, small_pct, value
+from ...core.fmt import hours_text, plural, small_pct, value
 from ...core.stats import wilson_upper
 from ...core.store import write_text
 from ...report.common import markdown_table, write_csv
@@ -369,13 +369,6 @@ def elsewhere_text(r: dict) -> str:
         return ""
     verb = "is" if n == 1 else "are"
     return f" {plural(n, 'more shard')}, timed on another kind of CPU or before the kind was recorded, {verb} left out."
-
-
-def hours_text(h: float) -> str:
-    """Core-hours to the precision that matters: 3 significant digits below 100, whole hours above."""
-    if float(f"{h:.3g}") >= 100:  # 99.96 rounds up to a whole-hours figure, not to "100."
-        return f"{h:,.0f}"
-    return f"{h:#.3g}"  # '#' keeps trailing zeros: 36.0 says its third digit was measured, 36 would not
 
 
 def campaigns_section(con: duckdb.DuckDBPyConnection) -> list[str]:
