@@ -123,3 +123,13 @@ def test_an_eta_drops_the_seconds_of_a_long_forecast():
         "1 h 00 min",
         MISSING,
     ]
+
+
+def test_shard_order_gives_the_first_shard_the_highest_priority():
+    from engines.pipeline.plan import shard_priority
+
+    shards = range(10)
+    first = {o: max(shards, key=lambda n: shard_priority(o, n, 9)) for o in ("ascending", "descending")}
+    assert first == {"ascending": 0, "descending": 9}
+    assert all(shard_priority(o, n, 9) > 0 for o in first for n in shards)  # the ILP scheduler sums them
+    assert {shard_priority(None, n, 9) for n in shards} == {0}  # Snakemake's own order

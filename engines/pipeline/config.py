@@ -32,6 +32,10 @@ def full_schema() -> dict:
                 "minimum": 0,
                 "description": "small shards share a job of at most this many estimated CPU seconds; 0: a job each",
             },
+            "shard_order": {
+                "enum": ["ascending", "descending"],
+                "description": "start the shards in this order of their numbers (absent: Snakemake's own order)",
+            },
             **{g: engine(g).config_schema() for g in GAMES},
         },
     }

@@ -33,6 +33,18 @@ def find_spec(plan: Sequence[dict], experiment: str, variant: str, shard: str | 
     raise CardlabError(f"no planned shard {experiment}/{variant}/{shard} in the config")
 
 
+def shard_priority(order: str | None, shard: int, last: int) -> int:
+    """Snakemake's priority of a shard job (a larger one starts sooner) under the config's
+    ``shard_order``: a run stopped part way then leaves its finished shards in one block of
+    numbers (but for shards that ran side by side), not scattered over its range.  Positive:
+    the ILP scheduler's objective adds them up."""
+    if order == "descending":
+        return shard + 1
+    if order == "ascending":
+        return last + 1 - shard
+    return 0
+
+
 DEFAULT_CONFIG = "config.yaml"
 
 

@@ -138,6 +138,7 @@ def run_config(config: Mapping[str, Any], run: CampaignRun, where: str) -> dict:
     block["ranks"] = [[a, b] for a, b in run.windows]
     block["deals_per_shard"] = run.deals_per_shard
     section["exhaustive"] = blocks
+    out["shard_order"] = "descending" if run.shards[0] > run.shards[-1] else "ascending"  # the run's order
     return out
 
 

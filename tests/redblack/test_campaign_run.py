@@ -113,8 +113,10 @@ def test_a_run_computes_the_next_shards_and_keeps_them_planned(tmp_path):
     assert "set the k = 9 block of config.yaml to: ranks: [[0, 2000]]" in first.stdout
     assert (wd / "config.yaml").read_text() == CONFIG  # not asked to change it
     # the next three from the top, and the config's ranks line rewritten to plan all five
-    top = cardlab(wd, "redblack", "campaign", str(K), "--run", "3", "--from", "top", "--update-config")
+    top = cardlab(wd, "redblack", "campaign", str(K), "--run", "3", "--from", "top", "--cores", "1", "--update-config")
     assert top.returncode == 0, top.stderr
+    # one core: the shards finish in the order they start, which is the run's (config shard_order)
+    assert re.findall(r"shard (\d+) \[", top.stdout) == ["24", "23", "22"], top.stdout
     line = f"ranks: [[0, 2000], [22000, {TOTAL}]]"
     assert f"config.yaml: the k = 9 block now plans every finished shard: {line}" in top.stdout
     assert "left: 20,000 deals (82.3 %), shards 2..21 (20 shards)" in top.stdout
@@ -210,6 +212,7 @@ def test_ctrl_c_keeps_the_finished_shards_and_writes_no_other(tmp_path):
     assert len(shards) == int(kept[1])  # every shard whole or absent
     planned = yaml.safe_load((wd / "config.yaml").read_text())["redblack"]["exhaustive"][1]["ranks"]
     assert sum(b - a for a, b in planned) == D * len(shards) if shards else planned == [[0, 2000]]
+    assert len(planned) == 1  # the shards went lowest first: the finished ones extend [0, 2000) without a gap
     assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml"))
 
 

@@ -9,7 +9,7 @@ from engines.core.layout import WAREHOUSE, log_path, log_pattern, manifest_of, s
 from engines.core.provenance import files_version
 from engines.pipeline.batches import batch_limit, plan_batches
 from engines.pipeline.config import validate_config
-from engines.pipeline.plan import find_spec
+from engines.pipeline.plan import find_spec, shard_priority
 from engines.pipeline.resume import asks_for_a_run, prepare_run
 from engines.registry import GAMES, engine
 
@@ -59,6 +59,12 @@ def version_of(game):
 def threads_of(game):
     """Input function: a shard's numba threads (kept out of the spec: they never change results)."""
     return lambda w: engine(game).shard_threads(CFG.get(game), find_spec(PLANS[game], w.experiment, w.variant, w.shard))
+
+
+def priority_of(game):
+    """Priority function: the config's shard_order, by shard number within the game's plan."""
+    last = max((int(s["shard"]) for s in PLANS[game]), default=0)
+    return lambda w: shard_priority(CFG.get("shard_order"), int(w.shard), last)
 
 
 def inputs_of(game):

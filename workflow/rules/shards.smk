@@ -13,6 +13,7 @@ for _game in GAMES:
                 **{t: shard_pattern(_game, t) for t in _spec.tables},
             log:
                 log_pattern(_game),
+            priority: priority_of(_game)
             threads: threads_of(_game)
             resources:
                 runtime=_spec.runtime_min,
