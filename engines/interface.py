@@ -95,6 +95,10 @@ class Engine(ABC):
     report_files: ClassVar[tuple[ReportFile, ...]] = ()
     figure_basis: ClassVar[Mapping[str, tuple[str, str]]] = {}
     """For a figure stem: (SQL giving one row, format string) saying what the figure is computed from."""
+    tooling_modules: ClassVar[tuple[str, ...]] = ()
+    """Modules beside the CLI that only read results or plan runs (a campaign's state, its next
+    shards): no shard job imports them, so they stay out of the results' version and an edit of
+    them leaves every result current (the conformance test checks that a shard job imports none)."""
     _kind_by_name: ClassVar[dict[str, ShardKind]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -217,9 +221,10 @@ class Engine(ABC):
         return Path(importlib.import_module(self.package).__file__).resolve().parent
 
     def result_files(self) -> list[str]:
-        """The package's result-defining sources: every module but the report, the CLI and the
-        test-only plain reference (shards never run it; tests compare the kernels with it)."""
-        skip = {"report.py", "cli.py", "__init__.py", "reference.py"}
+        """The package's result-defining sources: every module but the report, the CLI, its
+        tooling modules and the test-only plain reference (shards never run it; tests compare the
+        kernels with it)."""
+        skip = {"report.py", "cli.py", "__init__.py", "reference.py", *self.tooling_modules}
         return sorted(p.name for p in self.directory.glob("*.py") if p.name not in skip)
 
     def source_version(self) -> str:

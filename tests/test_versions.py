@@ -71,6 +71,43 @@ def test_reference_report_and_cli_are_not_in_a_shard_version(game):
     assert not {"reference.py", "report.py", "cli.py", "__init__.py"} & set(files)
 
 
+SHARD_JOB_IMPORTS = """
+import json, sys
+from pathlib import Path
+from engines.pipeline.jobs import run_shard
+from engines.registry import engine
+
+game, out = sys.argv[1], Path(sys.argv[2])
+eng = engine(game)
+plan, kinds = eng.plan(eng.tiny_config()), set()
+for spec in plan:  # one shard of each kind that reads no other shard
+    if spec["kind"] in kinds or eng.shard_inputs(spec, plan):
+        continue
+    kinds.add(spec["kind"])
+    files = {t: str(out / f"{spec['experiment']}-{spec['variant']}-{spec['shard']}-{t}.parquet") for t in eng.spec_tables(spec)}
+    run_shard(game, spec, files)
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("engines."))))
+"""
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_shard_job_imports_no_tooling_module(game, tmp_path):
+    """What keeps the tooling modules out of the results' version safe: no shard job runs them."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", SHARD_JOB_IMPORTS, game, str(tmp_path)], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    imported = set(json.loads(done.stdout.splitlines()[-1]))
+    assert f"engines.{game}.engine" in imported
+    tooling = {f"engines.{game}.{m.removesuffix('.py')}" for m in engine(game).tooling_modules}
+    assert not tooling & imported, tooling & imported
+    assert list(tmp_path.glob("*.parquet"))  # shards ran
+
+
 # ----------------------------------------------------------------------------- the workflow
 
 
@@ -136,7 +173,7 @@ def test_comment_and_docstring_edits_schedule_nothing(copied_run):
     docstrings = {p: with_docstrings_edited(p.read_text()) for p in files if p.suffix == ".py"}
     assert "Nothing to be done" in dry_run_after(wd, docstrings)
     # the test-only references and the CLIs are in no version at all
-    outside = [wd / "engines" / g / f for g in GAMES for f in ("reference.py", "cli.py")]
+    outside = [wd / "engines" / g / f for g in GAMES for f in ("reference.py", "cli.py", *engine(g).tooling_modules)]
     code = {p: p.read_text() + "\n_A_CODE_EDIT = 1\n" for p in outside if p.exists()}
     assert "Nothing to be done" in dry_run_after(wd, code)
 
