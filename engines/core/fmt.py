@@ -96,7 +96,7 @@ def duration(seconds) -> str:
 def eta(seconds) -> str:
     """A time still to wait, to the precision a forecast has: to the second under ten minutes,
     to the minute above (``1 h 38 min``: the seconds of an hour-long forecast are noise)."""
-    if seconds is None or seconds != seconds or seconds in (float("inf"), float("-inf")) or seconds < 600:
+    if seconds is None or not 600 <= seconds < float("inf"):  # short, missing or NaN: duration's
         return duration(seconds)
     h, m = divmod(int(round(seconds / 60)), 60)
     return f"{h} h {m:02d} min" if h else f"{m} min"
