@@ -100,6 +100,11 @@ def log_of_shard_file(path: str | os.PathLike) -> str | None:
     return log_path(p.game, p.experiment, p.variant, p.shard, root)
 
 
+def ledger_path(game: str, experiment: str, variant: str, root: str = RESULTS) -> str:
+    """A campaign's ledger of kept shards (engines/core/ledger.py): results/ledger/<game>/<experiment>/<variant>.json."""
+    return f"{root}/ledger/{game}/{experiment}/{variant}.json"
+
+
 def manifest_of(catalog: str | os.PathLike) -> str:
     """results/warehouse.duckdb -> results/warehouse.manifest.json."""
     return str(catalog).removesuffix(".duckdb") + MANIFEST_SUFFIX

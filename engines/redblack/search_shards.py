@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.errors import CardlabError
 from ..core.grid import GridNames, grid_shards, setting_blocks
+from ..core.ledger import kept_shards
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
@@ -80,6 +81,7 @@ def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
                 "threads": int(block.get("threads", 1)),
                 "backend": block.get("backend", DEFAULT_BACKEND),
                 "ranks": ranks,
+                "campaign": bool(block.get("campaign", False)),
             }
         )
     return out
@@ -179,8 +181,17 @@ class ExhaustiveSearch(SearchKind):
                     )
                 seen[k, method] = block["where"]
                 grid = shard_grid(k, block["deals_per_shard"], block["ranks"], block["where"])
+                if block["campaign"]:
+                    grid = self.kept(grid, k, method, block)
                 specs += [self.spec(k, method, shard, r0, r1) for shard, r0, r1 in grid]
         return specs
+
+    def kept(self, grid: list[tuple[int, int, int]], k: int, method: str, block: Mapping[str, Any]) -> list:
+        """A campaign block plans only the shards of its grid that the campaign's ledger keeps
+        (engines/core/ledger.py): the rest is computed when asked (`cardlab redblack campaign K --run N`)."""
+        experiment, variant = exhaustive_experiment(k), EXHAUSTIVE_VARIANT[method]
+        kept = kept_shards(self.game, experiment, variant, block["deals_per_shard"], block["where"])
+        return [g for g in grid if g[0] in kept]
 
     def spec(self, k: int, method: str, shard: int, start: int, stop: int) -> dict:
         return {
