@@ -16,9 +16,9 @@ from engines.core.ledger import ledger_root
 from engines.pipeline.jobs import read_timing
 from engines.redblack import canonical_deals
 from engines.redblack.campaign import campaign_state
-from engines.registry import engine
 from engines.redblack.search_shards import block_sizes
 from engines.redblack.tables import SEARCH_TABLES
+from engines.registry import engine
 
 RESULTS = ROOT / "results"
 K, D = 22, 5_000_000_000  # the k = 22 campaign's grid
@@ -36,7 +36,9 @@ def planned_windows(k: int) -> list[tuple[int, int]]:
     with ledger_root(str(RESULTS)):
         specs = engine("redblack").plan(config["redblack"])
     out: list[list[int]] = []
-    for a, b in sorted(s["range"] for s in specs if s["kind"] == "exhaustive" and s["k"] == k and s["method"] == "owner"):
+    for a, b in sorted(
+        s["range"] for s in specs if s["kind"] == "exhaustive" and s["k"] == k and s["method"] == "owner"
+    ):
         if out and out[-1][1] == a:
             out[-1][1] = b
         else:
