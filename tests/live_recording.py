@@ -50,7 +50,7 @@ blackjack:
 def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2) -> None:
     import yaml
 
-    from engines.pipeline.config import validate_config
+    from engines.pipeline.plan import validate_config
     from engines.pipeline.status import planned_shards
 
     work = Path(tempfile.mkdtemp(prefix="cardlab-live-rec-"))

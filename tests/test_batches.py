@@ -13,7 +13,7 @@ from engines.core.errors import CardlabError
 from engines.core.layout import shard_path
 from engines.pipeline.adopt import tracked_results
 from engines.pipeline.batches import BATCH_CPU_S, SMALL_SHARD_CPU_S, batch_limit, plan_batches
-from engines.pipeline.config import validate_config
+from engines.pipeline.plan import validate_config
 from engines.redblack.window_shards import WINDOW_CPU_S_PER_DEAL
 from engines.registry import GAMES, engine
 

@@ -55,7 +55,7 @@ def test_cluster_generic_run_equals_local_run(tmp_path, tmp_path_factory):
 def cluster_jobs(config: str) -> int:
     """The shard jobs a config makes: its batch jobs and the shards in none."""
     from engines.pipeline.batches import plan_batches
-    from engines.pipeline.config import validate_config
+    from engines.pipeline.plan import validate_config
     from engines.registry import engine
 
     jobs = 0

@@ -18,7 +18,7 @@ from engines.core.store import read_meta
 from engines.interface import SPEC_KEYS, Engine
 from engines.kinds import ShardKind
 from engines.pipeline import jobs
-from engines.pipeline.config import validate_config
+from engines.pipeline.plan import validate_config
 from engines.registry import ENGINES, GAMES, engine
 
 

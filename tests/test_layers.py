@@ -26,6 +26,7 @@ LAYERS = ["core", "engines", "warehouse", "verify", "steps", "cli"]
 PIPELINE_LAYER = {
     "config": "warehouse",
     "plan": "warehouse",
+    "batches": "warehouse",  # part of the plan: which small shards share a job
     "jobs": "warehouse",
     "warehouse": "warehouse",
     "verify": "verify",

@@ -27,7 +27,15 @@ VARIANT = r"[A-Za-z0-9][A-Za-z0-9_.=+-]*"
 # The Snakefile's wildcard_constraints
 WILDCARDS = {"experiment": EXPERIMENT, "variant": VARIANT, "shard": SHARD_NUMBER}
 SHARD_FILE = re.compile(rf"(?:^|/)([^/]+)/([^/]+)/([^/]+)/([^/]+)/shard=({SHARD_NUMBER})\.parquet$")
-WAREHOUSE = f"{RESULTS}/warehouse.duckdb"  # the catalog users query
+WAREHOUSE_NAME = "warehouse.duckdb"
+
+
+def warehouse_path(root: str = RESULTS) -> str:
+    """The catalog users query, in a results tree."""
+    return f"{root}/{WAREHOUSE_NAME}"
+
+
+WAREHOUSE = warehouse_path()
 # The warehouse rule's declared output: Snakemake deletes a job's outputs before it runs and
 # when it fails, so it declares this small record of the build, never the catalog itself.
 MANIFEST_SUFFIX = ".manifest.json"

@@ -15,12 +15,13 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-from .status import cached_plan
+from ..core.layout import RESULTS
+from .plan import load_plan
 
 MARK = Path(".snakemake/cardlab-kept-adopted")
 
 
-def tracked_results(results: str = "results") -> set[str]:
+def tracked_results(results: str = RESULTS) -> set[str]:
     """The files under ``results`` that git tracks (the kept campaign files); none outside a git checkout."""
     try:
         res = subprocess.run(["git", "ls-files", "-z", results], capture_output=True, timeout=60)
@@ -29,11 +30,11 @@ def tracked_results(results: str = "results") -> set[str]:
     return {p for p in res.stdout.decode(errors="replace").split("\0") if p} if res.returncode == 0 else set()
 
 
-def kept_outputs(config, results: str = "results") -> list[str]:
+def kept_outputs(config, results: str = RESULTS) -> list[str]:
     """Planned shard files that git keeps and that are present."""
     tracked = tracked_results(results)
-    plan, _ = cached_plan(config, results)
-    return sorted(f for s in plan for f in s.files if f in tracked and Path(f).is_file())
+    plan = load_plan(config, results)
+    return sorted(f for s in plan for f in s.files.values() if f in tracked and Path(f).is_file())
 
 
 def adopt_kept(snakemake: str, config: list[str], log) -> int:

@@ -48,12 +48,11 @@ def orphan_logs(orphans: list[Path], plan: dict, results: str) -> list[Path]:
 
 def cleanup(results: str, config) -> Cleanup:
     """What no plan of ``config`` owns under ``results``, sorted into removable, kept and tracked."""
-    from .config import load_config
-    from .plan import planned
+    from .plan import load_plan
     from .repair import is_tracked
     from .verify import unplanned
 
-    plan = planned(load_config(config), results)
+    plan = load_plan(config, results).files
     found = unplanned(results, plan)
     out = Cleanup(kept=found.kept)
     candidates = found.leftovers + found.orphans

@@ -104,18 +104,6 @@ def check_shards(config: dict) -> list[str]:
     return problems
 
 
-def check_plans(config: dict) -> list[str]:
-    """What only a game's planner can judge (e.g. a continuous shoe of infinitely many decks)."""
-    problems = []
-    for game in GAMES:
-        if config.get(game):
-            try:
-                engine(game).plan(config[game])
-            except CardlabError as exc:
-                problems.append(str(exc))
-    return problems
-
-
 def check_names(config: dict) -> list[str]:
     """Experiment names: unique per game and safe as a path part."""
     problems = []
@@ -135,8 +123,12 @@ def check_names(config: dict) -> list[str]:
     return problems
 
 
-def validate_config(config: Any, source: str = "config") -> dict:
-    """Return the config if it is valid; otherwise raise CardlabError listing every problem."""
+def check_config(config: Any, source: str = "config") -> dict:
+    """The config if every field is valid; otherwise a CardlabError listing every problem.
+
+    What only a game's planner can judge (e.g. a continuous shoe of infinitely many decks)
+    is checked when the plan is built (:meth:`engines.pipeline.plan.Plan.build`), which
+    plans once and reports in the same form."""
     if config is None:
         config = {}
     if not isinstance(config, dict):
@@ -146,13 +138,17 @@ def validate_config(config: Any, source: str = "config") -> dict:
     validator = Draft202012Validator(full_schema())
     problems = sorted({describe(e) for e in validator.iter_errors(config)})
     # later checks assume a schema-valid config
-    for check in (check_names, check_shards, check_plans):
+    for check in (check_names, check_shards):
         if not problems:
             problems = check(config)
     if problems:
-        lines = "\n  ".join(problems)
-        raise CardlabError(f"{source} is invalid:\n  {lines}")
+        raise invalid(source, problems)
     return config
+
+
+def invalid(source: str, problems: Sequence[str]) -> CardlabError:
+    lines = "\n  ".join(problems)
+    return CardlabError(f"{source} is invalid:\n  {lines}")
 
 
 # libyaml's parser where PyYAML was built with it: the live view reads the config while a run goes
@@ -232,13 +228,14 @@ def merge_config(base: dict, update: dict) -> dict:
     return out
 
 
-def load_config(paths: str | Path | Sequence[str | Path]) -> dict:
-    """The validated config of one file, or of several merged in order (as ``--configfile A B``)."""
+def read_config(paths: str | Path | Sequence[str | Path]) -> tuple[Any, str]:
+    """(data, source) of one config file, or of several merged in order (as ``--configfile A B``);
+    the source names the file(s) in messages.  Not yet validated."""
     files = [paths] if isinstance(paths, (str, Path)) else list(paths)
     merged: dict = {}
     for path in files:
         data = read_yaml(path)
         if not isinstance(data, dict) and data is not None:
-            return validate_config(data, str(path))  # names the file whose top level is wrong
+            return data, str(path)  # names the file whose top level is wrong
         merged = merge_config(merged, data or {})
-    return validate_config(merged, " + ".join(map(str, files)))
+    return merged, " + ".join(map(str, files))

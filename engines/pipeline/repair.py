@@ -16,6 +16,7 @@ from pathlib import Path
 from ..core.errors import CardlabError
 from ..core.fmt import duration
 from ..core.layout import RESULTS, log_of_shard_file, parse_shard_path
+from .plan import DEFAULT_CONFIG
 
 DAMAGED = "damaged"  # results/damaged/<path inside results>.<n>: files recompute moved aside
 
@@ -75,11 +76,10 @@ def cmd_seal(args) -> int:
 
 
 def cmd_recompute(args) -> int:
-    from .config import load_config
-    from .plan import planned, snakemake_executable
+    from .plan import load_plan, snakemake_executable
 
     results = Path(args.results)
-    plan = planned(load_config(args.config), str(results))
+    plan = load_plan(args.config, str(results)).files
     paths = [Path(p) for p in args.paths]
     planned_paths = {os.path.normpath(k) for k in plan}
     for p in paths:
@@ -92,7 +92,7 @@ def cmd_recompute(args) -> int:
         if p.exists():
             print(f"recompute: {p} moved aside to {quarantine(p, results)}")
     cmd = [snakemake_executable(), "--cores", args.cores]
-    if args.config != "config.yaml":
+    if args.config != DEFAULT_CONFIG:
         cmd += ["--configfile", args.config]
     print(f"recompute: {' '.join(cmd)}", flush=True)
     return subprocess.call(cmd)
@@ -125,6 +125,6 @@ def register(subparsers) -> None:
     )
     r.add_argument("paths", nargs="+", help="shard files to recompute")
     r.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
-    r.add_argument("--config", default="config.yaml", help="config that plans them (default: %(default)s)")
+    r.add_argument("--config", default=DEFAULT_CONFIG, help="config that plans them (default: %(default)s)")
     r.add_argument("--cores", default="all", help="snakemake --cores (default: %(default)s)")
     r.set_defaults(func=cmd_recompute)

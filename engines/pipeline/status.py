@@ -112,7 +112,7 @@ def cached_plan(config, results: str = "results") -> tuple[list[PlannedShard], d
     """``planned_shards`` of the config, read and validated again only when a config file changes:
     the live view asks every second, and validating costs a third of a CPU-second each time."""
     # imported here: `cardlab --help` and the game commands register this module without using it
-    from .config import load_config
+    from .plan import load_config
 
     files = [config] if isinstance(config, (str, Path)) else list(config)
     stamps = []

@@ -62,13 +62,14 @@ def batch_from_snakemake(smk) -> None:
     for spec in specs:
         place = (spec["experiment"], spec["variant"], int(spec["shard"]))
         log = log_path(game, *place)
+        kind = eng.kind_of(spec)
         try:
             run_shard(
                 game,
                 spec,
-                {t: shard_path(game, t, spec) for t in eng.spec_tables(spec)},
+                {t: shard_path(game, t, spec) for t in kind.tables},
                 threads=smk.threads,
-                inputs=[shard_path(game, t, s) for t, s in eng.shard_inputs(spec, specs)],
+                inputs=[shard_path(game, t, s) for t, s in kind.inputs(spec, specs)],
                 log=log,
             )
         except CardlabError as exc:
@@ -81,14 +82,13 @@ def warehouse_from_snakemake(smk) -> None:
     """The warehouse step: the catalog from the files the config plans, each checked against
     its planned spec; the rule's output is the manifest."""
     from ..core.layout import catalog_of
-    from .config import validate_config
-    from .plan import planned
+    from .plan import Plan
     from .warehouse import build
 
-    plan = planned(validate_config(dict(smk.config), "config"), "results")
+    plan = Plan.build(dict(smk.config), "config")
     manifest = str(smk.output[0])
     with open(smk.log[0], "w") if len(smk.log) else sys.stderr as log:
-        build([str(f) for f in smk.input], catalog_of(manifest), log=log, plan=plan, manifest=manifest)
+        build([str(f) for f in smk.input], catalog_of(manifest), log=log, plan=plan.files, manifest=manifest)
 
 
 def report_from_snakemake(smk) -> None:

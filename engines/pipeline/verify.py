@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import CardlabError
-from ..core.layout import is_temp
+from ..core.layout import RESULTS, is_temp, warehouse_path
 from ..registry import GAMES, engine
-from .plan import add_plan_options, planned, run_config_files
+from .plan import DEFAULT_CONFIG, add_plan_options, load_plan, run_config_files
 
 FIX = "rerun `snakemake --cores all`"
 
@@ -192,12 +192,9 @@ def check_warehouse(db: Path, metas: dict[str, dict], report: Report) -> None:
         )
 
 
-def verify(results: str = "results", config: str | Sequence[str] = "config.yaml") -> Report:
+def verify(results: str = RESULTS, config: str | Sequence[str] = DEFAULT_CONFIG) -> Report:
     """Check ``results`` against the plan of ``config`` and the current engines."""
-    from .config import load_config
-
-    cfg = load_config(config)
-    plan = planned(cfg, results)
+    plan = load_plan(config, results).files
     report = Report()
     metas = {}
     for path, (game, table, spec) in sorted(plan.items()):
@@ -207,7 +204,7 @@ def verify(results: str = "results", config: str | Sequence[str] = "config.yaml"
     check_unexpected(results, plan, report)
     check_duplicates(metas, results, report)
     if report.ok:  # the warehouse can only be current when every shard is
-        check_warehouse(Path(results) / "warehouse.duckdb", metas, report)
+        check_warehouse(Path(warehouse_path(results)), metas, report)
     return report
 
 

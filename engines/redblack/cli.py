@@ -243,7 +243,7 @@ def run_campaign(args, state, timing) -> int:
     import shlex
 
     from ..core.fmt import plural
-    from ..pipeline.config import load_config
+    from ..pipeline.plan import load_config
     from ..pipeline.shard_run import run_shards
     from .campaign_next import finished_line, plan_run, run_config, shard_runs
 

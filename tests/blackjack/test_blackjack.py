@@ -427,7 +427,7 @@ def test_plan_rejects_bad_sections():
 
 
 def test_config_schema_accepts_defaults_and_names_bad_fields():
-    from engines.pipeline.config import validate_config
+    from engines.pipeline.plan import validate_config
 
     validate_config({"blackjack": SECTION})
     for bad, field in (

@@ -19,7 +19,7 @@ from test_tally_version import shards_digest
 from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.narcotic.exact import EXACT_RESULT_VERSION, ranked_sequences, sequence_count
-from engines.pipeline.config import validate_config
+from engines.pipeline.plan import validate_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")

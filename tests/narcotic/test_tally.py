@@ -15,7 +15,7 @@ from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.core.stats import wilson
 from engines.narcotic.report import campaign_section
-from engines.pipeline.config import validate_config
+from engines.pipeline.plan import validate_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")

@@ -6,7 +6,7 @@ import pytest
 
 from engines.core.errors import CardlabError
 from engines.core.progress import Progress
-from engines.pipeline.config import validate_config
+from engines.pipeline.plan import validate_config
 from engines.redblack.engine import SEARCH_RESULT_VERSION, RedBlackEngine
 from engines.redblack.exhaustive import search_range
 from engines.redblack.search_shards import ExhaustiveSearch

@@ -10,7 +10,7 @@ from wfhelp import shards_warehouse
 
 from engines import redblack as rb
 from engines.core.errors import CardlabError
-from engines.pipeline.config import validate_config
+from engines.pipeline.plan import validate_config
 from engines.registry import engine
 
 SECTION = {

@@ -48,6 +48,6 @@ for _game in GAMES:
                 step="batch",
                 game=_game,
                 specs=list(_batch.specs),
-                versions=[engine(_game).result_version(s) for s in _batch.specs],
+                versions=[s.version for s in batch_shards(_batch)],
             script:
                 "../scripts/step.py"
