@@ -73,9 +73,9 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from engines.redblack.basins import _predecessors
-from engines.redblack.exhaustive import BINOM, _next_subset, _unrank
 from engines.redblack.kernel import _cycle_info, _mask, _play, _round
 from engines.redblack.owner import NO_DEAL, _balanced_predecessors_true_colours
+from engines.redblack.ranks import BINOM, _next_subset, _unrank
 from engines.redblack.rules import LEADER_OUT, canonical_deals
 
 INFINITE = np.int64(1) << 40  # the game length that orders an infinite deal after every finite one
