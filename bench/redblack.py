@@ -38,7 +38,7 @@ K26_WINDOWS = (3.7e13, 1.2e14, 2.0e14)  # window starts at k = 26 (cheap, middli
 # k = 22 windows from 11 to 130 rounds per deal (start, ranks): enough spread to tell a round's
 # cost from a deal's (its refill and settling in the lane loop)
 K22_FIT_WINDOWS = ((1e9, 1_000_000), (5e10, 2_000_000), (3e11, 4_000_000), (6e11, 6_000_000), (1e12, 10_000_000))
-K26_ROUNDS_PER_DEAL = 28.7  # over the default config's 32 stratified cost windows (docs/redblack.md)
+K26_ROUNDS_PER_DEAL = 28.7  # over 32 stratified k = 26 cost windows (docs/history/redblack-measurements.md)
 
 
 def timed_search(
