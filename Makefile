@@ -70,7 +70,7 @@ bench-cold:
 	python3 bench/cold_run.py
 
 # What other ownership orders or a cache of finished games would save the RedBlack search
-# (exact, on every deal of one size; docs/redblack.md "What else was measured").
+# (exact, on every deal of one size; docs/redblack.md "Levers measured and not built").
 bench-levers: $(BIN)/.installed
 	$(BIN)/python bench/redblack_levers.py --k 12
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/blackjack.py [--hands 20000000]
 
-Targets (issues 4 and 11): every exact variant (decks 1..8, inf x soft17 x peek) in
+Targets: every exact variant (decks 1..8, inf x soft17 x peek) in
 under one second in total; at least 20 million dealer hands per second per core;
 two cores at least 1.8x one core.
 The simulator is compared with the vectorised numpy version and the plain-Python

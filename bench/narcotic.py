@@ -6,11 +6,11 @@ the independent C simulator (its compare-speed script).
     .venv/bin/python bench/narcotic.py [--games 200000] [--ref-games 300] [--no-anchors] [--cold-games 50000]
                                        [--specialisations]
 
-Ratios, not absolute rates, are the targets (issue 11): seed rules >= 1.2x the C
+Ratios, not absolute rates, are the targets: seed rules >= 1.2x the C
 program; every other combination within 1.5x of the seed-rule time; 2 cores >= 1.8x.
 Timings on a shared machine are noisy: each figure is the best of --repeat runs.
 
-The cold start (issue 19) is measured in child processes with an empty numba cache:
+The cold start is measured in child processes with an empty numba cache:
 CPU seconds spent compiling against CPU seconds spent playing --cold-games games of
 every rule combination (the default config's ``rules`` experiment: 50,000 each).
 """

@@ -30,13 +30,15 @@ from anchors import compare_with_anchors
 from numba import njit
 
 from engines import redblack as rb
-from engines.redblack import exhaustive
+from engines.redblack.chunks import _search_chunk
+from engines.redblack.owner import _owner_play
+from engines.redblack.ranks import BINOM, _next_subset, _unrank
 
 K26_WINDOWS = (3.7e13, 1.2e14, 2.0e14)  # window starts at k = 26 (cheap, middling and costly ranks)
 # k = 22 windows from 11 to 130 rounds per deal (start, ranks): enough spread to tell a round's
 # cost from a deal's (its refill and settling in the lane loop)
 K22_FIT_WINDOWS = ((1e9, 1_000_000), (5e10, 2_000_000), (3e11, 4_000_000), (6e11, 6_000_000), (1e12, 10_000_000))
-K26_ROUNDS_PER_DEAL = 28.7  # over the default config's 32 stratified cost windows (docs/redblack.md)
+K26_ROUNDS_PER_DEAL = 28.7  # over 32 stratified k = 26 cost windows (docs/history/redblack-measurements.md)
 
 
 def timed_search(
@@ -52,31 +54,31 @@ def timed_search(
 @njit(cache=True)
 def _owner_one_deal_at_a_time(k, r0, r1, binom):
     """The owner rule with the exact scalar kernel (`_owner_play`), one deal after another: rounds played."""
-    x = exhaustive._unrank(r0, k, binom)
+    x = _unrank(r0, k, binom)
     rounds = 0
     for _ in range(r1 - r0):
-        rounds += exhaustive._owner_play(x << 1, k)[0]
-        x = exhaustive._next_subset(x)
+        rounds += _owner_play(x << 1, k)[0]
+        x = _next_subset(x)
     return rounds
 
 
 def _brute_one_deal_at_a_time(k, r0, r1, binom):
     hist = np.zeros(1 << 12, dtype=np.int64)
     rows = np.zeros((64, 4), dtype=np.int64)
-    exhaustive._search_chunk(k, np.int64(r0), np.int64(r1), binom, hist, rows)
+    _search_chunk(k, np.int64(r0), np.int64(r1), binom, hist, rows)
 
 
 def step_times(k: int, start: int, stop: int, method: str, repeats: int) -> tuple[float, float]:
     """CPU ns per round (the lane kernel's rounds) of the lane kernel and of the one-deal kernel, best of `repeats`."""
     numba.set_num_threads(1)
     one_deal = _owner_one_deal_at_a_time if method == "owner" else _brute_one_deal_at_a_time
-    one_deal(k, start, start + 1000, exhaustive.BINOM)  # compile / load the cache first
+    one_deal(k, start, start + 1000, BINOM)  # compile / load the cache first
     lanes = reference = float("inf")
     for _ in range(repeats):
         c0 = time.process_time()
         res = rb.search_range(k, start, stop, method=method)
         c1 = time.process_time()
-        one_deal(k, start, stop, exhaustive.BINOM)
+        one_deal(k, start, stop, BINOM)
         c2 = time.process_time()
         lanes, reference = min(lanes, c1 - c0), min(reference, c2 - c1)
     return lanes / res.rounds * 1e9, reference / res.rounds * 1e9

@@ -1,13 +1,13 @@
 """What could make the owner-rule search play fewer rounds?  Measured on a whole size.
 
-The full-deck cost is rounds per deal times the cost of a round.  Issue 22 measured deeper
-owner checks (more rounds back): fewer rounds, but each backward node costs more than it
-saves.  This script measures two other levers on every canonical deal of one size, so the
-figures are exact for that size rather than sampled:
+The full-deck cost is rounds per deal times the cost of a round.  Deeper owner checks (more
+rounds back) play fewer rounds, but each backward node costs more than it saves.  This script
+measures other levers on every canonical deal of one size, so the figures are exact for that
+size rather than sampled:
 
 * **The ownership order.**  The owner rule's proof holds for any total order of the deals:
   stop a deal when a balanced predecessor of a state it reaches comes first in that order.
-  Today the order is the rank.  The best conceivable order puts a deal after every deal
+  The search's order is the rank.  The best conceivable order puts a deal after every deal
   whose game is shorter (order by game length, then rank): a deal then stops at the first
   state, two or more rounds in, that any other balanced deal reaches in one round.  No
   search can know game lengths in advance, so this is a bound on what any order can buy;
@@ -33,33 +33,13 @@ figures are exact for that size rather than sampled:
 
     .venv/bin/python bench/redblack_levers.py [--k 13] [--k26-windows 32] [--narrow-lanes 32] [--shared-reads 32]
 
-Measured (2026-12-01, this 2-core machine): at k = 12 and 14 the rank order plays 11.2 and
-13.6 rounds per deal, the best conceivable order 6.4 and 7.3 (1.7-1.9x fewer), the computable
-orders 0.91-0.99x; the cache 1.15x at best at k = 14 (1.38x at k = 12), with a million entries,
-larger than the CPU's caches, so each probe is a memory access.  The full deck at 2,500
-core-hours needs 6.7x.  About 20 s at k = 12, 4 min at k = 14.
-
-The first-state lever (2026-12-02, a Zen 3 machine): it finds every cycle brute force finds
-(checked on whole sizes); at k = 26 on 32 stratified windows of 20,000 ranks it plays 22.3
-rounds per deal against the owner rule's 27.2 (1.2x fewer) for 3.5 backward states per deal:
-near the bottom of the ranks a deal's first state has backward chains deeper than any
-affordable D, so the search pays and proves nothing there, and the few windows where it
-cuts rounds 2-4x do not make up for it.  At about 8 ns per backward state and 3.5 ns per
-round that is slower than the owner rule alone.
-
-Narrow lanes (2026-12-02, `--narrow-lanes 32`): 32-bit lanes would play twice the deals per
-step, but only while both hands hold at most 31 cards.  At k = 26 on 32 stratified windows of
-20,000 ranks, 33 % of the deals pass that before they leave and 83 % of all rounds are played
-after it: at most 1.09x.  Every figure here counts the rounds the kernel plays (a test checks the
-rank order and the hand sizes against `search_range` on whole sizes, cycles included).
-
-Shared reads (2026-12-02, `--k 14 --shared-reads 32`): the play order and player 2's deck
-first play 1.10x fewer rounds at k = 14 and 1.16-1.17x fewer on 20,000 uniform k = 26 deals.
-On 32 windows of the k = 26 deals that differ only in their last 16 cards of the play order,
-the tree plays 1.29x fewer rounds than the deals one by one in the rank order, 1.43x in the
-play order, 1.77x in all: short of 2.9x even before the cost of a scalar, branching search.
-(A test checks that the card-by-card model plays the kernel's rounds in the rank order and
-`_rounds_in_order`'s in the others.)
+What each lever measured, and why none was built (each falls short of the 2.9x fewer rounds or
+cheaper rounds the full deck's 2,500 core-hour target asked of the AVX2 kernel): docs/redblack.md,
+"Levers measured and not built"; the dated figures in docs/history/redblack-measurements.md.
+About 20 s at k = 12, 4 min at k = 14.  Every figure counts the rounds the kernel plays: a test
+checks the rank order and the hand sizes against `search_range` on whole sizes, cycles included,
+and that the card-by-card model of `--shared-reads` plays the kernel's rounds in the rank order
+and `_rounds_in_order`'s in the others.
 """
 
 from __future__ import annotations
@@ -73,9 +53,9 @@ from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from engines.redblack.basins import _predecessors
-from engines.redblack.exhaustive import BINOM, _next_subset, _unrank
 from engines.redblack.kernel import _cycle_info, _mask, _play, _round
 from engines.redblack.owner import NO_DEAL, _balanced_predecessors_true_colours
+from engines.redblack.ranks import BINOM, _next_subset, _unrank
 from engines.redblack.rules import LEADER_OUT, canonical_deals
 
 INFINITE = np.int64(1) << 40  # the game length that orders an infinite deal after every finite one

@@ -404,7 +404,7 @@ def _is_ours(pid: int, root: Path) -> bool:
 def _environ(pid: int) -> list[bytes]:
     # A process caught inside execve (its parent's Popen has already returned: the close-on-exec
     # pipe closes before the new program's stack is built) shows an empty environ for a moment;
-    # reading it then took a just-started daemon for someone else's (a flaky CI failure).
+    # reading it then would take a just-started daemon for someone else's and fail at random.
     end = time.monotonic() + ENVIRON_WAIT_S
     while True:
         try:

@@ -1,5 +1,5 @@
 """Kept campaign files (committed to git) get Snakemake's records from `cardlab run`, so
-`snakemake -n` stops saying `N jobs have missing provenance/metadata` (issue 19 §4)."""
+`snakemake -n` stops saying `N jobs have missing provenance/metadata`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Reading a cardlab file starts no Arrow thread pool: a process that has used those pools aborts
 at exit now and then ("terminate called without an active exception", apache/arrow#34314), which
-failed shard jobs after their files were written (measured here: 5 of 100 processes that wrote
+fails a shard job after its files were written (measured: 5 of 100 processes that wrote
 and read one small file, 0 of 200 once reads used one thread)."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ Methods
   ``fresh`` (a fresh shoe for every hand; the exact table's probability space)
   and ``continuous`` (deal through one shuffled shoe until a penetration limit,
   then reshuffle, as a casino does).  Randomness comes from the counter-based
-  splitmix64 streams of :mod:`engines.rng` keyed by (shard seed, index), so
+  splitmix64 streams of :mod:`engines.core.rng` keyed by (shard seed, index), so
   counts do not depend on the number of threads.
 * :func:`simulate_py` is a plain-Python reference of the same algorithm (same
   seeds, same counts) and :func:`simulate_numpy` an independent vectorised one.

@@ -40,8 +40,8 @@ GAMES_PER_CALL = 50_000  # games per kernel call by the callers: progress betwee
 # The rule combinations with a kernel of their own, their rules compiled in as constants;
 # every combination (these too) can be played by one shared kernel with the rules as
 # arguments.  A specialised kernel costs a compile of its own (about 26 CPU-s) and plays
-# the seed rules about 3 % faster, the classic ones 8 % (bench/narcotic.py, 2026-12-01
-# machine): it pays from about 10^8 games (seed) or 2.5e7 (classic), so a run of fewer
+# the seed rules about 3 % faster, the classic ones 8 % (measured with bench/narcotic.py):
+# it pays from about 10^8 games (seed) or 2.5e7 (classic), so a run of fewer
 # games than SPECIALISE_FROM_GAMES uses the shared kernel, and a fresh machine compiles one
 # Narcotic kernel for the default config instead of three (docs/narcotic.md, "Cold start").
 SPECIALISED = frozenset(Rules.preset(name) for name in ("seed", "classic"))

@@ -171,8 +171,8 @@ def specialised_entry(matching: int, how: int, discard: int):
     """The compiled :func:`_play_block_specialised` for these rule codes, to call directly.
 
     Numba dispatches a function that asks for literal arguments by resolving them again on
-    every call, about 9 ms here: on blocks of _BLOCK games that was 8x the games' own time
-    (a 10^8-game campaign shard at 10,600 games/s instead of 90,000).  The compiled
+    every call, about 9 ms: on blocks of _BLOCK games that is 8x the games' own time (a
+    10^8-game campaign shard would play 10,600 games/s instead of 90,000).  The compiled
     specialisation's entry point takes the same arguments and results, in microseconds."""
     key = (int(matching), int(how), int(discard))
     entry = _ENTRIES.get(key)

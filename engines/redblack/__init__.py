@@ -31,10 +31,10 @@ _EXPORTS = {
     "to_str": "rules",
     "sample_deal": "sample",
     "sample_range": "sample",
-    "SearchResult": "exhaustive",
+    "SearchResult": "results",
     "search": "exhaustive",
     "search_range": "exhaustive",
-    "unrank_deal": "exhaustive",
+    "unrank_deal": "ranks",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -12,8 +12,8 @@ from ..core.kernel_cache import drop_stale_caches
 from .rules import LEADER_OUT, Outcome, cycle_id_str, parse_deal, to_bits, to_str
 
 # every module of the package with compiled code (all of them import this one): numba would
-# load a kernel cached before an edit of a module it inlines, such as lanes.py into exhaustive.py
-KERNEL_MODULES = ("basins", "exhaustive", "kernel", "lanes", "owner", "rules", "sample")
+# load a kernel cached before an edit of a module it inlines, such as lanes.py into chunks.py
+KERNEL_MODULES = ("basins", "chunks", "kernel", "lanes", "owner", "ranks", "rules", "sample", "settle")
 PACKAGE = Path(__file__).parent
 drop_stale_caches(PACKAGE, KERNEL_MODULES)
 

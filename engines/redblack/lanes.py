@@ -1,6 +1,6 @@
 """Many deals side by side: the exhaustive search's round and owner test on vectors of lanes.
 
-A round (`exhaustive._fast_round`) and the owner rule's O(1) test (`owner._owner_stops`)
+A round (`chunks._fast_round`) and the owner rule's O(1) test (`owner._owner_stops`)
 are branch-free bit arithmetic, so many deals can play them at once, one deal per lane
 of an LLVM vector: 8 lanes of 64 bits, or for k <= 15 (2k <= 30 cards) 16 lanes of 32
 bits, either way two 256-bit AVX2 registers whose chains overlap.  Where numba compiles
@@ -45,7 +45,7 @@ from numba.extending import intrinsic
 # the lane's range after it (-1: the range is done)
 ROWS = 6
 LEFT = 5
-# fields of the search's accumulator (`exhaustive._record_finite`) the lanes update
+# fields of the search's accumulator (`settle._record_finite`) the lanes update
 ACC_FINITE, ACC_LONGEST, ACC_DEAL, ACC_ROUNDS = 0, 2, 3, 4
 FAST_ROUNDS = 1 << 12  # the fast path's budget; longer games are replayed exactly
 NARROW_K_MAX = 15  # 32-bit lanes hold 2k <= 30 cards: bit positions and deal bits stay below the sign bit
@@ -164,7 +164,7 @@ def _deck_ends(v, b, a, n):
 
 
 def _round(v, b, L, a, O, ends, n):
-    """`exhaustive._fast_round` on every lane: (W, a', X, over (a sign mask), the pile's black card as a bit of X).
+    """`chunks._fast_round` on every lane: (W, a', X, over (a sign mask), the pile's black card as a bit of X).
 
     ends are `_deck_ends` of a, which the loop carries from round to round: variable shifts of
     32-bit lanes are microcoded on Zen 1 (8 times an add), and each one saved shows."""
@@ -224,7 +224,7 @@ def _owner_stops(v, b, W, a, hi, X, pile_top, n, k, d):
 
 
 def _next_deal(v, b, d):
-    """`exhaustive._next_subset` on the subset d >> 1 of every lane's deal bits d: the next deal in rank order."""
+    """`ranks._next_subset` on the subset d >> 1 of every lane's deal bits d: the next deal in rank order."""
     c = v.const
     x = b.lshr(d, c(1))
     u = b.and_(x, b.sub(c(0), x))
@@ -234,7 +234,7 @@ def _next_deal(v, b, d):
 
 def _settle_finished_games(b, over, rounds, d, hist, acc, v):
     """For every lane whose game is over: hist[rounds] += 1 (below hist's length), one more finished game,
-    and the longest game (a tie keeps the lower deal), as `exhaustive._record_finite`.
+    and the longest game (a tie keeps the lower deal), as `settle._record_finite`.
 
     A branch on any lane's game being over, then a scalar loop over those lanes: a
     quarter of the rounds at k = 15 end some lane's game, and this costs far less than
@@ -377,7 +377,7 @@ def _make_play_lanes(owner: bool):
 
 
 # Rounds on a (ROWS, lanes) C-contiguous lane state (`lane_state`: int64 or int32), settling each deal
-# in its lane (finished games into hist and acc, `exhaustive._record_finite`'s layout) and refilling
+# in its lane (finished games into hist and acc, `settle._record_finite`'s layout) and refilling
 # the lane from its own range of ranks, until some lane's deal used the round budget or some lane's
 # range is done; returns the bit set of those lanes.  acc's rounds grow by a round per lane and step.
 play_lanes_owner = _make_play_lanes(True)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .kernel import _mask
-from .rules import deal_strings, to_bits
+from .kernel import _mask, _round
+from .rules import LEADER_OUT, deal_strings, to_bits
 
 NO_DEAL = np.iinfo(np.int64).max  # stands for a missing predecessor: never a smaller deal
 
@@ -62,6 +62,30 @@ def _balanced_predecessors_true_colours(W, a, X, b, k):
 def _owner_stops_true_colours(W, a, X, b, k, d):
     kept, lost = _balanced_predecessors_true_colours(W, a, X, b, k)
     return min(kept, lost) < d
+
+
+@njit(cache=True)
+def _owner_play(s, k):
+    """Play deal s under the owner rule with Brent's check: (rounds, reduced period or 0, stopped)."""
+    L, a, O, b = s & _mask(k), np.int64(k), s >> k, np.int64(k)
+    tL, ta, tO = L, a, O
+    power = 1
+    lam = 1
+    rounds = 0
+    while True:
+        L, a, O, b, st = _round(L, a, O, b)
+        rounds += 1
+        if st >= LEADER_OUT:
+            return rounds, 0, False
+        if _owner_stops_true_colours(L, a, O, b, k, s):
+            return rounds, 0, True
+        if L == tL and O == tO and a == ta:
+            return rounds, lam, False
+        if power == lam:
+            tL, ta, tO = L, a, O
+            power <<= 1
+            lam = 0
+        lam += 1
 
 
 @njit(cache=True)

@@ -9,8 +9,9 @@ from ..core.errors import CardlabError
 from ..core.kernel_cache import compiling_alone
 from ..core.rng import bounded, stream_start
 from ..core.threads import for_each_range
-from .exhaustive import SearchResult, _owner_play
 from .kernel import PACKAGE, _cycle_info, _mask, _play
+from .owner import _owner_play
+from .results import SearchResult
 from .rules import K_MAX, canonical, cycle_id_str, deal_strings
 
 

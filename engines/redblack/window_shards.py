@@ -84,7 +84,8 @@ def window_starts(k: int, windows: int, window: int, root: int, game: str) -> li
     i-th, from its own seeded stream.  So windows never overlap and the bottom of the ranks,
     where a deal costs several times the average, always gets its share: with uniform draws
     over all the ranks, none of k = 21's 64 windows fell in its bottom 3 %, and the cost of
-    the ranks searched came out 1.34 times the windows' prediction (docs/redblack.md)."""
+    the ranks searched came out 1.34 times the windows' prediction
+    (docs/history/redblack-measurements.md)."""
     slots = canonical_deals(k) // window
     starts = []
     for i in range(windows):

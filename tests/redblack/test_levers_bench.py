@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engines.redblack.exhaustive import BINOM, search_range
+from engines.redblack.exhaustive import search_range
+from engines.redblack.ranks import BINOM
 from engines.redblack.rules import canonical_deals
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "redblack_levers.py"

@@ -13,7 +13,7 @@ from engines.core.layout import shard_path
 
 PUBLISHED = ROOT / "workflow/data/redblack/published_infinite.txt"
 
-# k = 22, found by the campaign's shard 208 (ranks [1.040e12, 1.045e12)) on 2026-12-02
+# k = 22, found by the k = 22 campaign's shard 208 (ranks [1.040e12, 1.045e12))
 NEW = [
     {
         "p1": "0000011101000011001100",

@@ -10,9 +10,11 @@ import pytest
 
 import engines.redblack as rb
 from engines.core.errors import CardlabError
-from engines.redblack import exhaustive
+from engines.redblack.chunks import _search_chunk
+from engines.redblack.kernel import _cycle_info
 from engines.redblack.lanes import lane_state
-from engines.redblack.owner import balanced_predecessors
+from engines.redblack.owner import _owner_play, balanced_predecessors
+from engines.redblack.ranks import BINOM, _unrank
 from engines.redblack.rules import colour_swap as swap
 from engines.redblack.rules import cycle_id_str, deal_strings
 
@@ -23,9 +25,7 @@ def one_lane_search(k: int, start: int, stop: int):
     """`_search_chunk` (one deal at a time, Brent from the first round) on [start, stop), as search_range reports it."""
     hist = np.zeros(1 << 12, dtype=np.int64)
     rows = np.zeros((64, 4), dtype=np.int64)
-    finite, n_inf, longest, deal = exhaustive._search_chunk(
-        k, np.int64(start), np.int64(stop), exhaustive.BINOM, hist, rows
-    )
+    finite, n_inf, longest, deal = _search_chunk(k, np.int64(start), np.int64(stop), BINOM, hist, rows)
     infinite = []
     for s, mu, period, key in rows[:n_inf].tolist():
         p1, p2 = deal_strings(s, k, 2 * k)
@@ -189,8 +189,8 @@ def test_owner_lanes_equal_the_one_deal_owner_kernel(k, start, stop):
     res = rb.search_range(k, start, stop, method="owner")
     lengths, stopped, rounds = Counter(), 0, 0
     for r in range(start, stop):
-        s = int(exhaustive._unrank(np.int64(r), k, exhaustive.BINOM)) << 1
-        n, lam, stop_here = exhaustive._owner_play(np.int64(s), k)
+        s = int(_unrank(np.int64(r), k, BINOM)) << 1
+        n, lam, stop_here = _owner_play(np.int64(s), k)
         assert lam == 0  # these windows reach no cycle
         rounds += n
         stopped += bool(stop_here)
@@ -204,8 +204,8 @@ def owner_one_deal_at_a_time(k: int, start: int, stop: int):
     """The owner rule with the scalar kernel (`_owner_play`), deal after deal, as search_range reports it."""
     lengths, stopped, rounds, longest, longest_deal, infinite = Counter(), 0, 0, 0, ("", ""), []
     for r in range(start, stop):
-        s = np.int64(int(exhaustive._unrank(np.int64(r), k, exhaustive.BINOM)) << 1)
-        n, lam, stop_here = exhaustive._owner_play(s, k)
+        s = np.int64(int(_unrank(np.int64(r), k, BINOM)) << 1)
+        n, lam, stop_here = _owner_play(s, k)
         rounds += int(n)
         p1, p2 = deal_strings(int(s), k, 2 * k)
         if stop_here:
@@ -215,7 +215,7 @@ def owner_one_deal_at_a_time(k: int, start: int, stop: int):
             if n > longest:  # ranks ascend: a tie keeps the lowest
                 longest, longest_deal = int(n), (p1, p2)
         else:
-            mu, period, key, _ = exhaustive._cycle_info(s & ((1 << k) - 1), k, s >> k, k, lam)
+            mu, period, key, _ = _cycle_info(s & ((1 << k) - 1), k, s >> k, k, lam)
             infinite.append(
                 {
                     "p1": p1,
