@@ -342,7 +342,8 @@ def load_arrow(con: duckdb.DuckDBPyConnection, name: str, table) -> None:
 
 class TableBuffer:
     """Checked shards' rows, appended to their tables a few hundred thousand rows at a time:
-    one INSERT per shard cost 17 ms each (585 shards: 10 of the warehouse's 16 CPU-s)."""
+    an INSERT has a fixed cost of milliseconds, which one INSERT per shard would pay for
+    each of hundreds of small shards."""
 
     ROWS = 1 << 20
 
