@@ -33,6 +33,7 @@ PIPELINE_LAYER = {
     "resume": "verify",
     "repair": "verify",
     "clean": "verify",
+    "recompute": "verify",
     "terminal": "verify",
     "steps": "steps",
     "status": "cli",

@@ -113,6 +113,12 @@ def ledger_path(game: str, experiment: str, variant: str, root: str = RESULTS) -
     return f"{root}/ledger/{game}/{experiment}/{variant}.json"
 
 
+def check_record_path(game: str, experiment: str, variant: str, root: str = RESULTS) -> str:
+    """A kept campaign's record of independent recomputations (engines/pipeline/recompute.py):
+    results/checks/<game>/<experiment>/<variant>.jsonl."""
+    return f"{root}/checks/{game}/{experiment}/{variant}.jsonl"
+
+
 def manifest_of(catalog: str | os.PathLike) -> str:
     """results/warehouse.duckdb -> results/warehouse.manifest.json."""
     return str(catalog).removesuffix(".duckdb") + MANIFEST_SUFFIX

@@ -211,6 +211,10 @@ def verify(results: str = RESULTS, config: str | Sequence[str] = DEFAULT_CONFIG)
 def cmd_verify(args) -> int:
     import sys
 
+    if args.recompute:
+        from .recompute import cmd_recompute
+
+        return cmd_recompute(args, load_plan(run_config_files(args.config or ()), args.results))
     report = verify(args.results, run_config_files(args.config or ()))
     for kind, message in report.problems:
         print(f"{kind}: {message}")
@@ -233,8 +237,14 @@ def register(subparsers) -> None:
         description=__doc__.splitlines()[0].replace("``", ""),
         epilog="""examples:
   cardlab verify
-  cardlab verify --results /shared/campaign/results --config campaign.yaml""",
+  cardlab verify --results /shared/campaign/results --config campaign.yaml
+  cardlab verify --recompute 3 --seed 7          three shards drawn at random, computed again and compared
+  cardlab verify --recompute all --cores 2       every planned shard (as long as the whole run took)
+  cardlab verify --recompute 20 --max-cpu-s 3600 a campaign sample within an hour of CPU""",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_plan_options(v)
+    from .recompute import add_options
+
+    add_options(v)
     v.set_defaults(func=cmd_verify)
