@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 import pytest
 
@@ -104,6 +105,19 @@ def test_a_kept_campaign_shard_check_is_recorded_and_a_plain_shard_is_not(tree, 
     assert [json.loads(x)["shard"] for x in lines] == [kept.shard]
     assert json.loads(lines[0])["matched"] is True and json.loads(lines[0])["machine"]
     assert not Path("results/checks/narcotic").exists()
+    # the warehouse says, for each kept campaign, how much of it was checked and that it matched
+    build(list(plan.files), WAREHOUSE, plan=plan.files, manifest=manifest_of(WAREHOUSE))
+    con = duckdb.connect(WAREHOUSE, read_only=True)
+    rows = con.execute(
+        "SELECT experiment, shards_kept, shards_checked, mismatches FROM campaign_checks WHERE game = 'redblack'"
+    ).fetchall()
+    con.close()
+    kept_sizes = {s.experiment for s in plan if s.game == "redblack" and s.kind.result_version is not None}
+    assert {r[0] for r in rows} == kept_sizes
+    assert [r[1:] for r in rows if r[0] == kept.experiment] == [
+        (sum(1 for s in plan if s.experiment == kept.experiment), 1, 0)
+    ]
+    assert all(r[2] == 0 for r in rows if r[0] != kept.experiment)
 
 
 def test_a_draw_is_seeded_and_bounded_by_the_cpu_budget(tree, capsys):

@@ -119,6 +119,11 @@ def check_record_path(game: str, experiment: str, variant: str, root: str = RESU
     return f"{root}/checks/{game}/{experiment}/{variant}.jsonl"
 
 
+def check_record_files(root: str | os.PathLike = RESULTS) -> list[str]:
+    """Every kept campaign's check record under a results tree."""
+    return sorted(str(p) for p in Path(root).glob("checks/*/*/*.jsonl"))
+
+
 def manifest_of(catalog: str | os.PathLike) -> str:
     """results/warehouse.duckdb -> results/warehouse.manifest.json."""
     return str(catalog).removesuffix(".duckdb") + MANIFEST_SUFFIX

@@ -88,7 +88,7 @@ def warehouse_from_snakemake(smk) -> None:
     plan = Plan.build(dict(smk.config), "config")
     manifest = str(smk.output[0])
     with open(smk.log[0], "w") if len(smk.log) else sys.stderr as log:
-        build([str(f) for f in smk.input], catalog_of(manifest), log=log, plan=plan.files, manifest=manifest)
+        build([str(f) for f in smk.input.shards], catalog_of(manifest), log=log, plan=plan.files, manifest=manifest)
 
 
 def report_from_snakemake(smk) -> None:

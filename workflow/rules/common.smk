@@ -5,7 +5,7 @@ import sys
 from snakemake.exceptions import WorkflowError
 
 from engines.core.errors import CardlabError
-from engines.core.layout import WAREHOUSE, log_pattern, manifest_of, shard_pattern
+from engines.core.layout import WAREHOUSE, check_record_files, log_pattern, manifest_of, shard_pattern
 from engines.core.provenance import files_version
 from engines.pipeline.plan import Plan, shard_priority
 from engines.pipeline.resume import asks_for_a_run, prepare_run
