@@ -11,6 +11,7 @@ from snakemake.exceptions import WorkflowError
 from engines.core.errors import CardlabError
 from engines.core.layout import WILDCARDS
 from engines.pipeline.config import check_config_files
+from engines.pipeline.failures import report_failures
 from engines.pipeline.plan import DEFAULT_CONFIG, run_config_files
 from engines.pipeline.terminal import install_terminal_filter
 
@@ -45,6 +46,12 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/shards.smk"
 include: "workflow/rules/warehouse.smk"
 include: "workflow/rules/reports.smk"
+
+
+# When a job fails, its one-line cause and fix (the `error:` line of its log) at the end of the
+# terminal, where Snakemake says only that a script returned status 1.
+onerror:
+    report_failures(log)
 
 
 rule all:

@@ -7,9 +7,12 @@ through the engines and the pipeline modules.  A CardlabError ends the job with
 
 from __future__ import annotations
 
+import errno
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from ..core.errors import CardlabError
 
@@ -36,6 +39,7 @@ def shard_from_snakemake(smk) -> None:
     without_pandas()
     outputs = {name: str(path) for name, path in smk.output.items()}
     log = str(smk.log[0]) if len(smk.log) else None
+    check_inputs([str(p) for p in smk.input])
     run_shard(
         smk.params.game,
         dict(smk.params.spec),
@@ -44,6 +48,34 @@ def shard_from_snakemake(smk) -> None:
         inputs=[str(p) for p in smk.input],
         log=log,
     )
+
+
+def check_inputs(paths: list[str]) -> None:
+    """Every shard file a job reads, checked byte for byte before it is used.  A damaged one is
+    moved aside (results/damaged/, nothing deleted), so that the next plain run computes it again
+    (a kept campaign shard: the very bytes git holds), and the job fails saying so."""
+    from ..core.layout import parse_shard_path
+    from ..core.store import open_shard, verified_table
+    from .repair import is_tracked, quarantine
+
+    for path in paths:
+        try:
+            verified_table(path, open_shard(path)[0])
+        except CardlabError as exc:
+            # the reason only: the store's own advice (delete it) is what this job does instead
+            reason = str(exc).splitlines()[0].split("; delete it")[0].split(". Delete it")[0]
+            parsed = parse_shard_path(path)
+            if parsed is None:
+                raise
+            tracked = is_tracked(path)
+            moved = quarantine(Path(path), Path(parsed[0]))
+            fix = (
+                f"restore it now with `git checkout -- {path}` (a kept campaign file), or rerun" if tracked else "rerun"
+            )
+            raise CardlabError(
+                f"an input of this job is damaged: {reason}; moved aside to {moved}; "
+                f"{fix} `snakemake --cores all`, which computes it again, then this job"
+            ) from None
 
 
 def batch_from_snakemake(smk) -> None:
@@ -152,14 +184,29 @@ def catalog_inputs(smk) -> None:
 
 
 def run(smk) -> None:
+    """Run the job's step; any failure ends it with one ``error:`` line (the cause and its fix) on
+    stderr and in the log, which the run's failure report shows (engines/pipeline/failures.py)."""
     try:
         if smk.params.step != "warehouse":
             catalog_inputs(smk)
         _steps()[smk.params.step](smk)
     except CardlabError as exc:
-        message = f"error: {exc}"
-        print(message, file=sys.stderr)
-        if len(smk.log) and not isinstance(exc, BatchError):  # a batch wrote its shard's log
+        fail(smk, str(exc), log_it=not isinstance(exc, BatchError))  # a batch wrote its shard's log
+    except OSError as exc:  # a full disk, a vanished directory: the system's words and the path
+        where = f"{exc.filename}: " if exc.filename else ""
+        fix = "free some space and rerun" if exc.errno == errno.ENOSPC else "rerun"
+        fail(smk, f"{smk.params.step} step: {where}{exc.strerror or exc}; {fix} `snakemake --cores all`")
+    except Exception as exc:  # a bug: the traceback goes to the log, the one line to the terminal
+        if len(smk.log):
             with open(smk.log[0], "a") as log:
-                print(message, file=log)
-        sys.exit(1)
+                traceback.print_exc(file=log)
+        fail(smk, f"{smk.params.step} step: internal error ({type(exc).__name__}: {exc}); the traceback is in the log")
+
+
+def fail(smk, cause: str, log_it: bool = True) -> NoReturn:
+    message = f"error: {' '.join(cause.split())}"  # one line, whatever the cause's text held
+    print(message, file=sys.stderr)
+    if log_it and len(smk.log):
+        with open(smk.log[0], "a") as log:
+            print(message, file=log)
+    sys.exit(1)
