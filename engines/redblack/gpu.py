@@ -41,9 +41,14 @@ def _binomials() -> np.ndarray:
     return np.array([[math.comb(i, r) for r in range(n + 1)] for i in range(n + 1)], dtype=np.int64)
 
 
+def has_numba_cuda() -> bool:
+    """numba-cuda is installed (numba's own numba.cuda, deprecated, is not used)."""
+    return importlib.util.find_spec("numba_cuda") is not None
+
+
 def cuda_module():
     """numba.cuda from numba-cuda, with a device (or the simulator); else a one-line CardlabError."""
-    if importlib.util.find_spec("numba_cuda") is None:
+    if not has_numba_cuda():
         raise CardlabError(f"the gpu backend needs numba-cuda, which is not installed: {INSTALL_HINT}")
     from numba import config, cuda
 
