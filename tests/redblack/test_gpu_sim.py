@@ -134,7 +134,9 @@ def test_without_a_cuda_device_the_gpu_backend_says_so():
                 print(e)
         """
     )
-    proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     if proc.stdout.strip() == "has a device":
         pytest.skip("this machine has a CUDA device")
