@@ -5,7 +5,9 @@ thread plays deals one after another, one round per step of a single loop, and t
 the next deal as soon as its deal leaves (game over, stopped by the owner rule, or out
 of the round budget): there is no inner loop per deal, so a thread whose game ends
 never waits for the longest game of its warp.  Deals come from a grid-wide counter in
-grabs of GRAB consecutive ranks (one unrank per grab, then Gosper's hack).
+grabs of `grab` consecutive ranks (one unrank per grab, then Gosper's hack: an unrank
+is some 80 dependent steps that stall the thread's warp, so grabs are large where the
+launch has deals enough, `grab_size`).
 
 Each step computes exactly the scalar formulas of `exhaustive._fast_round` and
 `owner._owner_stops` (shift counts masked to 0..63, so a deal that has just ended,
@@ -27,7 +29,8 @@ from numba import config, cuda, int32
 from .lanes import FAST_ROUNDS
 
 HIST = FAST_ROUNDS + 1  # finished games have 1..FAST_ROUNDS rounds
-GRAB = 64  # consecutive deals a thread takes from the grid's counter at once
+GRAB_MAX = 1024  # at most this many consecutive deals a thread takes from the grid's counter at once
+GRABS_PER_THREAD = 8  # a launch's deals make at least this many grabs per thread, where they can
 ACC = 4  # per-thread results: finished games, rounds, longest game, its deal bits
 ONE = np.int64(1)
 ALL = np.int64(-1)
@@ -106,12 +109,17 @@ def _next_subset(x):
     return v | (((v ^ x) >> 2) >> (_tz(x) & 63))
 
 
+def grab_size(count: int, threads: int) -> int:
+    """Deals per grab for a launch of `count` deals on `threads` threads."""
+    return max(1, min(GRAB_MAX, count // (threads * GRABS_PER_THREAD)))
+
+
 def _make_kernel(owner: bool):
     """The search kernel for one method (the owner test compiled in or out)."""
 
     @cuda.jit
-    def search(k, r0, count, binom, counter, hist, acc, handed, n_handed):
-        """Deals of ranks r0..r0+count-1; counter[0] is the next deal index to take (starts at 0).
+    def search(k, r0, count, grab, binom, counter, hist, acc, handed, n_handed):
+        """Deals of ranks r0..r0+count-1, `grab` at a time; counter[0] is the next deal index to take (starts at 0).
 
         hist: finished games by rounds; acc: (threads, ACC) per-thread results; handed:
         deal bits of the deals that used the round budget, n_handed[0] of them (those
@@ -127,9 +135,9 @@ def _make_kernel(owner: bool):
         rounds = np.int64(0)
         longest = np.int64(0)
         longest_s = np.int64(-1)
-        first = cuda.atomic.add(counter, 0, GRAB)
+        first = cuda.atomic.add(counter, 0, grab)
         active = first < count
-        left = min(np.int64(GRAB), count - first) - 1
+        left = min(grab, count - first) - 1
         x = np.int64(0)
         if active:
             x = _unrank(r0 + first, k, binom)
@@ -163,9 +171,9 @@ def _make_kernel(owner: bool):
                     x = _next_subset(x)
                     left -= 1
                 else:
-                    first = cuda.atomic.add(counter, 0, GRAB)
+                    first = cuda.atomic.add(counter, 0, grab)
                     if first < count:
-                        left = min(np.int64(GRAB), count - first) - 1
+                        left = min(grab, count - first) - 1
                         x = _unrank(r0 + first, k, binom)
                     else:
                         active = False
