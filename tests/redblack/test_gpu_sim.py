@@ -2,7 +2,10 @@
 
 The simulator runs in a subprocess (NUMBA_ENABLE_CUDASIM must be set before numba.cuda is
 imported, and must never reach the other tests of this pytest worker), on tiny grids; its
-results are compared here with `exhaustive.search_range`.
+results are compared here with `exhaustive.search_range`.  Where a CUDA device is present the
+same comparison runs on it too, on larger searches (k <= 12 and 15 complete, windows of
+k = 23 and 26); elsewhere those tests skip and the backend's no-device error is checked.
+Without numba-cuda (it comes with the test extra) the simulator and device tests skip.
 """
 
 from __future__ import annotations
@@ -117,27 +120,76 @@ def test_the_gpu_backend_checks_its_arguments_as_the_cpu_search_does():
         assert str(gpu_error.value) == str(cpu.value)
 
 
-@needs_numba_cuda
-def test_without_a_cuda_device_the_gpu_backend_says_so():
+# on a real GPU (where there is one): complete sizes, windows of low and middle ranks of k = 23 and 26
+DEVICE_CASES = [(f"k{k}-{m}", k, 0, canonical_deals(k), m) for k in range(1, 13) for m in ("brute", "owner")]
+DEVICE_CASES += [("k15-owner", 15, 0, canonical_deals(15), "owner"), ("k15-brute", 15, 0, 10_000_000, "brute")]
+DEVICE_CASES += [
+    (f"k{k}-{r0}-{m}", k, r0, r0 + n, m)
+    for k, r0, n in ((23, 0, 2_000_000), (23, 10**12, 2_000_000), (26, 37 * 10**12, 1_000_000))
+    for m in ("brute", "owner")
+]
+
+DEVICE_SCRIPT = textwrap.dedent(
+    """
+    import pickle, sys
+    from numba import cuda
+    from engines.core.errors import CardlabError
+    import engines.redblack.gpu as gpu
+
+    cases, small, out = pickle.loads(sys.stdin.buffer.read())
+    if not cuda.is_available():
+        try:
+            gpu.search_range_gpu(5, 0, 10)
+        except CardlabError as e:
+            print(e)
+        sys.exit(0)
+    results = {}
+    for label, k, start, stop, method in cases:
+        results[label] = gpu.search_range_gpu(k, start, stop, method=method)
+    gpu.BATCH, gpu.HANDED = 100, 2
+    for label, k, start, stop, method in small:
+        results[label] = gpu.search_range_gpu(k, start, stop, method=method)
+    with open(out, "wb") as f:
+        pickle.dump(results, f)
+    print("has a device")
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def on_device(tmp_path_factory) -> tuple[str, dict]:
+    """(what the backend said, results): without a CUDA device its one-line error, else "has a device" and
+    label -> SearchResult for DEVICE_CASES and SMALL_BATCHES."""
+    if not HAS_NUMBA_CUDA:
+        pytest.skip("numba-cuda is not installed (pip install -e .[gpu] or .[test])")
+    out = tmp_path_factory.mktemp("gpu_device") / "results.pickle"
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    script = textwrap.dedent(
-        """
-        from numba import cuda
-        from engines.core.errors import CardlabError
-        from engines.redblack.gpu import search_range_gpu
-        if cuda.is_available():
-            print("has a device")
-        else:
-            try:
-                search_range_gpu(5, 0, 10)
-            except CardlabError as e:
-                print(e)
-        """
-    )
     proc = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", DEVICE_SCRIPT],
+        input=pickle.dumps((DEVICE_CASES, SMALL_BATCHES, str(out))),
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=1800,
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    if proc.stdout.strip() == "has a device":
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    said = proc.stdout.decode().strip()
+    if said != "has a device":
+        return said, {}
+    with open(out, "rb") as f:
+        return said, pickle.load(f)
+
+
+def test_without_a_cuda_device_the_gpu_backend_says_so(on_device):
+    said, _ = on_device
+    if said == "has a device":
         pytest.skip("this machine has a CUDA device")
-    assert "found no CUDA device" in proc.stdout and len(proc.stdout.strip().splitlines()) == 1
+    assert "found no CUDA device" in said and len(said.splitlines()) == 1
+
+
+@pytest.mark.parametrize("label, k, start, stop, method", DEVICE_CASES + SMALL_BATCHES, ids=lambda v: str(v))
+def test_on_a_cuda_device_the_gpu_backend_equals_the_cpu_search(on_device, label, k, start, stop, method):
+    said, results = on_device
+    if said != "has a device":
+        pytest.skip("no CUDA device here")
+    assert_same(results[label], search_range(k, start, stop, method=method))
