@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # (rank 999707, period 34) that the owner rule keeps too
 CASES = [(f"k{k}-{m}", k, 0, canonical_deals(k), m) for k in range(1, 9) for m in ("brute", "owner")]
 CASES += [(f"k15-window-{m}", 15, 999_600, 999_800, m) for m in ("brute", "owner")]
+CASES += [("k5-no-deals", 5, 7, 7, "owner")]
 # launches of 100 deals with room for 2 handed-back deals: the first has 4 (ranks 26, 41, 52, 54), so it is redone
 SMALL_BATCHES = [("k6-small-batches-owner", 6, 5, 300, "owner")]
 
