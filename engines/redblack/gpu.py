@@ -5,7 +5,7 @@
 launch each (:mod:`.gpu_kernel`: every thread plays deals one after another, taking
 the next from a grid-wide counter as soon as one leaves).  A launch returns the
 histogram of finished games' lengths, per-thread counts, rounds and longest game, and
-the deals that used the fast path's round budget (`lanes.FAST_ROUNDS`); each of those
+the deals that used the kernel's round budget (`gpu_kernel.BUDGET`); each of those
 is replayed alone by the CPU search (`search_range` on its one rank), which is how the
 CPU settles such a deal too, so every count, the histogram, the longest game (ties:
 the lowest rank) and the infinite deals with their cycles are the CPU's.
@@ -29,7 +29,7 @@ from .rules import K_MAX, canonical_deals, deal_strings, rank_deal, to_bits
 
 BATCH = 1 << 30  # deals per kernel launch (progress is reported between launches)
 THREADS = 256  # threads per block
-BLOCKS_PER_SM = 5  # ptxas 12.9 for sm_90: 48 registers a thread, 16 KiB shared a block: 5 blocks of 256 fit an SM
+BLOCKS_PER_SM = 4  # ptxas 12.9 for sm_90: 51 registers a thread (56 allocated), so 4 blocks of 256 fit an SM
 SIM_GRID = (2, 4)  # blocks, threads under the simulator (its threads are Python threads)
 HANDED = 1 << 16  # room for deals handed back per launch; a launch with more is redone with room
 
@@ -79,7 +79,7 @@ def default_grid(cuda) -> tuple[int, int]:
     return sms * BLOCKS_PER_SM, THREADS
 
 
-def _launch(cuda, kernel, grid, k, r0, count, binom, handed_room):
+def _launch(cuda, owner, grid, k, r0, count, binom, handed_room):
     """One kernel launch on ranks [r0, r0 + count): (hist, per-thread acc, handed deal bits, their count)."""
     from . import gpu_kernel
 
@@ -91,8 +91,18 @@ def _launch(cuda, kernel, grid, k, r0, count, binom, handed_room):
     handed = cuda.to_device(np.zeros(handed_room, dtype=np.int64))
     n_handed = cuda.to_device(np.zeros(1, dtype=np.int64))
     try:
-        kernel[blocks, threads](
-            np.int64(k), np.int64(r0), np.int64(count), np.int64(grab), binom, counter, hist, acc, handed, n_handed
+        gpu_kernel.search[blocks, threads](
+            owner,
+            np.int64(k),
+            np.int64(r0),
+            np.int64(count),
+            np.int64(grab),
+            binom,
+            counter,
+            hist,
+            acc,
+            handed,
+            n_handed,
         )
     except _support_errors() as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
@@ -158,9 +168,6 @@ def search_range_gpu(
     if not 0 <= start <= stop <= total:
         raise CardlabError(f"rank range [{start}, {stop}) is not inside [0, {total}) for k={k}")
     cuda = cuda_module()
-    from .gpu_kernel import KERNELS
-
-    kernel = KERNELS[method]
     grid = tuple(grid) if grid else default_grid(cuda)
     binom = cuda.to_device(_binomials())
     totals = _Totals(k)
@@ -169,7 +176,7 @@ def search_range_gpu(
     while pos < stop:
         count = min(BATCH, stop - pos)
         while True:
-            hist, acc, handed, nh = _launch(cuda, kernel, grid, k, pos, count, binom, room)
+            hist, acc, handed, nh = _launch(cuda, method == "owner", grid, k, pos, count, binom, room)
             if nh <= room:
                 break
             room = 1 << nh.bit_length()  # a crowded batch: redo it with room for every handed deal

@@ -13,8 +13,15 @@ Each step computes exactly the scalar formulas of `exhaustive._fast_round` and
 `owner._owner_stops` (shift counts masked to 0..63, so a deal that has just ended,
 whose state is meaningless, computes defined garbage that a select throws away):
 the finished games, their rounds and lengths are the CPU's.  A deal still running
-after FAST_ROUNDS rounds (a very long game or a cycle) is handed back by its bits: the
-host replays it with the CPU search, so cycles never need bookkeeping here.
+after BUDGET rounds (a very long game or a cycle) is handed back by its bits: the host
+replays it with the CPU search, so cycles never need bookkeeping here.
+
+The budget need not be the CPU's (`lanes.FAST_ROUNDS`, which decides when the CPU replays a
+deal with the exact kernel): a game that ends within either budget has its length; a deal
+the owner rule stops at round r is stopped there by the exact kernel too (it checks the
+stop before a cycle, and a state seen again after round 1 would have stopped it earlier);
+and every other deal is the CPU's to play.  So the kernel depends on no other module, and
+numba-cuda's cache of it (``cache=True``, keyed by this file) is never stale.
 
 Per thread: finished games, rounds, the longest game and its deal (ties keep the
 smaller deal, as `exhaustive._record_finite`), written once at the end; per block: a
@@ -26,9 +33,8 @@ from __future__ import annotations
 import numpy as np
 from numba import config, cuda, int32
 
-from .lanes import FAST_ROUNDS
-
-HIST = FAST_ROUNDS + 1  # finished games have 1..FAST_ROUNDS rounds
+BUDGET = 1 << 12  # rounds a deal plays here; one still running is handed back to the CPU
+HIST = BUDGET + 1  # finished games have 1..BUDGET rounds
 GRAB_MAX = 1024  # at most this many consecutive deals a thread takes from the grid's counter at once
 GRABS_PER_THREAD = 8  # a launch's deals make at least this many grabs per thread, where they can
 ACC = 4  # per-thread results: finished games, rounds, longest game, its deal bits
@@ -114,85 +120,78 @@ def grab_size(count: int, threads: int) -> int:
     return max(1, min(GRAB_MAX, count // (threads * GRABS_PER_THREAD)))
 
 
-def _make_kernel(owner: bool):
-    """The search kernel for one method (the owner test compiled in or out)."""
+@cuda.jit(cache=True)
+def search(owner, k, r0, count, grab, binom, counter, hist, acc, handed, n_handed):
+    """Deals of ranks r0..r0+count-1 (owner rule or brute force), `grab` at a time; counter[0] is
+    the next deal index to take (starts at 0).
 
-    @cuda.jit
-    def search(k, r0, count, grab, binom, counter, hist, acc, handed, n_handed):
-        """Deals of ranks r0..r0+count-1, `grab` at a time; counter[0] is the next deal index to take (starts at 0).
-
-        hist: finished games by rounds; acc: (threads, ACC) per-thread results; handed:
-        deal bits of the deals that used the round budget, n_handed[0] of them (those
-        beyond handed's length are counted, not kept)."""
-        shist = cuda.shared.array(HIST, int32)
-        tid = cuda.threadIdx.x
-        for i in range(tid, HIST, cuda.blockDim.x):
-            shist[i] = 0
-        cuda.syncthreads()
-        n = 2 * k
-        mk = _mask(k)
-        finite = np.int64(0)
-        rounds = np.int64(0)
-        longest = np.int64(0)
-        longest_s = np.int64(-1)
-        first = cuda.atomic.add(counter, 0, grab)
-        active = first < count
-        left = min(grab, count - first) - 1
-        x = np.int64(0)
-        if active:
-            x = _unrank(r0 + first, k, binom)
-        s = x << 1
-        L = s & mk
-        O = s >> k
-        a = k
-        c = np.int64(0)
-        while active:
-            L, a, O, over = _round(L, a, O, n)
-            c += 1
-            if owner:
-                leaves = over | _stops(L, a, O, n, k, s)
+    hist: finished games by rounds; acc: (threads, ACC) per-thread results; handed:
+    deal bits of the deals that used the round budget, n_handed[0] of them (those
+    beyond handed's length are counted, not kept)."""
+    shist = cuda.shared.array(HIST, int32)
+    tid = cuda.threadIdx.x
+    for i in range(tid, HIST, cuda.blockDim.x):
+        shist[i] = 0
+    cuda.syncthreads()
+    n = 2 * k
+    mk = _mask(k)
+    finite = np.int64(0)
+    rounds = np.int64(0)
+    longest = np.int64(0)
+    longest_s = np.int64(-1)
+    first = cuda.atomic.add(counter, 0, grab)
+    active = first < count
+    left = min(grab, count - first) - 1
+    x = np.int64(0)
+    if active:
+        x = _unrank(r0 + first, k, binom)
+    s = x << 1
+    L = s & mk
+    O = s >> k
+    a = k
+    c = np.int64(0)
+    while active:
+        L, a, O, over = _round(L, a, O, n)
+        c += 1
+        if owner:
+            leaves = over | _stops(L, a, O, n, k, s)
+        else:
+            leaves = over
+        if leaves | (c >= BUDGET):
+            if over:
+                finite += 1
+                rounds += c
+                cuda.atomic.add(shist, c, 1)
+                if c > longest or (c == longest and s < longest_s):
+                    longest = c
+                    longest_s = s
+            elif leaves:  # stopped by the owner rule
+                rounds += c
+            else:  # out of budget: the host replays it (and counts its rounds)
+                slot = cuda.atomic.add(n_handed, 0, 1)
+                if slot < handed.shape[0]:
+                    handed[slot] = s
+            if left > 0:
+                x = _next_subset(x)
+                left -= 1
             else:
-                leaves = over
-            if leaves | (c >= FAST_ROUNDS):
-                if over:
-                    finite += 1
-                    rounds += c
-                    cuda.atomic.add(shist, c, 1)
-                    if c > longest or (c == longest and s < longest_s):
-                        longest = c
-                        longest_s = s
-                elif leaves:  # stopped by the owner rule
-                    rounds += c
-                else:  # out of budget: the host replays it (and counts its rounds)
-                    slot = cuda.atomic.add(n_handed, 0, 1)
-                    if slot < handed.shape[0]:
-                        handed[slot] = s
-                if left > 0:
-                    x = _next_subset(x)
-                    left -= 1
+                first = cuda.atomic.add(counter, 0, grab)
+                if first < count:
+                    left = min(grab, count - first) - 1
+                    x = _unrank(r0 + first, k, binom)
                 else:
-                    first = cuda.atomic.add(counter, 0, grab)
-                    if first < count:
-                        left = min(grab, count - first) - 1
-                        x = _unrank(r0 + first, k, binom)
-                    else:
-                        active = False
-                s = x << 1
-                L = s & mk
-                O = s >> k
-                a = k
-                c = np.int64(0)
-        g = cuda.grid(1)
-        acc[g, 0] = finite
-        acc[g, 1] = rounds
-        acc[g, 2] = longest
-        acc[g, 3] = longest_s
-        cuda.syncthreads()
-        for i in range(tid, HIST, cuda.blockDim.x):
-            if shist[i] != 0:
-                cuda.atomic.add(hist, i, np.int64(shist[i]))
-
-    return search
-
-
-KERNELS = {"brute": _make_kernel(False), "owner": _make_kernel(True)}
+                    active = False
+            s = x << 1
+            L = s & mk
+            O = s >> k
+            a = k
+            c = np.int64(0)
+    g = cuda.grid(1)
+    acc[g, 0] = finite
+    acc[g, 1] = rounds
+    acc[g, 2] = longest
+    acc[g, 3] = longest_s
+    cuda.syncthreads()
+    for i in range(tid, HIST, cuda.blockDim.x):
+        if shist[i] != 0:
+            cuda.atomic.add(hist, i, np.int64(shist[i]))

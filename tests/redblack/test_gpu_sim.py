@@ -40,11 +40,15 @@ CASES += [(f"k15-window-{m}", 15, 999_600, 999_800, m) for m in ("brute", "owner
 CASES += [("k5-no-deals", 5, 7, 7, "owner")]
 # launches of 100 deals with room for 2 handed-back deals: the first has 4 (ranks 26, 41, 52, 54), so it is redone
 SMALL_BATCHES = [("k6-small-batches-owner", 6, 5, 300, "owner")]
+# a round budget of 20 (not the CPU's): a fifth of k = 7's deals are handed back to the CPU,
+# some owner-rule stops fall on the budget's last round (the results do not depend on it)
+SMALL_BUDGET = [(f"k7-budget-20-{m}", 7, 0, canonical_deals(7), m) for m in ("brute", "owner")]
 
 SCRIPT = textwrap.dedent(
     """
     import pickle, sys
     import engines.redblack.gpu as gpu
+    import engines.redblack.gpu_kernel as gpu_kernel
 
     class Count:
         def __init__(self):
@@ -52,7 +56,7 @@ SCRIPT = textwrap.dedent(
         def update(self, n):
             self.done += n
 
-    cases, small, out = pickle.loads(sys.stdin.buffer.read())
+    cases, small, budget, out = pickle.loads(sys.stdin.buffer.read())
     results = {}
     def run(label, k, start, stop, method):
         progress = Count()
@@ -62,6 +66,9 @@ SCRIPT = textwrap.dedent(
         run(*case)
     gpu.BATCH, gpu.HANDED = 100, 2
     for case in small:
+        run(*case)
+    gpu_kernel.BUDGET = 20
+    for case in budget:
         run(*case)
     with open(out, "wb") as f:
         pickle.dump(results, f)
@@ -76,7 +83,7 @@ def simulated(tmp_path_factory) -> dict:
     env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
     proc = subprocess.run(
         [sys.executable, "-c", SCRIPT],
-        input=pickle.dumps((CASES, SMALL_BATCHES, str(out))),
+        input=pickle.dumps((CASES, SMALL_BATCHES, SMALL_BUDGET, str(out))),
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -95,7 +102,7 @@ def assert_same(got, want) -> None:
 
 
 @needs_numba_cuda
-@pytest.mark.parametrize("label, k, start, stop, method", CASES + SMALL_BATCHES, ids=lambda v: str(v))
+@pytest.mark.parametrize("label, k, start, stop, method", CASES + SMALL_BATCHES + SMALL_BUDGET, ids=lambda v: str(v))
 def test_the_gpu_backend_on_the_simulator_equals_the_cpu_search(simulated, label, k, start, stop, method):
     res, reported = simulated[label]
     assert_same(res, search_range(k, start, stop, method=method))
