@@ -5,10 +5,12 @@
 launch each (:mod:`.gpu_kernel`: every thread plays deals one after another, taking
 the next from a grid-wide counter as soon as one leaves).  A launch returns the
 histogram of finished games' lengths, per-thread counts, rounds and longest game, and
-the deals that used the kernel's round budget (`gpu_kernel.BUDGET`); each of those
-is replayed alone by the CPU search (`search_range` on its one rank), which is how the
-CPU settles such a deal too, so every count, the histogram, the longest game (ties:
-the lowest rank) and the infinite deals with their cycles are the CPU's.
+the deals that used the kernel's round budget (`gpu_kernel.BUDGET`: very long games and
+cycles); each of those is replayed alone by the CPU search (`search_range` on its one
+rank).  So every count, the rounds, the histogram, the longest game (ties: the lowest
+rank) and the infinite deals with their cycles are the CPU's.  numba-cuda compiles the
+kernel on its first launch in a process (a few seconds) and caches it on disk beside
+numba's other caches.
 
 numba.cuda is imported only here, when the backend runs: without numba-cuda
 (``pip install -e .[gpu]``) or without a CUDA device the backend raises a one-line
