@@ -26,7 +26,8 @@ import math
 import numpy as np
 
 from ..core.errors import CardlabError
-from .exhaustive import SEARCH_METHODS, SearchResult, search_range
+from .exhaustive import SEARCH_METHODS, search_range
+from .results import SearchResult
 from .rules import K_MAX, canonical_deals, deal_strings, rank_deal, to_bits
 
 BATCH = 1 << 30  # deals per kernel launch (progress is reported between launches)

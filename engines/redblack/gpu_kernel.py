@@ -1,4 +1,4 @@
-"""CUDA kernel of the exhaustive search (numba-cuda): the fast path of :mod:`.exhaustive` on a GPU.
+"""CUDA kernel of the exhaustive search (numba-cuda): the fast path of :mod:`.chunks` on a GPU.
 
 Imported only by :mod:`.gpu` when the gpu backend runs (it imports numba.cuda).  Every
 thread plays deals one after another, one round per step of a single loop, and takes
@@ -9,7 +9,7 @@ grabs of `grab` consecutive ranks (one unrank per grab, then Gosper's hack: an u
 is some 80 dependent steps that stall the thread's warp, so grabs are large where the
 launch has deals enough, `grab_size`).
 
-Each step computes exactly the scalar formulas of `exhaustive._fast_round` and
+Each step computes exactly the scalar formulas of `chunks._fast_round` and
 `owner._owner_stops` (shift counts masked to 0..63, so a deal that has just ended,
 whose state is meaningless, computes defined garbage that a select throws away):
 the finished games, their rounds and lengths are the CPU's.  A deal still running
@@ -24,7 +24,7 @@ and every other deal is the CPU's to play.  So the kernel depends on no other mo
 numba-cuda's cache of it (``cache=True``, keyed by this file) is never stale.
 
 Per thread: finished games, rounds, the longest game and its deal (ties keep the
-smaller deal, as `exhaustive._record_finite`), written once at the end; per block: a
+smaller deal, as `settle._record_finite`), written once at the end; per block: a
 histogram of lengths in shared memory, added to the grid's at the end.
 """
 
@@ -62,7 +62,7 @@ def _mask(n):
 
 @cuda.jit(device=True)
 def _round(L, a, O, n):
-    """`exhaustive._fast_round`: one round with the colours renamed so the round colour is red."""
+    """`chunks._fast_round`: one round with the colours renamed so the round colour is red."""
     cm = -(L & 1)
     L = L ^ cm
     O = O ^ cm
@@ -96,7 +96,7 @@ def _stops(W, a, X, n, k, d):
 
 @cuda.jit(device=True)
 def _unrank(rank, k, binom):
-    """`exhaustive._unrank`: the rank-th k-subset in colex order, as bits."""
+    """`ranks._unrank`: the rank-th k-subset in colex order, as bits."""
     x = np.int64(0)
     for i in range(k, 0, -1):
         c = i - 1
@@ -109,7 +109,7 @@ def _unrank(rank, k, binom):
 
 @cuda.jit(device=True)
 def _next_subset(x):
-    """Gosper's hack (`exhaustive._next_subset`): the next subset in colex order."""
+    """Gosper's hack (`ranks._next_subset`): the next subset in colex order."""
     u = x & -x
     v = x + u
     return v | (((v ^ x) >> 2) >> (_tz(x) & 63))
