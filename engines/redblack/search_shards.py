@@ -19,6 +19,7 @@ from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
 from .exhaustive import SearchResult, search_range
+from .gpu import search_range_gpu
 from .rules import K_MAX, canonical_deals
 from .sample import owner_sample_range, sample_range
 from .tables import SEARCH_TABLES
@@ -161,10 +162,11 @@ class SearchKind(ShardKind):
 class ExhaustiveSearch(SearchKind):
     """Every canonical balanced deal of a size k, by rank: shard i covers ranks [i * n, (i + 1) * n).
 
-    Backends: ``scalar``, the numba batch search of :func:`engines.redblack.exhaustive.search_range`."""
+    Backends: ``scalar``, the numba batch search of :func:`engines.redblack.exhaustive.search_range`;
+    ``gpu``, the same search on an NVIDIA GPU (:func:`engines.redblack.gpu.search_range_gpu`, numba-cuda)."""
 
     name = "exhaustive"
-    backends = {DEFAULT_BACKEND: search_range}
+    backends = {DEFAULT_BACKEND: search_range, "gpu": search_range_gpu}
     cost_follows_shard = True  # a low rank's deal plays many more rounds before it stops
 
     def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:

@@ -34,8 +34,9 @@ def test_the_default_backend_is_scalar_and_naming_it_changes_no_spec():
 
 
 def test_an_unknown_backend_in_the_config_names_the_field_and_the_known_ones():
-    config = {"redblack": {"exhaustive": [BLOCKS[0], {**BLOCKS[1], "backend": "gpu"}]}}
-    with pytest.raises(CardlabError, match=r"redblack\.exhaustive\[1\]\.backend: unknown backend 'gpu'.*known: scalar"):
+    config = {"redblack": {"exhaustive": [BLOCKS[0], {**BLOCKS[1], "backend": "tpu"}]}}
+    known = r"redblack\.exhaustive\[1\]\.backend: unknown backend 'tpu'.*known: scalar, gpu"
+    with pytest.raises(CardlabError, match=known):
         validate_config(config)
 
 
