@@ -6,7 +6,7 @@ from snakemake.utils import min_version
 
 min_version("9.0")
 
-from snakemake.exceptions import WorkflowError
+import sys
 
 from engines.core.errors import CardlabError
 from engines.core.layout import WILDCARDS
@@ -23,7 +23,8 @@ install_terminal_filter(logger)
 try:
     check_config_files(run_config_files(workflow.overwrite_configfiles))
 except CardlabError as exc:
-    raise WorkflowError(str(exc)) from None
+    print(f"error: {exc}", file=sys.stderr)
+    sys.exit(1)
 
 
 # `--configfile my.yaml` runs what my.yaml says, and only that: config.yaml is read only when

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +57,14 @@ def describe(error) -> str:
         allowed = ", ".join(map(repr, error.validator_value))
         return f"{where}: {error.instance!r} is not allowed; allowed values: {allowed}"
     if v == "additionalProperties":
-        known = ", ".join(sorted(error.schema.get("properties", {})))
-        return f"{where}: {error.message}; allowed keys: {known}"
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = [k for k in error.instance if k not in allowed] if isinstance(error.instance, dict) else []
+        hints = [f"{k!r}: did you mean {m[0]!r}?" for k in extra if (m := get_close_matches(str(k), allowed, n=1))]
+        return (
+            f"{where}: {error.message}; "
+            + ("; ".join(hints) + "; " if hints else "")
+            + f"allowed keys: {', '.join(allowed)}"
+        )
     if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         return f"{where}: {error.message}"
     if v == "type":
@@ -136,7 +143,11 @@ def check_config(config: Any, source: str = "config") -> dict:
     from jsonschema import Draft202012Validator  # 25 ms: only when a config is checked
 
     validator = Draft202012Validator(full_schema())
-    problems = sorted({describe(e) for e in validator.iter_errors(config)})
+    errors = list(validator.iter_errors(config))
+    # a misspelt key also fails the section's "one of these keys is required": say the first only
+    misspelt = {tuple(e.absolute_path) for e in errors if e.validator == "additionalProperties"}
+    errors = [e for e in errors if not (e.validator in ("oneOf", "anyOf") and tuple(e.absolute_path) in misspelt)]
+    problems = sorted({describe(e) for e in errors})
     # later checks assume a schema-valid config
     for check in (check_names, check_shards):
         if not problems:
@@ -185,7 +196,10 @@ def read_yaml(path: str | Path) -> Any:
     YAML syntax and duplicate keys (each naming the file and line)."""
     path = Path(path)
     if not path.is_file():
-        raise CardlabError(f"{path}: config file not found")
+        where = "" if path.is_absolute() else f" (looked in {Path.cwd()})"
+        raise CardlabError(
+            f"{path}: config file not found{where}; run in the project directory or name one with --config"
+        )
     try:
         raw = path.read_bytes()
     except OSError as exc:

@@ -2,23 +2,24 @@
 # built once, and the paths, params and threads each shard rule reads from it.
 import sys
 
-from snakemake.exceptions import WorkflowError
-
 from engines.core.errors import CardlabError
 from engines.core.layout import WAREHOUSE, check_record_files, log_pattern, manifest_of, shard_pattern
 from engines.core.provenance import files_version
-from engines.pipeline.plan import Plan, shard_priority
+from engines.pipeline.plan import Plan, run_config_files, shard_priority
 from engines.pipeline.resume import asks_for_a_run, prepare_run
 from engines.registry import GAMES, engine
 
+# A config that cannot be planned stops the run in its own words, one line a problem, naming
+# the file(s) (Snakemake's WorkflowError would add its own location lines around them).
 try:
-    PLAN = Plan.build(config, "config")
+    PLAN = Plan.build(config, " + ".join(run_config_files(workflow.overwrite_configfiles)))
     CFG = PLAN.config
     # game -> the jobs that compute several small shards each (engines/pipeline/batches.py);
     # every other shard is a job of its own under its stage's rule
     BATCHES = {g: PLAN.batches.get(g, []) for g in GAMES}
 except CardlabError as exc:
-    raise WorkflowError(str(exc)) from None
+    print(f"error: {exc}", file=sys.stderr)
+    sys.exit(1)
 
 # The catalog users query is WAREHOUSE; the warehouse rule declares its manifest as output,
 # so a rebuild (or a failed one) never deletes the catalog (engines/pipeline/warehouse.py).
