@@ -99,8 +99,8 @@ class ShardKind(ABC):
         return None
 
     def batch_group(self, spec: Mapping[str, Any]) -> str:
-        """Shards share a job only with shards of the same stage and group (by default the
-        group is the stage's own: any small shards of one rule)."""
+        """Shards share a job only with shards of the same stage and group; "" (the default): the
+        shard's experiment, so that an edit of one experiment leaves every other's jobs as they were."""
         return ""
 
     batch_whole: ClassVar[bool] = False

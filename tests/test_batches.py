@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from wfhelp import ROOT, WAREHOUSE_RULE, digests, planned_jobs, snakemake, workdir
+from wfhelp import ROOT, WAREHOUSE_RULE, cardlab, digests, planned_jobs, snakemake, workdir
 
 from engines.core.errors import CardlabError
 from engines.core.layout import shard_path
@@ -33,13 +33,17 @@ def test_default_batches_cover_each_small_shard_once_within_the_limit(game):
     assert set(seen) <= {_name(s) for s in plan}
     for b in batches:
         assert len(b.specs) >= 2 and b.game == game
-        assert b.rule == f"{game}_{b.stage}_batch{b.index}"
+        assert b.rule.startswith(f"{game}_{b.stage}_") and b.rule.endswith(f"_batch{b.index}")
+        assert {eng.batch_group(s)[1] or s["experiment"] for s in b.specs} == {b.group}  # one group a batch
         assert {eng.stage_of(s) for s in b.specs} == {b.stage}
         assert b.cpu_s <= BATCH_CPU_S or eng.batch_group(b.specs[0])[2]
         for s in b.specs:
             cost = eng.batch_cpu_s(s)
             assert cost is not None and cost <= SMALL_SHARD_CPU_S
-    assert [b.index for b in batches] == list(range(1, len(batches) + 1))
+    assert len({b.rule for b in batches}) == len(batches)
+    for group in {b.group for b in batches}:
+        indices = sorted(b.index for b in batches if b.group == group)
+        assert indices == list(range(1, len(indices) + 1))
     # the same config makes the same jobs (Snakemake's params trigger compares them run to run)
     assert plan_batches(eng, eng.plan(DEFAULT[game]), BATCH_CPU_S) == batches
 
@@ -78,8 +82,9 @@ def test_the_default_run_has_few_jobs(monkeypatch):
         jobs += len(batches) + sum(1 for s in plan if not _kept(game, s, tracked)) - in_batches
         shards += sum(1 for s in plan if not _kept(game, s, tracked))
         assert in_batches > len(batches)
-    # a cold run's 250 shards in about 10 jobs (README: 117 jobs before small shards shared them)
-    assert shards > 150 and jobs < 20
+    # a cold run's hundreds of shards in about 20 jobs, one batch per experiment at least (117 jobs
+    # when no small shards shared one)
+    assert shards > 150 and jobs <= 22
 
 
 def test_cost_windows_share_one_job_whole_or_not_at_all():
@@ -128,8 +133,11 @@ def test_batched_and_unbatched_runs_write_the_same_files(tmp_path: Path):
         out = snakemake(wd, WAREHOUSE_RULE, "--cores", "2")
         jobs = planned_jobs(out.stdout + out.stderr)
         if limit:
-            assert jobs["narcotic_shard_batch1"] == 1 and jobs["blackjack_shard_batch1"] == 1, jobs
-            assert "narcotic_shard" not in jobs and "blackjack_shard" not in jobs, jobs
+            batched = {j: n for j, n in jobs.items() if j.endswith("_batch1")}
+            assert sorted(j.split("_shard_")[0] for j in batched) == ["blackjack", "narcotic"], jobs
+            assert set(batched.values()) == {1}
+            # the exact tables are an experiment of one shard: a job of its own
+            assert "narcotic_shard" not in jobs and jobs["blackjack_shard"] == 1, jobs
         else:
             assert jobs["narcotic_shard"] == 3 and jobs["blackjack_shard"] == 3, jobs
             assert not [j for j in jobs if "_batch" in j], jobs
@@ -167,3 +175,38 @@ def test_a_failing_shard_of_a_batch_names_itself_in_its_own_log(tmp_path: Path, 
     failed = tmp_path / "results/logs/narcotic/seed/deal.top-right.keep/shard=0001.log"
     assert "error: the disk is full" in failed.read_text()
     assert not (tmp_path / Smk.log[0]).exists()  # the batch's first log is not blamed
+
+
+EDITED = """
+narcotic:
+  experiments:
+    - {name: seed, rules: seed, games: 3000, shards: 2, seed: 11}
+blackjack:
+  exact: {decks: [1], soft17: [stand], peek: ["no"]}
+  experiments:
+    - {name: a, shoe: fresh, decks: 2, soft17: stand, hands_per_upcard: 2000, shards: 2, seed: 4}
+    - {name: b, shoe: fresh, decks: 1, soft17: stand, hands_per_upcard: 2000, shards: 2, seed: 5}
+"""
+
+
+def test_an_experiment_edited_and_the_edit_undone_reruns_no_shard(tmp_path: Path):
+    """Editing one experiment reruns only its shards, and undoing the edit reruns none: each batch holds one
+    experiment's shards, so no other batch's params change; the edited run's files are then unplanned,
+    which verify lists without failing (the warehouse never loads them)."""
+    wd = workdir(tmp_path / "wd", EDITED)
+    snakemake(wd, "--cores", "2")
+    edited = EDITED.replace("decks: 1, soft17: stand", "decks: 1, soft17: hit")
+    (wd / "config.yaml").write_text(edited)
+    dry = snakemake(wd, "-n", "--cores", "2")
+    jobs = planned_jobs(dry.stdout + dry.stderr)
+    # b's shards, and the exact table of b's new variant (a job of its own); nothing of a or narcotic
+    assert {j.split("_batch")[0][:17] for j in jobs if "_shard" in j} == {"blackjack_shard", "blackjack_shard_b"}, jobs
+    snakemake(wd, "--cores", "2")
+    (wd / "config.yaml").write_text(EDITED)
+    undone = snakemake(wd, "--cores", "2")
+    # no simulation shard reruns; the exact tables are one shard for every variant the config names
+    # (b's variant joined and left it), computed in well under a second
+    assert [j for j in planned_jobs(undone.stdout + undone.stderr) if "_shard" in j] == ["blackjack_shard"]
+    res = cardlab(wd, "verify")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "unexpected:" in res.stdout and "unplanned file(s) left as they are" in res.stdout, res.stdout

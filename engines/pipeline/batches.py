@@ -11,11 +11,16 @@ shards of their stage and group into jobs of at most ``batch_cpu_s`` estimated C
 of its own).  Each shard of a batch is still seeded, computed, timed, logged and written on its
 own (engines/pipeline/jobs.py), so its files are the same bytes whichever way shards are
 grouped, and the batches follow from the config alone: every run of a config makes the same
-jobs.  A kept campaign's shards, and shards that read other shards, are never batched.
+jobs.  A batch holds shards of one group only, and is named by it: by default a group is an
+experiment (a kind may declare a wider one, e.g. RedBlack's small exhaustive sizes), so
+editing one experiment, and undoing the edit, changes no other experiment's batches and
+Snakemake reruns none of their shards.  A kept campaign's shards, and shards that read other shards, are never batched.
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,14 +41,18 @@ class Batch:
 
     game: str
     stage: str
-    index: int  # the game's batches are numbered 1.. in plan order
+    group: str  # the experiment, or the wider group the shards' kind declares
+    index: int  # a group's batches are numbered 1.. in plan order
     specs: tuple[dict, ...]
     cpu_s: float  # the shards' estimates, summed
 
     @property
     def rule(self) -> str:
-        """The Snakemake rule of the job: ``<game>_<stage>_batch<index>``."""
-        return f"{self.game}_{self.stage}_batch{self.index}"
+        """The Snakemake rule of the job, ``<game>_<stage>_<group>_<hash>_batch<index>``: the group's
+        name made an identifier, and a short hash of it so that two names never meet."""
+        slug = re.sub(r"\W", "_", self.group)
+        tag = hashlib.sha256(self.group.encode()).hexdigest()[:6]
+        return f"{self.game}_{self.stage}_{slug}_{tag}_batch{self.index}"
 
 
 def batch_limit(config: Mapping[str, Any] | None) -> float:
@@ -67,7 +76,7 @@ def plan_batches(eng: Engine, plan: Sequence[Mapping[str, Any]], limit: float = 
     unbatchable: set[tuple[str, str]] = set()
     for spec in plan:
         stage, group, is_whole = eng.batch_group(spec)
-        key = (stage, group)
+        key = (stage, group or spec["experiment"])
         whole[key] = is_whole
         cpu_s = eng.batch_cpu_s(spec)
         # a shard reading others joins a batch only when it is whole and they come earlier in it
@@ -79,9 +88,10 @@ def plan_batches(eng: Engine, plan: Sequence[Mapping[str, Any]], limit: float = 
             continue
         groups.setdefault(key, []).append((dict(spec), float(cpu_s)))
     out: list[Batch] = []
-    for (stage, group), members in groups.items():
-        if whole[(stage, group)]:
-            fits = (stage, group) not in unbatchable and sum(c for _, c in members) <= limit
+    numbered: dict[tuple[str, str], int] = {}  # (stage, group) -> batches so far
+    for key, members in groups.items():
+        if whole[key]:
+            fits = key not in unbatchable and sum(c for _, c in members) <= limit
             packs = [members] if fits else []
         else:
             packs = _pack(members, limit)
@@ -89,7 +99,8 @@ def plan_batches(eng: Engine, plan: Sequence[Mapping[str, Any]], limit: float = 
             if len(pack) < 2:
                 continue  # one shard: its own job under the stage's rule
             specs = tuple(spec for spec, _ in pack)
-            out.append(Batch(eng.name, stage, len(out) + 1, specs, sum(c for _, c in pack)))
+            index = numbered[key] = numbered.get(key, 0) + 1
+            out.append(Batch(eng.name, key[0], key[1], index, specs, sum(c for _, c in pack)))
     return out
 
 

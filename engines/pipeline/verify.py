@@ -34,6 +34,7 @@ class Report:
     checked: int = 0
     problems: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
     kept: list[Path] = field(default_factory=list)  # unplanned, sound, of a pinned result version
+    unplanned: list[str] = field(default_factory=list)  # notes: files no plan owns (never loaded)
 
     def add(self, kind: str, message: str) -> None:
         self.problems.append((kind, message))
@@ -115,11 +116,13 @@ def check_unexpected(results: str, plan: dict, report: Report) -> None:
             f"{p}: temporary file of an interrupted write (never read as a result); "
             "delete it (`cardlab clean --remove`), or rerun the workflow, which removes it",
         )
+    # The warehouse loads planned files only, so a file no plan owns cannot change an answer (an
+    # experiment edited and the edit undone leaves the edited run's files): said, not a failure.
     for p in found.orphans:
-        report.add(
-            "unexpected",
-            f"{p}: not a planned shard of this config (removed experiment, changed "
-            "shard count, or a stray file); `cardlab clean` lists such files, `--remove` deletes them",
+        report.unplanned.append(
+            f"unexpected: {p}: not a planned shard of this config (removed or edited experiment, "
+            "changed shard count, or a stray file); never loaded, so no answer uses it; `cardlab clean` "
+            "lists such files, `--remove` deletes them"
         )
     report.kept = found.kept
 
@@ -218,10 +221,13 @@ def cmd_verify(args) -> int:
     report = verify(args.results, run_config_files(args.config or ()))
     for kind, message in report.problems:
         print(f"{kind}: {message}")
+    for line in report.unplanned:
+        print(line)
     if report.kept:
         print(kept_line(report.kept))
     if report.ok:
-        print(f"verify: {report.checked} planned file(s) present, sound and current; warehouse current")
+        extra = f"; {len(report.unplanned)} unplanned file(s) left as they are" if report.unplanned else ""
+        print(f"verify: {report.checked} planned file(s) present, sound and current; warehouse current{extra}")
         return 0
     summary = ", ".join(f"{n} {kind}" for kind, n in sorted(report.counts().items()))
     print(f"error: verify found {len(report.problems)} problem(s): {summary}", file=sys.stderr)

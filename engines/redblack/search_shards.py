@@ -218,6 +218,10 @@ class ExhaustiveSearch(SearchKind):
         per_deal = BRUTE_CPU_S_PER_DEAL if spec["method"] == "brute" else OWNER_CPU_S_PER_DEAL
         return int(spec["work"]) * per_deal
 
+    def batch_group(self, spec: Mapping[str, Any]) -> str:
+        """The small sizes of one method share jobs: each size is an experiment of one shard or a few."""
+        return f"exhaustive_{spec['method']}"
+
     def block_of(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> dict | None:
         """The config block that plans a shard (its size and method)."""
         for block in exhaustive_blocks(section):
