@@ -193,7 +193,7 @@ redblack:
   exhaustive:
     - k: [9]
       method: owner
-      ranks: [[0, 1000]]
+      campaign: true
       deals_per_shard: 1000
   basins: false
 """
@@ -201,7 +201,7 @@ CAMPAIGN_SHARDS = "results/redblack/*/exhaustive_k09/owner/*.parquet"
 
 
 def campaign_run(wd: Path, *extra: str, slurm_conf: Path | None = None) -> subprocess.CompletedProcess:
-    argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", "9", "--run", "3", "--update-config", *extra]
+    argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", "9", "--run", "3", *extra]
     extra_env = {"SLURM_CONF": str(slurm_conf)} if slurm_conf else {}
     return subprocess.run(argv, cwd=wd, env=env(extra_env), capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
 
@@ -217,7 +217,7 @@ def test_a_campaign_runs_its_next_shards_through_slurm(cluster, tmp_path):
     run = campaign_run(wd, f"--snakemake={options}", slurm_conf=cluster.conf)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert re.search(r"k = 9: 3 shards \(0\.\.2, 3,000 deals\)", run.stdout)
-    assert "config.yaml: the k = 9 block now plans every finished shard: ranks: [[0, 3000]]" in run.stdout
+    assert "keeps 3 shards (0..2) of 1,000 deals" in run.stdout  # the campaign's ledger
     # the shards ran as SLURM jobs, and they are the bytes of the local run's
     jobs = cluster.slurm("squeue", "--states=all", "-h", "-o", "%T").stdout.split()
     assert jobs.count("COMPLETED") >= 3, jobs
