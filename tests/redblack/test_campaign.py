@@ -187,7 +187,7 @@ def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
     section = {"exhaustive": blocks, "basins": False}
     specs = exhaustive(section)
     assert {s["k"] for s in specs} >= {16, 17, 18, 19, 20, 21, 26}
-    windowed = {k for b in blocks if "ranks" in b for k in b["k"]}
+    windowed = {k for b in blocks if "ranks" in b or b.get("campaign") for k in b["k"]}  # a campaign: its ledger's
     assert 26 in windowed and not windowed & {16, 17, 18, 19, 20, 21}
     wd = workdir(tmp_path / "wd", yaml_dump({"redblack": section}))
     shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
@@ -198,6 +198,8 @@ def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
             dst = wd / shard_path("redblack", table, spec)
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
+    # a campaign block plans the shards its ledger keeps: the ledgers are kept with the shards
+    shutil.copytree(ROOT / "results/ledger", wd / "results/ledger")
     dry = snakemake(wd, "-n", "--cores", "1").stdout
     assert not re.search(r"^redblack_shard(_batch\d+)?\s+\d+$", dry, re.M), dry
     snakemake(wd, "--cores", "1", "warehouse")
