@@ -52,13 +52,18 @@ class Frame:
 def eta_text(eta: float | None, est: Estimate | None = None) -> str:
     """The ETA, and what it leaves out: the games' own work unmeasured makes it unknown; a follow-up job
     of another unit (RedBlack's basin job, which runs last) is named beside it."""
-    jobs = f" + {listed(est.unmeasured_jobs)} (not yet measured)" if est and est.unmeasured_jobs else ""
+    jobs = f" + {listed(kinds(est.unmeasured_jobs))} (not yet measured)" if est and est.unmeasured_jobs else ""
     if eta is not None:
         return f"ETA about {fmt_eta(eta)}{jobs}"
     if est is None or not est.unmeasured:
         return "ETA not known yet"
     rest = f"; the rest about {fmt_eta(est.measured_part)}" if est.measured_part > 0 else ""
-    return f"ETA unknown (not yet measured: {listed(est.unmeasured + est.unmeasured_jobs)}{rest})"
+    return f"ETA unknown (not yet measured: {listed(kinds(est.unmeasured + est.unmeasured_jobs))}{rest})"
+
+
+def kinds(names: list[tuple[str, str]]) -> list[str]:
+    """(game, kind) pairs as the view names them: "redblack basin"."""
+    return [f"{game} {kind}" for game, kind in names]
 
 
 def shard_state(k: KindTally) -> str:

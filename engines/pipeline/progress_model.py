@@ -231,8 +231,8 @@ class Estimate:
     seconds: float | None  # wall seconds to the last shard, None when unknown
     measured_part: float  # the same over the groups measured so far
     job_seconds: float  # job-seconds left in the groups measured so far
-    unmeasured: list[str]  # kinds of the games' main units with work left and no rate: "game kind"
-    unmeasured_jobs: list[str]  # the same for jobs of other units (a basin job, an audit): "game kind"
+    unmeasured: list[tuple[str, str]]  # (game, kind) of the games' main units with work left and no rate
+    unmeasured_jobs: list[tuple[str, str]]  # the same for jobs of other units (a basin job, an audit)
     parallel: int
 
 
@@ -267,8 +267,8 @@ def estimate(
     (``rates``: each shard's, beside ``states``, computed once a frame; by default computed here)."""
     total = 0.0
     longest = 0.0
-    unmeasured: list[str] = []
-    unmeasured_jobs: list[str] = []
+    unmeasured: list[tuple[str, str]] = []
+    unmeasured_jobs: list[tuple[str, str]] = []
     rates = rates_of(states) if rates is None else rates
     left = [(s, rate) for s, rate in zip(states, rates, strict=True) if s.state != "done"]
     parallel = max(1, min(parallel, len(left) or 1))
@@ -277,7 +277,7 @@ def estimate(
     for s, rate in left:
         if rate is None:
             names = unmeasured if s.spec.main else unmeasured_jobs
-            name = f"{s.spec.game} {s.spec.kind}"
+            name = (s.spec.game, s.spec.kind)
             if name not in names:
                 names.append(name)
             continue
