@@ -50,7 +50,7 @@ blackjack:
 def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2) -> None:
     import yaml
 
-    from engines.pipeline.plan import validate_config
+    from engines.pipeline.plan import Plan
     from engines.pipeline.status import planned_shards
 
     work = Path(tempfile.mkdtemp(prefix="cardlab-live-rec-"))
@@ -60,7 +60,7 @@ def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2) -> 
             (shutil.copytree if src.is_dir() else shutil.copy2)(src, work / name)
         (work / "config.yaml").write_text(config_text)
         os.chdir(work)
-        plan, units = planned_shards(validate_config(yaml.safe_load(config_text), "config"))
+        plan, units = planned_shards(Plan.build(yaml.safe_load(config_text), "config"))
         snakemake = str(Path(sys.executable).with_name("snakemake"))
         env = {**os.environ, "PYTHONPATH": str(work)}
         t0 = time.time()

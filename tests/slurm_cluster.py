@@ -38,7 +38,6 @@ START_TIMEOUT_S = 60
 # inside a job, so the cluster's configuration must be found here.
 DEFAULT_CONF = Path("/etc/slurm/slurm.conf")
 STOP_TIMEOUT_S = 20
-ENVIRON_WAIT_S = 1.0  # how long a process inside execve may show no environment (see _environ)
 
 
 class Unavailable(RuntimeError):
@@ -220,7 +219,8 @@ class Cluster:
             cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=self.env, start_new_session=True
         )
         self._pids[name] = proc.pid
-        self.pids_file.write_text(json.dumps(self._pids))
+        self._started[name] = _start_time(proc.pid)  # a daemon is known by its PID and start time
+        self.pids_file.write_text(json.dumps({n: [pid, self._started[n]] for n, pid in self._pids.items()}))
 
     def _alive(self, name: str) -> bool:
         try:
@@ -295,6 +295,7 @@ class Cluster:
 
     def start(self) -> Cluster:
         self._pids: dict[str, int] = {}
+        self._started: dict[str, int | None] = {}
         self._write_config()
         try:
             self._link_default_config()
@@ -328,13 +329,13 @@ class Cluster:
 
     def stop(self) -> None:
         """Cancel this cluster's jobs, then end the recorded daemons in reverse start order:
-        SIGTERM, then SIGKILL after a grace period.  A PID whose environment no longer names
-        this cluster's configuration (reused by another process) is left alone."""
+        SIGTERM, then SIGKILL after a grace period.  A PID whose process started at another time
+        than the recorded one (reused by another process) is left alone."""
         pids = json.loads(self.pids_file.read_text()) if self.pids_file.exists() else {}
         if "slurmctld" in pids:
             self.slurm("scancel", "--user", str(os.geteuid()), check=False)
-        for name, pid in reversed(list(pids.items())):
-            if not _is_ours(pid, self.root):
+        for name, (pid, started) in reversed(list(pids.items())):
+            if not _is_ours(pid, started):
                 continue
             os.kill(pid, signal.SIGTERM)
             end = time.monotonic() + STOP_TIMEOUT_S
@@ -384,7 +385,7 @@ def _daemons_alive(root: Path) -> bool:
         pids = json.loads((root / "pids.json").read_text())
     except (FileNotFoundError, ValueError):
         return False
-    return any(_exists(pid) and _is_ours(pid, root) for pid in pids.values())
+    return any(_exists(pid) and _is_ours(pid, started) for pid, started in pids.values())
 
 
 def _orphaned(root: Path) -> bool:
@@ -396,24 +397,18 @@ def _orphaned(root: Path) -> bool:
         return False
 
 
-def _is_ours(pid: int, root: Path) -> bool:
-    """The process was started for the cluster in ``root`` (its SLURM_CONF names root), not a reused PID."""
-    return f"SLURM_CONF={root}/slurm.conf".encode() in _environ(pid)
+def _start_time(pid: int) -> int | None:
+    """When the process started (clock ticks since boot, /proc/PID/stat's 22nd field), None if it is gone.
+    Set at fork and kept across execve: a PID reused by another process has another start time."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+    except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+        return None
 
 
-def _environ(pid: int) -> list[bytes]:
-    # A process caught inside execve (its parent's Popen has already returned: the close-on-exec
-    # pipe closes before the new program's stack is built) shows an empty environ for a moment;
-    # reading it then would take a just-started daemon for someone else's and fail at random.
-    end = time.monotonic() + ENVIRON_WAIT_S
-    while True:
-        try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes()
-        except (FileNotFoundError, ProcessLookupError):
-            return []
-        if environ or not _exists(pid) or time.monotonic() > end:
-            return environ.split(b"\0")
-        time.sleep(0.001)
+def _is_ours(pid: int, started: int | None) -> bool:
+    """The process is the daemon recorded with this start time, not another one under a reused PID."""
+    return started is not None and _start_time(pid) == started
 
 
 def main(argv: list[str] | None = None) -> int:

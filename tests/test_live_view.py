@@ -17,10 +17,10 @@ import pytest
 from engines.core.fmt import count
 from engines.core.progress import Progress, read_line
 from engines.pipeline.jobs import START_TAG, timing_line
-from engines.pipeline.live import LogFile, PlannedShard, Shown, Snapshot, read_shard_log, smoothed, view
+from engines.pipeline.live import LogFile, PlannedShard, Shown, Snapshot, eta_text, read_shard_log, smoothed, view
+from engines.pipeline.progress_model import model
 
 FIXTURE = Path(__file__).parent / "data" / "live_campaign.json"
-RATE = re.compile(r"(\d[\d,.e-]*) ([a-z][a-z ]*)/s")
 
 
 def shard(
@@ -107,6 +107,9 @@ def test_a_group_is_measured_apart_from_the_others():
     frame = view(snap([s0, s1, c0], files=s0.files, logs=logs))
     # seed: 1,000 games at 1,000/s; classic: 900 left at 10/s, on the one job running: 90 s (+1 s)
     assert "ETA about 1 min 31 s" in frame.lines[0], frame.lines
+    est = model(snap([s0, s1, c0], files=s0.files, logs=logs)).estimate  # the same in numbers
+    assert (est.done, est.total, est.parallel, est.unmeasured) == (1, 3, 1, [])
+    assert est.seconds == pytest.approx(91.0) and est.job_seconds == pytest.approx(91.0)
 
 
 def test_a_group_not_started_takes_its_kinds_rate_and_an_unmeasured_kind_makes_the_eta_unknown():
@@ -140,6 +143,9 @@ def test_a_running_shard_whose_cost_follows_the_shard_is_priced_by_its_own_progr
     frame = view(snap(plan, files=plan[0].files, logs=logs))
     # shard 1 at its own 50 deals/s; shard 2, beyond the measured ones, at shard 1's
     assert "50 deals/s" in frame.lines[1] and "ETA about 30 s" in frame.lines[0], frame.lines
+    m = frame.model
+    assert m.games[0].main.rate == pytest.approx(50.0) and m.games[0].main.work_done == pytest.approx(1500.0)
+    assert m.estimate.seconds == pytest.approx(30.0) and m.eta_s == pytest.approx(30.0)
 
 
 def test_the_time_jobs_spend_outside_their_computation_is_measured_and_counted():
@@ -199,64 +205,95 @@ def recording():
 
 @pytest.fixture(scope="module")
 def replay(recording):
-    """(time, snapshot, frame) of every recorded poll, each frame fed the one before."""
+    """(time, snapshot, model) of every recorded poll, each model fed the one before: numbers, no words."""
     out, shown = [], None
     for t, s in live_recording.frames(recording):
-        frame = view(s, shown)
-        shown = frame.shown
-        out.append((t, s, frame))
+        m = model(s, shown)
+        shown = m.shown
+        out.append((t, s, m))
     return out
+
+
+def left(s: Snapshot) -> bool:
+    return not all(f in s.files for p in s.plan for f in p.files)
 
 
 def test_the_recording_is_a_real_campaign(recording, replay):
     games = {s["game"] for s in recording["plan"]}
     assert games == {"narcotic", "redblack", "blackjack"} and len(recording["plan"]) >= 20
-    assert replay[-1][2].lines[0].startswith("cardlab campaign not running") or "finished" in replay[-1][2].lines[0]
+    t, s, m = replay[-1]
+    assert not s.alive and m.all_done and m.eta_s is None
+    assert (m.done, m.total) == (len(recording["plan"]), len(recording["plan"]))
     assert len(replay) >= 30
 
 
 def test_replay_an_overall_eta_appears_once_every_group_is_measured(replay):
     measured_everywhere = []
-    for t, s, frame in replay:
-        head = frame.lines[0]
-        if not head.startswith("cardlab campaign running") or all(f in s.files for p in s.plan for f in p.files):
-            continue  # the warehouse and reports: no shard left
-        if "ETA about" in head:
+    for t, s, m in replay:
+        if not s.alive or not left(s):
+            assert m.eta_s is None  # no run, or no shard left (the warehouse and reports)
+            continue
+        if m.estimate.seconds is not None:
+            assert m.eta_s is not None and m.eta_s >= 0
             measured_everywhere.append(t)
         else:
             # measurements only accumulate: once shown, the ETA never turns unknown again
-            assert "ETA unknown (not yet measured:" in head and not measured_everywhere, head
+            assert m.estimate.unmeasured and m.eta_s is None and not measured_everywhere, (t, m.estimate)
     assert measured_everywhere, "no overall ETA was ever shown"
 
 
+def test_replay_the_eta_only_falls_and_does_not_promise_the_end_early(recording, replay):
+    """On the recorded run, numbers against its known answer (its last shard's time): once shown, the ETA
+    only falls (counted down, or re-estimated lower), and until the last second it is never shorter than
+    the time the run still took (the first jobs' start-up and the unmeasured basin job make it cautious)."""
+    last = max(recording["files"].values())
+    shown = [(t, m.eta_s) for t, _s, m in replay if m.eta_s is not None]
+    assert len(shown) > 100
+    assert all(b <= a for (_, a), (_, b) in zip(shown, shown[1:]))
+    assert all(eta >= last - t for t, eta in shown if last - t > 1.0)
+
+
 def test_replay_no_zero_rate_while_work_progresses(replay):
-    for _t, _s, frame in replay:
-        for line in frame.lines[1:]:
-            for value, unit in RATE.findall(line):
-                assert float(value.replace(",", "")) > 0, line
+    for _t, _s, m in replay:
+        for g in m.games:
+            assert g.main.rate >= 0
+            if g.main.running and not g.main.unrated:
+                assert g.main.rate > 0, g
 
 
 def test_replay_units_never_mixed(recording, replay):
-    """Each game line's work is the sum of its main unit's shards only."""
+    """Each game's main tally is the work of its main unit's shards only."""
     main_work = {}
     for s in recording["plan"]:
         if s["main"]:
             main_work[s["game"]] = main_work.get(s["game"], 0) + s["work"]
-    for _t, _s, frame in replay:
-        for line in frame.lines[1:4]:
-            game = line.split()[0]
-            unit = recording["units"][game]
-            assert f"of {main_work[game]:,} {unit} (" in line, line
-            for value, rate_unit in RATE.findall(line):
-                assert rate_unit == unit, line
+    for _t, _s, m in replay:
+        assert {g.game: (g.main.work, g.main.unit) for g in m.games} == {
+            game: (work, recording["units"][game]) for game, work in main_work.items()
+        }
+        for g in m.games:
+            assert all(k.unit != g.main.unit for k in g.others.values())
 
 
-def test_replay_100_percent_only_when_every_shard_of_the_game_is_done(recording, replay):
-    for _t, s, frame in replay:
-        for line in frame.lines[1:4]:
-            game = line.split()[0]
-            done = all(f in s.files for p in s.plan if p.game == game for f in p.files)
-            assert (" 100.0 % " in line) == done, line
+def test_replay_100_percent_only_when_every_shard_of_the_game_is_done(replay):
+    for _t, s, m in replay:
+        for g in m.games:
+            done = all(f in s.files for p in s.plan if p.game == g.game for f in p.files)
+            assert (g.percent == 100.0) == done, g
+            assert 0.0 <= g.percent <= 100.0
+
+
+def test_replay_the_view_says_what_the_model_counts(replay):
+    """A few frames in words: the renderer puts the model's numbers into the lines, nothing else."""
+    shown = None
+    for _t, s, m in replay[:: max(1, len(replay) // 5)]:
+        frame = view(s, shown)
+        head = frame.lines[0]
+        assert f": {m.done}/{m.total} shards done" in head, head
+        if frame.model.eta_s is not None:
+            assert eta_text(frame.model.eta_s, frame.model.estimate) in head
+        for g, line in zip(frame.model.games, frame.lines[1:], strict=False):
+            assert line.startswith(f"  {g.game:<10} {g.percent:5.1f} % of {count(int(g.main.work), g.main.unit)}")
 
 
 def test_the_live_view_validates_the_config_again_only_when_a_config_file_changes(tmp_path, monkeypatch):

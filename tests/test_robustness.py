@@ -8,13 +8,13 @@ import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from barrier import Barrier
 from wfhelp import (
     WAREHOUSE,
     WAREHOUSE_RULE,
@@ -25,7 +25,6 @@ from wfhelp import (
     reference,
     snakemake,
     start,
-    wait_for,
     workdir,
 )
 
@@ -54,18 +53,23 @@ def assert_no_false_results(wd: Path) -> None:
 
 
 def test_kill_at_several_points_then_plain_rerun_gives_identical_bytes(tmp_path, tmp_path_factory):
+    """The kills come at exact points (tests/barrier.py): a barrier in the run's own processes holds a
+    write just before its rename, the test waits for that event and kills the run there."""
     ref = reference(tmp_path_factory.getbasetemp(), cores=2)
     wd = workdir(tmp_path / "killed")
-    # 1: kill the whole run (snakemake and its jobs) once a few shards are written
-    run = start(wd, "--cores", "2", WAREHOUSE_RULE)
-    assert wait_for(lambda: len(parquet_files(wd)) >= 3, run), "run ended before the first kill"
+    # 1: kill the whole run (snakemake and its jobs) once exactly 3 shard files are written
+    shards = Barrier(tmp_path / "shards", ".parquet", passes=3)
+    run = start(wd, "--cores", "2", WAREHOUSE_RULE, env_extra=shards.env())
+    shards.wait_reached(run)
     kill_group(run)
     assert_no_false_results(wd)
-    assert len(parquet_files(wd)) < len(ref), "killed too late to test anything"
-    # 2: a plain rerun, killed again while the warehouse is being built
-    run = start(wd, "--cores", "2", WAREHOUSE_RULE)
-    wh_tmp = lambda: bool(temp_files(wd / WAREHOUSE))  # noqa: E731
-    assert wait_for(wh_tmp, run), "the warehouse build ended before it could be killed"
+    assert 3 <= len(parquet_files(wd)) < len(ref)
+    # 2: a plain rerun, killed again while the warehouse is being built: its catalog written in full
+    # under its temporary name, not yet renamed
+    catalog = Barrier(tmp_path / "catalog", Path(WAREHOUSE).name)
+    run = start(wd, "--cores", "2", WAREHOUSE_RULE, env_extra=catalog.env())
+    catalog.wait_reached(run)
+    assert temp_files(wd / WAREHOUSE), "the warehouse build holds no temporary catalog"
     kill_group(run)
     assert_no_false_results(wd)
     assert not (wd / WAREHOUSE).exists(), "a half-built warehouse under the final name"
@@ -214,30 +218,51 @@ def test_failed_rebuild_keeps_the_previous_warehouse(shards, tmp_path):
 
 # Readers in their own processes (DuckDB shares one database instance per file within a
 # process, so a connection held open would pin the old catalog for every later connect).
+# The reader queries in a loop until the stop file appears (whatever it reads must be a whole
+# catalog), and answers once more on each line the test sends it (what it reads then is known);
+# the holder blocks on its stdin between its two reads (no spinning).
 READER = textwrap.dedent("""
-    import os, sys, duckdb
+    import os, select, sys, duckdb
     path, stop = sys.argv[1], sys.argv[2]
-    print("ready", flush=True)
-    while not os.path.exists(stop):
+
+    def query(tag):
         try:
             con = duckdb.connect(path, read_only=True)
             rows, files = con.execute("SELECT (SELECT count(*) FROM narcotic_games), "
                                       "(SELECT count(*) FROM provenance)").fetchone()
             con.close()
-            print("ok", rows, files, flush=True)
+            print(tag, rows, files, flush=True)
         except duckdb.Error as exc:
-            print("err", " ".join(str(exc).split()), flush=True)
+            print("err", tag, " ".join(str(exc).split()), flush=True)
+
+    print("ready", flush=True)
+    while not os.path.exists(stop):
+        if select.select([sys.stdin], [], [], 0)[0]:
+            sys.stdin.readline()
+            query("asked")
+        else:
+            query("ok")
 """)
 
 HOLDER = textwrap.dedent("""
-    import os, sys, duckdb
-    path, stop = sys.argv[1], sys.argv[2]
+    import sys, duckdb
+    path = sys.argv[1]
     held = duckdb.connect(path, read_only=True)
     print("held", held.execute("SELECT count(*) FROM narcotic_games").fetchone()[0], flush=True)
-    while not os.path.exists(stop):
-        pass
+    sys.stdin.readline()  # until the test says the rebuilds are done
     print("held", held.execute("SELECT count(*) FROM narcotic_games").fetchone()[0], flush=True)
 """)
+
+
+def ask(reader: subprocess.Popen) -> str:
+    """One answer of the reader to a question: its next "asked" line (its loop's lines skipped)."""
+    reader.stdin.write("?\n")
+    reader.stdin.flush()
+    while True:
+        line = reader.stdout.readline()
+        assert line, "the reader ended"
+        if line.startswith(("asked ", "err asked ")):
+            return line.strip()
 
 
 def test_reader_during_rebuilds_sees_old_or_new_never_partial(shards, tmp_path):
@@ -248,26 +273,32 @@ def test_reader_during_rebuilds_sees_old_or_new_never_partial(shards, tmp_path):
     n_full = sum(pq.ParquetFile(p).metadata.num_rows for p in full)
     assert n_small != n_full
     stop = tmp_path / "stop"
-    procs = [
-        subprocess.Popen([sys.executable, "-c", code, str(out), str(stop)], stdout=subprocess.PIPE, text=True)
+    reader, holder = (
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(out), str(stop)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         for code in (READER, HOLDER)
-    ]
-    assert procs[0].stdout.readline().strip() == "ready"
-    assert procs[1].stdout.readline().split() == ["held", str(n_small)]
+    )
+    assert reader.stdout.readline().strip() == "ready"
+    assert holder.stdout.readline().split() == ["held", str(n_small)]
+    allowed = {n_small: f"{n_small} {len(small)}", n_full: f"{n_full} {len(full)}"}
+    asked = []
     for rebuilds in range(1, 9):  # the reader queries in a loop meanwhile
-        build(full if rebuilds % 2 else small, out, log=open("/dev/null", "w"))
+        files = full if rebuilds % 2 else small
+        build(files, out, log=open("/dev/null", "w"))
+        asked.append(ask(reader))  # between two builds: exactly the catalog just built
+        assert asked[-1] == f"asked {allowed[n_full if files is full else n_small]}", asked
     stop.touch()
-    lines, held = (p.communicate(timeout=120)[0].splitlines() for p in procs)
-    assert [p.returncode for p in procs] == [0, 0]
-    allowed = {f"ok {n_small} {len(small)}", f"ok {n_full} {len(full)}"}
-    bad = [ln for ln in lines if ln not in allowed and not ln.startswith("err ")]
-    assert not bad, bad[:5]
-    seen = {ln for ln in lines if ln in allowed}
-    assert seen == allowed, seen  # both catalogs were read
+    lines = reader.communicate(timeout=120)[0].splitlines()
+    held = holder.communicate("done\n", timeout=120)[0].splitlines()
+    assert [p.returncode for p in (reader, holder)] == [0, 0]
+    # whatever the loop read while catalogs were swapped under it: a whole catalog or a clear error
+    bad = [ln for ln in lines if ln.removeprefix("ok ").removeprefix("asked ") not in allowed.values()]
+    assert not [ln for ln in bad if not ln.startswith("err ")], bad[:5]
     # a connection opened before the swaps keeps answering from the catalog it opened
     assert held == [f"held {n_small}"]
     print(
-        f"reader: {sum(ln in allowed for ln in lines)} answers, "
+        f"reader: {sum(ln.startswith('ok ') for ln in lines)} answers in its loop, "
         f"{sum(ln.startswith('err ') for ln in lines)} clear failures during 8 rebuilds"
     )
 
@@ -468,14 +499,20 @@ def test_failed_or_running_rebuild_keeps_the_last_good_catalog(finished_run, tmp
     wd = finished_run
     ref = reference(tmp_path_factory.getbasetemp(), cores=2)
     good = refused_rebuilds(wd, REBUILD_DAMAGE)
-    # a rebuild (the shard is newer than the warehouse): readers never find the catalog gone
+    # a rebuild (the shard is newer than the warehouse): held at the barrier with its new catalog
+    # complete under its temporary name, the old catalog is still there and answers; the rename
+    # that follows is atomic, so readers never find the catalog gone
     # (the warehouse target: the reports that follow it neither write nor remove the catalog)
-    run = start(wd, "--cores", "2", WAREHOUSE_RULE)
-    gone = 0
-    while run.poll() is None:
-        gone += not (wd / WAREHOUSE).exists()
-        time.sleep(0.002)
-    assert run.returncode == 0 and gone == 0, gone
+    catalog = Barrier(wd.parent / "catalog-barrier", Path(WAREHOUSE).name)
+    run = start(wd, "--cores", "2", WAREHOUSE_RULE, env_extra=catalog.env())
+    try:
+        catalog.wait_reached(run)
+        assert temp_files(wd / WAREHOUSE), "the rebuild holds no temporary catalog"
+        assert answers(wd) == good  # the last good catalog, while the rebuild runs
+    finally:
+        catalog.release()
+    assert run.wait(timeout=600) == 0
+    catalog.close()
     assert digests(wd) == ref and answers(wd) == good
     assert cardlab(wd, "verify").returncode == 0
 

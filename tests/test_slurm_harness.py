@@ -22,7 +22,8 @@ def default_conf(tmp_path, monkeypatch) -> Path:
     return link
 
 
-def earlier_cluster(root: Path, pids: dict[str, int]) -> Path:
+def earlier_cluster(root: Path, pids: dict[str, list[int | None]]) -> Path:
+    """A cluster's files as its session left them: each daemon's [PID, start time]."""
     root.mkdir()
     (root / "slurm.conf").write_text("ClusterName=cardlab\n")
     (root / "pids.json").write_text(json.dumps(pids))
@@ -43,7 +44,7 @@ def test_a_dangling_link_is_replaced(tmp_path, default_conf):
 
 def test_a_link_to_a_killed_cluster_is_replaced(tmp_path, default_conf):
     # what a killed session leaves: the configuration and its PIDs, no daemon running
-    conf = earlier_cluster(tmp_path / "old", {"munged": 2**22 + 1, "slurmctld": 2**22 + 2})
+    conf = earlier_cluster(tmp_path / "old", {"munged": [2**22 + 1, 1], "slurmctld": [2**22 + 2, 2]})
     default_conf.parent.mkdir()
     default_conf.symlink_to(conf)
     claim(tmp_path / "new")
@@ -60,7 +61,7 @@ def test_a_running_cluster_is_not_taken_over(tmp_path, default_conf, owner):
     root = (tmp_path / "old").resolve()
     daemon = fake_daemon(root)
     try:
-        conf = earlier_cluster(root, {"munged": daemon.pid})
+        conf = earlier_cluster(root, {"munged": [daemon.pid, slurm_cluster._start_time(daemon.pid)]})
         if owner:
             (root / "owner.pid").write_text(str(os.getpid()))
         default_conf.parent.mkdir()
@@ -78,7 +79,7 @@ def test_the_daemons_of_a_killed_test_are_stopped_and_the_link_taken(tmp_path, d
     root = (tmp_path / "old").resolve()
     daemon = fake_daemon(root)
     try:
-        conf = earlier_cluster(root, {"munged": daemon.pid})
+        conf = earlier_cluster(root, {"munged": [daemon.pid, slurm_cluster._start_time(daemon.pid)]})
         (root / "owner.pid").write_text(str(2**22 + 3))  # no such process
         default_conf.parent.mkdir()
         default_conf.symlink_to(conf)
@@ -92,8 +93,8 @@ def test_the_daemons_of_a_killed_test_are_stopped_and_the_link_taken(tmp_path, d
 
 
 def test_a_reused_pid_does_not_count_as_a_daemon(tmp_path, default_conf):
-    # the recorded PID now belongs to a process of some other program (this test's own)
-    conf = earlier_cluster(tmp_path / "old", {"slurmd": os.getpid()})
+    # the recorded PID now belongs to a process of some other program (this test's own), started at another time
+    conf = earlier_cluster(tmp_path / "old", {"slurmd": [os.getpid(), slurm_cluster._start_time(os.getpid()) - 1]})
     default_conf.parent.mkdir()
     default_conf.symlink_to(conf)
     claim(tmp_path / "new")
@@ -101,13 +102,16 @@ def test_a_reused_pid_does_not_count_as_a_daemon(tmp_path, default_conf):
 
 
 def test_a_daemon_is_recognised_the_moment_it_is_started(tmp_path):
-    # Popen returns while the child is still inside execve; its environment was read as empty
-    # there (nearly always, measured: 952 of 1,000 reads) and the daemon taken for someone else's
-    root = tmp_path.resolve()
-    for _ in range(20):
-        daemon = fake_daemon(root)
-        try:
-            assert slurm_cluster._is_ours(daemon.pid, root)
-        finally:
-            daemon.kill()
-            daemon.wait()
+    # A daemon is known by its PID and its start time, which is set at fork and kept across execve:
+    # read the moment Popen returns (the child may still be inside execve), it is the daemon's for good.
+    # (Its environment, read there, was nearly always empty: the daemon was taken for someone else's.)
+    daemon = fake_daemon(tmp_path.resolve())
+    try:
+        started = slurm_cluster._start_time(daemon.pid)
+        assert slurm_cluster._is_ours(daemon.pid, started)
+        assert not slurm_cluster._is_ours(daemon.pid, started + 1)  # another process under the same PID
+        assert not slurm_cluster._is_ours(daemon.pid, None)
+    finally:
+        daemon.kill()
+        daemon.wait()
+    assert not slurm_cluster._is_ours(daemon.pid, started)  # gone

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import numba
 import numpy as np
@@ -46,30 +45,32 @@ def test_a_failing_block_fails_the_call(two_threads):
 
 
 @njit(nogil=True)
-def _spin(seconds_ns, out, i):
-    # busy for a while without the GIL (no sleep: the kernel itself must run concurrently)
-    t = 0
-    for k in range(seconds_ns):
-        t += k % 7
-    out[i] = t
+def _meet(flags, me, other, most):
+    """A two-party barrier inside the kernel: set my flag, then wait, holding no GIL, until the other
+    block's flag is set (True), or give up after ``most`` turns (False: the blocks never overlapped)."""
+    flags[me] = 1
+    for turn in range(most):
+        flags[2 + me] = turn  # a store into the array each turn: the other's flag is read again each turn
+        if flags[other] != 0:
+            return True
+    return False
 
 
 def test_blocks_of_a_nogil_kernel_overlap_in_time(two_threads):
+    """Two blocks meet inside the kernel: each waits there for the other's flag.  With the GIL held in
+    the kernel, or the blocks run one after the other, the first would never see the second's flag;
+    running side by side they meet at once.  An explicit barrier, no clock: ``most`` is only the
+    bound of the failing case (minutes of spinning, never reached when the blocks overlap)."""
     if two_threads < 2:
         pytest.skip("numba has one thread here (NUMBA_NUM_THREADS=1)")
-    out = np.zeros(4, dtype=np.int64)
-    _spin(10, out, 0)  # compile outside the timing
-    spans: list[tuple[float, float]] = []
+    flags = np.zeros(4, dtype=np.int64)
+    met = [False, False]
 
     def run(b: int) -> None:
-        t0 = time.perf_counter()
-        _spin(40_000_000, out, b)
-        spans.append((t0, time.perf_counter()))
+        met[b] = _meet(flags, b, 1 - b, 10**11)
 
-    for_each_block(run, 4)
-    spans.sort()
-    # with the GIL held, no two calls could be inside the kernel at the same time
-    assert any(b[0] < a[1] for a, b in zip(spans, spans[1:]))
+    for_each_block(run, 2)
+    assert met == [True, True]
 
 
 @pytest.mark.parametrize(("total", "size"), [(0, 4), (10, 4), (12, 4), (3, 128)])

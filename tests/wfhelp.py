@@ -108,12 +108,12 @@ def cardlab(cwd: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def start(cwd: Path, *args: str) -> subprocess.Popen:
+def start(cwd: Path, *args: str, env_extra: dict[str, str] | None = None) -> subprocess.Popen:
     """snakemake in its own process group, so the whole run (jobs included) can be killed."""
     return subprocess.Popen(
         [SNAKEMAKE, *args],
         cwd=cwd,
-        env=env(),
+        env=env(env_extra),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,

@@ -114,3 +114,9 @@ def hours_text(h: float) -> str:
     if float(f"{h:.3g}") >= 100:  # 99.96 rounds up to a whole-hours figure, not to "100."
         return f"{h:,.0f}"
     return f"{h:#.3g}"  # '#' keeps trailing zeros: 36.0 says its third digit was measured, 36 would not
+
+
+def listed(names, most: int = 3) -> str:
+    """The first ``most`` names, and how many more: ``a, b, c and 4 more``."""
+    names = list(names)
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")

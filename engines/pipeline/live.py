@@ -1,422 +1,44 @@
-"""The live view of a campaign: a pure function of one snapshot of its files.
+"""The live view of a campaign in words: the renderer of the progress model, the only place with its English.
 
-A :class:`Snapshot` holds the plan (every shard with its work and unit), which shard
-files exist, the shard logs' text and modification times, whether a run holds the
-directory, and the time.  :func:`view` turns it into the lines ``cardlab status``
-prints, and takes the :class:`Shown` state of the previous frame so a redrawn ETA
-moves only when the estimate really changes.  ``engines/pipeline/status.py`` reads
-snapshots from disk; tests replay recorded ones (tests/live_recording.py).
-
-Rates come from work actually done, per *group* of shards of like cost (a game's
-kind and experiment: a RedBlack exhaustive deal at k = 26 and a sampled one cost very
-differently): the timing line of every finished job (this run's or an earlier one's:
-logs stay) and the last progress line of every unfinished one, summed as work over
-job-seconds, so a rate is a mean over everything measured, never the last instant,
-and a game whose shards print no progress until they end still gets one.  A group
-none of whose shards has reported yet takes its kind's rate over the game's other
-experiments until it has its own.  Where a kind's cost per unit follows the shard (RedBlack's
-exhaustive ranks: a low rank's deal plays several times the rounds of a high one), a shard
-left is priced instead by the rates of its group's measured shards on either side,
-interpolated geometrically by shard number, so a campaign that did its cheap shards first does not promise
-the costly rest at their rate.  A group's finished jobs count only where they ran on the kind of CPU
-its latest finished job ran on (timing lines name it), so a campaign moved to a faster machine is
-priced by the new one's times.  The overall ETA is the job-seconds left (work
-left over the rate, plus the start-up each job of the run has cost beyond its timed
-computation) spread over the jobs running at once, and no shorter than the longest
-shard left; it is "unknown" while a kind with work left has no measurement at all,
-and a follow-up job of another unit (RedBlack's basin job, which runs last) not yet
-measured is named beside it.  Each game's line counts
-the work of its main unit (games, deals, hands) and names shards of other units
-(Blackjack's exact tables, RedBlack's audit and basin jobs) apart, and reads 100 %
-only once every shard of the game is done.
+:func:`view` renders the :class:`~engines.pipeline.progress_model.Model` of one snapshot as
+the lines ``cardlab status`` prints (a head with the shards done and the ETA, a line per
+game, the warehouse and reports); :func:`eta_text` is the one way an ETA is said (also by a
+campaign run's lines, :func:`running_line`).  The numbers are the model's
+(engines/pipeline/progress_model.py), read from the job logs by engines/pipeline/runlog.py.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import lru_cache
+from collections.abc import Mapping
+from dataclasses import dataclass
 
-from ..core.fmt import count, duration
+from ..core.fmt import count, duration, listed
 from ..core.fmt import eta as fmt_eta
-from ..core.progress import read_line
-from .jobs import START_TAG, timing_record
-
-# A redrawn ETA keeps counting down while a new estimate is within this share of it
-# (or of ETA_FLOOR_S for short ones); outside it, the new estimate is shown.
-ETA_MARGIN = 0.25
-ETA_FLOOR_S = 20.0
-CAP_PERCENT = 99.9  # what a game with work left shows at most
-
-
-@dataclass(frozen=True)
-class PlannedShard:
-    """One shard of the plan: where it is, what its spec's work counts, which files make it done."""
-
-    game: str
-    kind: str
-    experiment: str
-    variant: str
-    shard: int
-    work: int
-    unit: str
-    main: bool  # its unit is the game's own (games, deals, hands)
-    files: tuple[str, ...]
-    log: str
-    cost_follows_shard: bool = False  # its kind's: priced by the measured shards around it
-
-    @property
-    def group(self) -> tuple[str, str, str]:
-        """Shards of like cost per unit of work: one rate is measured for each group."""
-        return (self.game, self.kind, self.experiment)
-
-
-@dataclass(frozen=True)
-class LogFile:
-    text: str
-    mtime: float
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """What the view is computed from: the plan, the files, the logs, the run and the time."""
-
-    plan: tuple[PlannedShard, ...]
-    units: Mapping[str, str]  # game -> its main unit, in display order
-    files: frozenset[str]  # shard files that exist
-    logs: Mapping[str, LogFile]  # shard logs that exist
-    alive: bool  # a snakemake holds the directory
-    now: float
-    run_started: float | None = None  # when the current run began, if known: older unfinished logs are not running
-    warehouse: str = ""
-    reports: str = ""
-
-
-@dataclass(frozen=True)
-class Shown:
-    """What the previous frame showed: the ETA (None: unknown) at a time, and the most jobs seen at once."""
-
-    eta_s: float | None
-    at: float
-    parallel: int = 1
-
-
-@dataclass(frozen=True)
-class Measure:
-    """Work and the job-seconds it took, summed over what a group's logs report."""
-
-    work: float = 0.0
-    seconds: float = 0.0
-
-    def __add__(self, other: Measure) -> Measure:
-        return Measure(self.work + other.work, self.seconds + other.seconds)
-
-    @property
-    def rate(self) -> float | None:
-        """Units per job-second; None before any work was measured."""
-        return self.work / self.seconds if self.work > 0 and self.seconds > 0 else None
-
-
-@dataclass(frozen=True)
-class ShardLog:
-    """What one shard's log says: its latest finished job and its latest attempt, if unfinished."""
-
-    finished: Measure | None  # from the last timing line
-    progress: Measure | None  # the unfinished attempt's last progress line: work (in spec units) and seconds
-    unfinished: bool  # the latest attempt has started and written no timing line
-    mtime: float
-    machine: str | None = None  # the kind of CPU the finished job ran on (None: not recorded)
-
-
-@lru_cache(maxsize=8192)  # the live view reads every log each second; most have not changed
-def read_shard_log(text: str, mtime: float, work: int) -> ShardLog:
-    """A shard log's measurements; progress is scaled to the spec's ``work`` (a job may count other units)."""
-    # a log with no line yet is a job that has started (Snakemake's job opened it) and not reached its first
-    finished, progress, unfinished, machine = None, None, not text.strip(), None
-    for line in text.splitlines():
-        if START_TAG in line and read_line(line) is None:
-            progress, unfinished = None, True
-            continue
-        record = timing_record(line)
-        if record is not None:
-            wall = float(record.get("wall_s") or 0.0)
-            finished, progress, unfinished = Measure(float(record.get("work") or 0), wall), None, False
-            machine = record.get("machine")
-            continue
-        reading = read_line(line)
-        if reading is not None:  # a progress line after the last timing line: an attempt under way
-            unfinished = True
-            share = min(1.0, reading.done / reading.total) if reading.total else 0.0
-            # the printed rate is the shard's mean since it began: done / rate is its time, to the sub-second
-            seconds = reading.done / reading.rate if reading.rate > 0 else reading.elapsed_s
-            progress = Measure(share * work, seconds)
-    return ShardLog(finished, progress, unfinished, mtime, machine)
-
-
-@dataclass
-class ShardState:
-    spec: PlannedShard
-    state: str  # done, running, interrupted, waiting
-    done_work: float  # in the spec's unit
-    log: ShardLog | None
-
-
-def shard_states(snap: Snapshot) -> list[ShardState]:
-    out = []
-    for spec in snap.plan:
-        lf = snap.logs.get(spec.log)
-        log = read_shard_log(lf.text, lf.mtime, spec.work) if lf is not None else None
-        if all(f in snap.files for f in spec.files):
-            out.append(ShardState(spec, "done", float(spec.work), log))
-            continue
-        done = min(float(spec.work), log.progress.work) if log and log.progress else 0.0
-        if log is None or not log.unfinished:
-            state = "waiting"
-        elif snap.alive and (snap.run_started is None or log.mtime >= snap.run_started):
-            state = "running"
-        else:
-            state = "interrupted"
-        out.append(ShardState(spec, state, done, log))
-    return out
-
-
-def measures_of(s: ShardState, machine: str | None = None) -> list[Measure]:
-    """What a shard's log measured: its last finished job and its attempt under way; given ``machine``,
-    a finished job timed on another kind of CPU (or on one not recorded) is left out."""
-    if s.log is None:
-        return []
-    finished = s.log.finished if machine is None or s.log.machine == machine else None
-    return [m for m in (finished, s.log.progress) if m is not None and m.seconds > 0 and m.work > 0]
-
-
-def current_machines(states: Sequence[ShardState]) -> dict[tuple[str, str, str], str]:
-    """Per group, the kind of CPU of its latest finished job that recorded one, where that kind timed
-    work of the group: a campaign's remaining shards run where its latest ones ran.  A campaign spans
-    sessions, and a machine of another generation (the same name can hide one 2.5 times slower) must
-    not price them; a group with no recorded kind keeps every measurement."""
-    latest: dict[tuple[str, str, str], tuple[float, str]] = {}
-    for s in states:
-        log = s.log
-        if log is not None and log.machine and log.finished is not None and log.finished.seconds > 0:
-            if s.spec.group not in latest or log.mtime >= latest[s.spec.group][0]:
-                latest[s.spec.group] = (log.mtime, log.machine)
-    return {group: machine for group, (_, machine) in latest.items()}
-
-
-def group_measures(states: Sequence[ShardState]) -> dict[tuple[str, str, str], Measure]:
-    """Each group's measured work and job-seconds: finished jobs' timing lines plus unfinished ones' progress,
-    the finished ones on the group's current kind of CPU (:func:`current_machines`) where it has one.
-
-    With more than one measurement, the slowest is left out: the first job of a kind on a machine
-    compiles its kernels (numba caches them for the rest), which is not the rate of the others."""
-    machines = current_machines(states)
-    found: dict[tuple[str, str, str], list[Measure]] = {}
-    for s in states:
-        for m in measures_of(s, machines.get(s.spec.group)):
-            found.setdefault(s.spec.group, []).append(m)
-    measures = {}
-    for group, ms in found.items():
-        if len(ms) > 1:
-            ms = sorted(ms, key=lambda m: m.work / m.seconds)[1:]
-        measures[group] = sum(ms, Measure())
-    return measures
-
-
-def shard_rates(states: Sequence[ShardState]) -> dict[tuple[str, str, str], float | None]:
-    """Each group's rate: its own measurement, else (a group none of whose shards has reported yet, e.g. a
-    RedBlack size not started) its kind's over the game's other experiments; None when the kind has none."""
-    measures = group_measures(states)
-    by_kind: dict[tuple[str, str], Measure] = {}
-    for (game, kind, _exp), m in measures.items():
-        by_kind[game, kind] = by_kind.get((game, kind), Measure()) + m
-    rates = {}
-    for s in states:
-        g = s.spec.group
-        own = measures.get(g)
-        rates[g] = own.rate if own is not None and own.rate else by_kind.get(g[:2], Measure()).rate
-    return rates
-
-
-def interpolated_rate(shards: Sequence[int], measures: Sequence[Measure], shard: int) -> float | None:
-    """A shard's rate from its group's measured ones (``shards`` sorted and distinct, ``measures`` beside
-    them): its own measure, else the rates of the nearest measured shard on each side, interpolated
-    geometrically by shard number (beyond the measured ones, the nearest one's)."""
-    i = bisect_left(shards, shard)
-    if i < len(shards) and shards[i] == shard:
-        return measures[i].rate
-    if i == 0 or i == len(shards):
-        return measures[min(i, len(shards) - 1)].rate
-    lo, hi = shards[i - 1], shards[i]
-    # geometrically: costs several-fold apart (a rank's cost falls steeply from the lowest ranks) are
-    # interpolated in proportion, which a straight line across a gap would overstate
-    return measures[i - 1].rate ** ((hi - shard) / (hi - lo)) * measures[i].rate ** ((shard - lo) / (hi - lo))
-
-
-def rates_of(states: Sequence[ShardState]) -> list[float | None]:
-    """Each shard's rate, beside ``states``: its group's (:func:`shard_rates`), or, where its kind's cost
-    follows the shard, the one interpolated between its group's measured shards around it."""
-    group_rates = shard_rates(states)
-    machines = current_machines(states)
-    points: dict[tuple[str, str, str], dict[int, Measure]] = {}
-    for s in states:
-        if s.spec.cost_follows_shard:
-            for m in measures_of(s, machines.get(s.spec.group)):
-                found = points.setdefault(s.spec.group, {})
-                found[s.spec.shard] = found.get(s.spec.shard, Measure()) + m
-    measured = {g: (sorted(found), [found[n] for n in sorted(found)]) for g, found in points.items()}
-    rates = []
-    for s in states:
-        near = measured.get(s.spec.group)
-        rate = interpolated_rate(*near, s.spec.shard) if near else None
-        rates.append(rate or group_rates.get(s.spec.group))
-    return rates
-
-
-def seconds_left(s: ShardState, rate: float, now: float) -> float:
-    """Job-seconds a shard still needs at its group's rate; a running one is credited its time since its last line."""
-    left = (s.spec.work - s.done_work) / rate
-    if s.state == "running" and s.log is not None:
-        left -= max(0.0, now - s.log.mtime)
-    return max(0.0, left)
-
-
-@dataclass
-class Estimate:
-    seconds: float | None  # wall seconds to the last shard, None when unknown
-    measured_part: float  # the same over the groups measured so far
-    job_seconds: float  # job-seconds left in the groups measured so far
-    unmeasured: list[str]  # kinds of the games' main units with work left and no rate: "game kind"
-    unmeasured_jobs: list[str]  # the same for jobs of other units (a basin job, an audit): "game kind"
-    parallel: int
-
-
-def started_in_run(s: ShardState, run_started: float) -> bool:
-    return s.log is not None and s.log.mtime >= run_started and (s.state == "running" or s.log.finished is not None)
-
-
-def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> float:
-    """Seconds a job of this run spends outside its measured computation (process start, imports, writing).
-
-    The jobs' timing lines time only the computation; the rest of the run's capacity (the jobs
-    running at once times the time since the run began) went into start-up, spread over the jobs
-    started.  Unknown (0) without the run's start, and none once the run has stopped."""
-    if snap.run_started is None or not snap.alive:
-        return 0.0
-    started = [s for s in states if started_in_run(s, snap.run_started)]
-    if not started:
-        return 0.0
-    measured = 0.0
-    for s in started:
-        if s.state == "running":
-            measured += (s.log.progress.seconds if s.log.progress else 0.0) + max(0.0, snap.now - s.log.mtime)
-        else:
-            measured += s.log.finished.seconds
-    return max(0.0, parallel * (snap.now - snap.run_started) - measured) / len(started)
-
-
-def estimate(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> Estimate:
-    """Wall seconds left: job-seconds left over ``parallel`` jobs at once, at least the longest shard left."""
-    total, longest, unmeasured, unmeasured_jobs = 0.0, 0.0, [], []
-    left = [(s, rate) for s, rate in zip(states, rates_of(states), strict=True) if s.state != "done"]
-    parallel = max(1, min(parallel, len(left) or 1))
-    overhead = job_overhead(states, snap, parallel)
-    now = snap.now
-    for s, rate in left:
-        if rate is None:
-            names = unmeasured if s.spec.main else unmeasured_jobs
-            name = f"{s.spec.game} {s.spec.kind}"
-            if name not in names:
-                names.append(name)
-            continue
-        t = seconds_left(s, rate, now) + (overhead if s.state != "running" else 0.0)
-        total += t
-        longest = max(longest, t)
-    measured = max(total / parallel, longest)
-    return Estimate(None if unmeasured else measured, measured, total, unmeasured, unmeasured_jobs, parallel)
-
-
-def smoothed(new: float | None, previous: Shown | None, now: float) -> float | None:
-    """The ETA to show: the previous one counted down while the new estimate stays within the margin."""
-    if new is None or previous is None or previous.eta_s is None:
-        return new
-    counted = max(0.0, previous.eta_s - (now - previous.at))
-    return counted if abs(new - counted) <= ETA_MARGIN * max(counted, ETA_FLOOR_S) else new
-
-
-@dataclass
-class KindLine:
-    unit: str
-    shards: int = 0
-    done: int = 0
-    running: int = 0
-    interrupted: int = 0
-    work: float = 0.0
-    work_done: float = 0.0
-    rate: float = 0.0  # units/s of the running shards, at their groups' rates
-    unrated: int = 0  # running shards whose group has no rate yet
-
-    def add(self, s: ShardState, rate: float | None) -> None:
-        self.shards += 1
-        self.work += s.spec.work
-        self.work_done += s.done_work
-        self.done += s.state == "done"
-        self.interrupted += s.state == "interrupted"
-        if s.state == "running":
-            self.running += 1
-            if rate is None:
-                self.unrated += 1
-            else:
-                self.rate += rate
-
-    def shard_state(self) -> str:
-        text = f"{self.done}/{count(self.shards, 'shards')}"
-        if self.running:
-            text += f", {self.running} running"
-        if self.interrupted:
-            text += f", {self.interrupted} interrupted"
-        return text
-
-    def speed(self) -> str:
-        if not self.running:
-            return ""
-        if self.rate > 0:  # a slow rate keeps two significant digits: never shown as 0
-            return f", {self.rate:,.0f} {self.unit}/s" if self.rate >= 10 else f", {self.rate:.2g} {self.unit}/s"
-        return ", rate not yet measured"
-
-
-@dataclass
-class GameLine:
-    game: str
-    main: KindLine
-    others: dict[str, KindLine] = field(default_factory=dict)  # kind -> its shards, in another unit
-
-    @property
-    def all_done(self) -> bool:
-        return all(k.done == k.shards for k in (self.main, *self.others.values()))
-
-    def percent(self) -> float:
-        if self.all_done:
-            return 100.0
-        pct = 100.0 * self.main.work_done / self.main.work if self.main.work else 0.0
-        return min(pct, CAP_PERCENT)
-
-    def text(self) -> str:
-        main = self.main
-        line = f"{self.game:<10} {self.percent():5.1f} % of {count(int(main.work), main.unit)}"
-        line += f" ({main.shard_state()}){main.speed()}" if main.shards else ""
-        for k in self.others.values():
-            line += f" + {count(int(k.work), k.unit)} ({k.shard_state()})"
-        return line
-
-
-def game_lines(snap: Snapshot, states: Sequence[ShardState]) -> list[GameLine]:
-    lines = {game: GameLine(game, KindLine(unit)) for game, unit in snap.units.items()}
-    for s, rate in zip(states, rates_of(states), strict=True):
-        line = lines[s.spec.game]
-        target = line.main if s.spec.main else line.others.setdefault(s.spec.kind, KindLine(s.spec.unit))
-        target.add(s, rate)
-    return [line for line in lines.values() if line.main.shards or line.others]
+from .progress_model import (
+    Estimate,
+    GameTally,
+    KindTally,
+    Model,
+    PlannedShard,
+    Shown,
+    Snapshot,
+    model,
+    smoothed,
+)
+from .runlog import LogFile, read_shard_log
+
+__all__ = [
+    "Frame",
+    "LogFile",
+    "PlannedShard",
+    "Shown",
+    "Snapshot",
+    "eta_text",
+    "read_shard_log",
+    "running_line",
+    "smoothed",
+    "view",
+]
 
 
 @dataclass
@@ -424,47 +46,89 @@ class Frame:
     lines: list[str]
     shown: Shown
     finished: bool  # every shard done, warehouse and reports current
+    model: Model | None = None  # the numbers the lines say
 
 
-def listed(names: Sequence[str], most: int = 3) -> str:
-    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
-
-
-def eta_text(eta: float | None, est: Estimate) -> str:
+def eta_text(eta: float | None, est: Estimate | None = None) -> str:
     """The ETA, and what it leaves out: the games' own work unmeasured makes it unknown; a follow-up job
     of another unit (RedBlack's basin job, which runs last) is named beside it."""
-    jobs = f" + {listed(est.unmeasured_jobs)} (not yet measured)" if est.unmeasured_jobs else ""
+    jobs = f" + {listed(kinds(est.unmeasured_jobs))} (not yet measured)" if est and est.unmeasured_jobs else ""
     if eta is not None:
-        return f", ETA about {fmt_eta(eta)}{jobs}"
-    if not est.unmeasured:
-        return ""
+        return f"ETA about {fmt_eta(eta)}{jobs}"
+    if est is None or not est.unmeasured:
+        return "ETA not known yet"
     rest = f"; the rest about {fmt_eta(est.measured_part)}" if est.measured_part > 0 else ""
-    return f", ETA unknown (not yet measured: {listed(est.unmeasured + est.unmeasured_jobs)}{rest})"
+    return f"ETA unknown (not yet measured: {listed(kinds(est.unmeasured + est.unmeasured_jobs))}{rest})"
+
+
+def kinds(names: list[tuple[str, str]]) -> list[str]:
+    """(game, kind) pairs as the view names them: "redblack basin"."""
+    return [f"{game} {kind}" for game, kind in names]
+
+
+def shard_state(k: KindTally) -> str:
+    text = f"{k.done}/{count(k.shards, 'shards')}"
+    if k.running:
+        text += f", {k.running} running"
+    if k.interrupted:
+        text += f", {k.interrupted} interrupted"
+    return text
+
+
+def speed(k: KindTally) -> str:
+    if not k.running:
+        return ""
+    if k.rate > 0:  # a slow rate keeps two significant digits: never shown as 0
+        return f", {k.rate:,.0f} {k.unit}/s" if k.rate >= 10 else f", {k.rate:.2g} {k.unit}/s"
+    return ", rate not yet measured"
+
+
+def game_text(g: GameTally) -> str:
+    main = g.main
+    line = f"{g.game:<10} {g.percent:5.1f} % of {count(int(main.work), main.unit)}"
+    line += f" ({shard_state(main)}){speed(main)}" if main.shards else ""
+    for k in g.others.values():
+        line += f" + {count(int(k.work), k.unit)} ({shard_state(k)})"
+    return line
+
+
+def head_text(m: Model, snap: Snapshot, finished: bool) -> str:
+    est = m.estimate
+    if snap.alive and not m.all_done:
+        eta = f", {eta_text(m.eta_s, est)}" if m.eta_s is not None or est.unmeasured else ""
+        return f"cardlab campaign running: {m.done}/{m.total} shards done{eta}"
+    state = "running" if snap.alive else "finished" if finished else "not running"
+    head = f"cardlab campaign {state}: {m.done}/{m.total} shards done"
+    interrupted = m.count("interrupted")
+    if interrupted:
+        head += f", {interrupted} interrupted"
+    if not m.all_done and not snap.alive and est.seconds is not None:
+        head += f"; about {duration(est.job_seconds)} of one job's time left at the measured rates"
+    return head
 
 
 def view(snap: Snapshot, previous: Shown | None = None) -> Frame:
-    """The summary lines of a snapshot, and what they showed (pass it to the next frame's call)."""
-    states = shard_states(snap)
-    running = sum(s.state == "running" for s in states)
-    parallel = max(running, previous.parallel if previous else 1)
-    est = estimate(states, snap, parallel)
-    done = sum(s.state == "done" for s in states)
-    games = game_lines(snap, states)
-    all_done = done == len(states)
-    finished = all_done and snap.warehouse == "current" and snap.reports == "current"
-    interrupted = sum(s.state == "interrupted" for s in states)
-    if snap.alive and not all_done:
-        eta = smoothed(est.seconds, previous, snap.now)
-        head = f"cardlab campaign running: {done}/{len(states)} shards done{eta_text(eta, est)}"
-    else:
-        eta = None
-        state = "running" if snap.alive else "finished" if finished else "not running"
-        head = f"cardlab campaign {state}: {done}/{len(states)} shards done"
-        if interrupted:
-            head += f", {interrupted} interrupted"
-        if not all_done and not snap.alive and est.seconds is not None:
-            head += f"; about {duration(est.job_seconds)} of one job's time left at the measured rates"
-    lines = [head, *("  " + g.text() for g in games)]
+    """The summary lines of a snapshot, and what they showed (pass ``frame.shown`` to the next frame's call)."""
+    m = model(snap, previous)
+    finished = m.all_done and snap.warehouse == "current" and snap.reports == "current"
+    lines = [head_text(m, snap, finished), *("  " + game_text(g) for g in m.games)]
     if snap.warehouse or snap.reports:
         lines.append(f"  warehouse  {snap.warehouse};  reports {snap.reports}")
-    return Frame(lines, Shown(eta, snap.now, est.parallel), finished)
+    return Frame(lines, m.shown, finished, m)
+
+
+def running_line(
+    share: float, progress: Mapping[str, float], elapsed: float, eta: float | None, est: Estimate | None = None
+) -> str | None:
+    """A campaign run's minute line: each running shard's share (``progress``: name -> share), the run's
+    ``share`` done and its ETA; None while no running shard reports."""
+    if not progress:
+        return None
+    parts = ", ".join(f"shard {name} {100 * p:.0f} %" for name, p in progress.items())
+    return f"  running: {parts}; the run {100 * share:.1f} % done after {duration(elapsed)}, {eta_text(eta, est)}"
+
+
+def finished_count(done: int, total: int, elapsed: float, eta: float | None, est: Estimate | None = None) -> str:
+    """The tail of a finished shard's line: how many of the run's are done, after how long, and the ETA."""
+    tail = f", {eta_text(eta, est)}" if done < total else ""
+    return f"({done} of {total} after {duration(elapsed)}{tail})"

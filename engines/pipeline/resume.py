@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..core.fmt import listed
 from ..core.layout import RUN_LOCK, catalog_of
 from .warehouse import manifest_current
 
@@ -116,8 +117,7 @@ def rebuild_what_is_missing(planned_files: Sequence[str], manifest: str) -> list
         missing.append(catalog_of(manifest))
     if missing:
         os.unlink(manifest)
-        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-        print(f"cardlab: missing {shown}: recomputing it and rebuilding the warehouse", file=sys.stderr)
+        print(f"cardlab: missing {listed(missing)}: recomputing it and rebuilding the warehouse", file=sys.stderr)
     return missing
 
 

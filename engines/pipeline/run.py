@@ -1,22 +1,23 @@
 """``cardlab run [snakemake options]``: snakemake with a compact live view.
 
-It starts ``snakemake`` (default options: ``--cores all``) with its own output sent
-to ``results/logs/snakemake.log`` and redraws ``cardlab status`` on the terminal
-until the run ends (exit status: snakemake's).  Resuming after a killed run is the
-workflow's own (engines/pipeline/resume.py), so ``snakemake --cores all`` and
-``cardlab run`` resume alike.
+It starts ``snakemake`` (default options: ``--cores all``) through the one runner
+(engines/pipeline/runner.py) with its own output sent to ``results/logs/snakemake.log``
+and redraws ``cardlab status`` on the terminal until the run ends (exit status:
+snakemake's).  Resuming after a killed run is the workflow's own
+(engines/pipeline/resume.py), so ``snakemake --cores all`` and ``cardlab run`` resume alike.
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
-from pathlib import Path
 
-from .plan import snakemake_config_files, snakemake_executable
-from .status import RUN_LOG, follow
+from ..core.layout import RESULTS
+from .plan import DEFAULT_CONFIG, snakemake_config_files
+from .runner import log_tail, run_snakemake, snakemake_command
+from .runstate import RUN_LOG
+from .status import Redraw
+
+DEFAULT_ARGS = ("--cores", "all")
 
 
 def cmd_run(args) -> int:
@@ -25,29 +26,21 @@ def cmd_run(args) -> int:
     from .adopt import adopt_kept
     from .resume import asks_for_a_run
 
-    snakemake = snakemake_executable()
-    Path(RUN_LOG).parent.mkdir(parents=True, exist_ok=True)
-    cmd = [snakemake, *(args.snakemake_args or ["--cores", "all"])]
+    cmd = snakemake_command(extra=args.snakemake_args or DEFAULT_ARGS)
     args.config = snakemake_config_files(cmd[1:])  # the live view plans what the run plans
     print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
-    with open(RUN_LOG, "w") as log:
-        if asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}:
-            adopt_kept(snakemake, args.config, log)
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            rc = follow(args, proc)
-        except KeyboardInterrupt:
-            os.killpg(proc.pid, signal.SIGINT)  # snakemake stops its jobs and cleans up
-            rc = proc.wait()
-            print(f"interrupted: resume with `cardlab run` (or `snakemake --cores all`); log: {RUN_LOG}")
-            return 130
-    if rc != 0:
-        tail = Path(RUN_LOG).read_text(errors="replace").splitlines()[-25:]
-        print("\n".join(tail), file=sys.stderr)
-        print(f"error: snakemake failed (exit status {rc}); full log: {RUN_LOG}", file=sys.stderr)
+    adopt = None
+    if asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}:
+        adopt = lambda log: adopt_kept(cmd[0], args.config, log)  # noqa: E731
+    result = run_snakemake(cmd, RUN_LOG, Redraw(args, process=True), args.every, before=adopt)
+    if result.interrupted:
+        print(f"interrupted: resume with `cardlab run` (or `snakemake --cores all`); log: {RUN_LOG}")
+    elif result.rc != 0:
+        print(log_tail(RUN_LOG), file=sys.stderr)
+        print(f"error: snakemake failed (exit status {result.rc}); full log: {RUN_LOG}", file=sys.stderr)
     else:
         print("done: open reports/index.html")
-    return rc
+    return result.rc
 
 
 EPILOG_RUN = """examples:
@@ -67,4 +60,4 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     r.add_argument("snakemake_args", nargs=argparse.REMAINDER, help="options passed on to snakemake")
-    r.set_defaults(func=cmd_run, follow=True, every=1.0, config="config.yaml", results="results")
+    r.set_defaults(func=cmd_run, follow=True, every=1.0, config=DEFAULT_CONFIG, results=RESULTS)

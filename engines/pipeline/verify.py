@@ -129,10 +129,11 @@ def check_unexpected(results: str, plan: dict, report: Report) -> None:
 
 def kept_line(kept: list[Path]) -> str:
     """One line for the kept campaign files: how many, and of which experiments."""
+    from ..core.fmt import listed
     from ..core.layout import parse_shard_path
 
     places = sorted({f"{p.game} {p.experiment}/{p.variant}" for _, p in filter(None, map(parse_shard_path, kept))})
-    shown = ", ".join(places[:6]) + (f" and {len(places) - 6} more" if len(places) > 6 else "")
+    shown = listed(places, 6)
     return (
         f"kept: {len(kept)} campaign file(s) this config does not plan, sound and of a pinned "
         f"result version ({shown}); left as they are"

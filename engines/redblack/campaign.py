@@ -1,11 +1,9 @@
 """Where a campaign of one size stands: its finished shards, the windows they make, the ranks left.
 
-A campaign searches a size's ranks in windows (``ranks:`` in the config) on one shard grid
-and widens them session by session.  This reads only ``results/``: a shard is finished when
-all its search tables are there and intact (their counts row says which ranks it searched),
-and its job log's timing line says what it cost.  The windows printed are what the config's
-block needs to plan exactly the finished shards, so `snakemake -n` plans nothing and the
-kept files are accepted as they are.
+A campaign searches a size's ranks shard by shard on one grid and widens them session by
+session; its ledger (engines/core/ledger.py) keeps the shards it computed.  This reads only
+``results/``: a shard is finished when all its search tables are there and intact (their
+counts row says which ranks it searched), and its job log's timing line says what it cost.
 """
 
 from __future__ import annotations
@@ -206,14 +204,17 @@ def cost_left_text(state: CampaignState, coverage: dict, machine: str | None, wa
     return text + ")"
 
 
-def describe(state: CampaignState, results: str | Path = RESULTS, cost: str | None = None) -> list[str]:
-    """What `cardlab redblack campaign` prints: coverage, cost so far, the config's windows, what is
-    left and, given the warehouse's `cost_left_text`, what the rest costs."""
+def describe(
+    state: CampaignState, results: str | Path = RESULTS, cost: str | None = None, book: Sequence[str] = ()
+) -> list[str]:
+    """What `cardlab redblack campaign` prints: coverage, cost so far, the windows searched, ``book`` (the
+    config's block and the ledger, as lines), what is left and, given the warehouse's `cost_left_text`,
+    what the rest costs."""
     k, method = state.k, state.method
     rule = "owner rule" if method == "owner" else "brute force"
     if not state.shards:
         lines = [f"k = {k} ({rule}): no finished shard under {results}/ ({state.total:,} canonical deals to search)"]
-        return lines + [f"incomplete: {u} (rerun it)" for u in state.unfinished]
+        return lines + list(book) + [f"incomplete: {u} (rerun it)" for u in state.unfinished]
     share = 100 * state.searched / state.total
     d = state.deals_per_shard
     grid = f"{d:,} deals per shard" if d else "one shard holding the whole size"
@@ -221,10 +222,8 @@ def describe(state: CampaignState, results: str | Path = RESULTS, cost: str | No
         f"k = {k} ({rule}): {plural(len(state.shards), 'shard')} finished, {grid}",
         f"  searched: {state.searched:,} of {state.total:,} canonical deals ({share:.1f} %)",
         f"  CPU: {_cpu_text(state.cpu_hours)} in the logs of {state.timed:,} of them; {_machines(state)}",
-        f"  for config.yaml's k = {k} block ({method}"
-        + (f", deals_per_shard: {d}" if d else "")
-        + "), the windows searched:",
-        "    ranks: [" + ", ".join(f"[{a}, {b}]" for a, b in state.windows) + "]",
+        "  windows searched: [" + ", ".join(f"[{a}, {b}]" for a, b in state.windows) + "]",
+        *book,
     ]
     if state.gaps:
         left = state.total - state.searched

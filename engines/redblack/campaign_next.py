@@ -1,18 +1,18 @@
-"""The next shards of a size's campaign: which ones, the config that plans them, the line that keeps them.
+"""The next shards of a size's campaign: which ones, and the run config that plans them.
 
-`cardlab redblack campaign K --run N` (engines/redblack/cli.py) computes the next N shards
-left, from the bottom of the ranks or the top, on the campaign's one shard grid.  Snakemake
-computes them under a run config that differs from the user's only in the size's block,
-whose ``ranks`` are the new shards' windows; the shards are the same files a whole-size run
-makes.  Afterwards the size's ``ranks:`` line must name every finished shard, so that the
-config plans exactly what is kept (`snakemake -n` plans nothing): `ranks_line` prints it
-and `with_ranks_line` writes it into the config's text, every other byte as it was.
+`cardlab redblack campaign K --run N` (engines/redblack/cli/campaign.py) computes the next N
+shards left, from the bottom of the ranks or the top, on the campaign's one shard grid.
+Snakemake computes them under a run config (a file cardlab owns for the run) that differs
+from the user's only in the size's block, whose ``ranks`` are the new shards' windows (and
+which is no campaign block there: it plans those windows, not the ledger's shards); the
+shards are the same files a whole-size run makes.  Each finished shard is kept in the
+campaign's ledger (engines/core/ledger.py), from which the user's campaign block plans it:
+the user's config is never written.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from copy import deepcopy
 from dataclasses import dataclass
@@ -84,14 +84,17 @@ def campaign_block(config: Mapping[str, Any], k: int, method: str, where: str) -
     return None
 
 
-def shard_grid_of(state: CampaignState, config: Mapping[str, Any], given: int | None, where: str) -> int:
-    """The campaign's deals_per_shard: the finished shards', --deals-per-shard's or the config block's,
-    which must agree where more than one says."""
+def shard_grid_of(
+    state: CampaignState, config: Mapping[str, Any], given: int | None, where: str, kept: int | None = None
+) -> int:
+    """The campaign's deals_per_shard: the finished shards', --deals-per-shard's, the config block's or
+    the ledger's (``kept``), which must agree where more than one says."""
     block = campaign_block(config, state.k, state.method, where)
     sources = {
         "the finished shards": state.deals_per_shard,
         "--deals-per-shard": given,
         f"the k = {state.k} block of {where}": block.get("deals_per_shard") if block else None,
+        "the campaign's ledger": kept,
     }
     said = {name: int(d) for name, d in sources.items() if d is not None}
     if not said:
@@ -114,19 +117,22 @@ def plan_run(
     count: int,
     from_top: bool = False,
     deals_per_shard: int | None = None,
-    where: str = "config.yaml",
+    where: str = "the config",
+    kept: int | None = None,
 ) -> CampaignRun:
-    """The next `count` shards left (fewer where fewer are left), lowest first or, from the top, highest first."""
+    """The next `count` shards left (fewer where fewer are left), lowest first or, from the top, highest
+    first; ``kept``: the grid of the campaign's ledger, if it has one."""
     if count < 1:
         raise CardlabError(f"--run: the number of shards to run must be at least 1, got {count}")
-    d = shard_grid_of(state, config, deals_per_shard, where)
+    d = shard_grid_of(state, config, deals_per_shard, where, kept)
     done = {s.shard for s in state.shards}
     left = [n for n in range(-(-state.total // d)) if n not in done]
     return CampaignRun(state.k, state.method, d, left[-count:][::-1] if from_top else left[:count], state.total)
 
 
 def run_config(config: Mapping[str, Any], run: CampaignRun, where: str) -> dict:
-    """The user's config with the size's block planning exactly the run's windows (a block added if none)."""
+    """The user's config with the size's block planning exactly the run's windows (a block added if none;
+    a campaign block made a plain one there: under the run config it plans the run's windows, not its ledger's)."""
     out = deepcopy(dict(config))
     section = out.setdefault("redblack", {})
     raw = section.get("exhaustive") or []
@@ -135,41 +141,12 @@ def run_config(config: Mapping[str, Any], run: CampaignRun, where: str) -> dict:
     if block is None:
         block = {"k": [run.k], "method": run.method}
         blocks.append(block)
+    block.pop("campaign", None)
     block["ranks"] = [[a, b] for a, b in run.windows]
     block["deals_per_shard"] = run.deals_per_shard
     section["exhaustive"] = blocks
     out["shard_order"] = "descending" if run.shards[0] > run.shards[-1] else "ascending"  # the run's order
     return out
-
-
-def ranks_line(windows: Sequence[tuple[int, int]]) -> str:
-    return "ranks: [" + ", ".join(f"[{a}, {b}]" for a, b in windows) + "]"
-
-
-def with_ranks_line(text: str, k: int, method: str, windows: Sequence[tuple[int, int]]) -> str | None:
-    """The config's text with the size's one-line ``ranks:`` set to the windows, every other line as it was.
-
-    Only where the text has exactly one ``- k: [k]`` block of this method with a one-line
-    ``ranks:``; otherwise None (the caller then says what to set by hand)."""
-    lines = text.splitlines(keepends=True)
-    found = []
-    for i, head in enumerate(lines):
-        if not re.fullmatch(rf"\s*- k: \[\s*{k}\s*\]\s*", head):
-            continue
-        indent = len(head) - len(head.lstrip(" -"))
-        end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() and _indent(lines[j]) < indent), len(lines))
-        fields = {m[1]: (j, m[2].strip()) for j in range(i + 1, end) if (m := re.match(r"\s*(\w+):\s*(.*)$", lines[j]))}
-        if fields.get("method", (None, "owner"))[1] == method and "ranks" in fields:
-            found.append(fields["ranks"][0])
-    if len(found) != 1:
-        return None
-    j = found[0]
-    lines[j] = " " * _indent(lines[j]) + ranks_line(windows) + "\n"
-    return "".join(lines)
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
 
 
 def shard_runs(numbers: Sequence[int]) -> str:
@@ -181,18 +158,6 @@ def shard_runs(numbers: Sequence[int]) -> str:
         else:
             runs.append([n, n])
     return ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in runs)
-
-
-def config_with_ranks(text: str, data: Any, state: CampaignState, where: str) -> tuple[str, Any] | None:
-    """(the config's new text, the data it must read back as) with the size's ranks naming every
-    finished shard; None where the text has no single one-line ranks to set (`with_ranks_line`)."""
-    expected = deepcopy(data)
-    block = campaign_block(expected, state.k, state.method, where)
-    new = with_ranks_line(text, state.k, state.method, state.windows)
-    if block is None or new is None:
-        return None
-    block["ranks"] = [[a, b] for a, b in state.windows]
-    return new, expected
 
 
 def finished_line(run: CampaignRun, shard: int, timing: Callable[[str], dict | None]) -> str:

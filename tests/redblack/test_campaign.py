@@ -12,7 +12,7 @@ from wfhelp import ROOT, snakemake, workdir
 from engines.cli import main as cardlab
 from engines.core.errors import CardlabError
 from engines.core.layout import shard_path
-from engines.pipeline.plan import validate_config
+from engines.pipeline.config import validate_config
 from engines.redblack import basin, canonical_deals, play, unrank_deal
 from engines.redblack.audit import LISTED_FINITE, LISTED_INFINITE, MISSING, audit, read_deal_list
 from engines.registry import engine
@@ -187,12 +187,10 @@ def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
     section = {"exhaustive": blocks, "basins": False}
     specs = exhaustive(section)
     assert {s["k"] for s in specs} >= {16, 17, 18, 19, 20, 21, 26}
-    # sizes searched in part: a window of ranks, or a campaign in progress (what its ledger keeps)
-    windowed = {k for b in blocks if "ranks" in b or b.get("campaign") for k in b["k"]}
+    windowed = {k for b in blocks if "ranks" in b or b.get("campaign") for k in b["k"]}  # a campaign: its ledger's
     assert 26 in windowed and not windowed & {16, 17, 18, 19, 20, 21}
     wd = workdir(tmp_path / "wd", yaml_dump({"redblack": section}))
     shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
-    shutil.copytree(ROOT / "results/ledger", wd / "results/ledger")  # a campaign's kept shards travel with it
     for spec in specs:
         for table in RB.spec_tables(spec):
             src = ROOT / shard_path("redblack", table, spec)
@@ -200,6 +198,8 @@ def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
             dst = wd / shard_path("redblack", table, spec)
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dst)
+    # a campaign block plans the shards its ledger keeps: the ledgers are kept with the shards
+    shutil.copytree(ROOT / "results/ledger", wd / "results/ledger")
     dry = snakemake(wd, "-n", "--cores", "1").stdout
     assert not re.search(r"^redblack_shard(_batch\d+)?\s+\d+$", dry, re.M), dry
     snakemake(wd, "--cores", "1", "warehouse")

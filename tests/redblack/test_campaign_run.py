@@ -1,8 +1,10 @@
-"""`cardlab redblack campaign K --run N`: the next shards of a campaign, run by the real Snakemake,
-and the config's ranks line that keeps them planned."""
+"""`cardlab redblack campaign K --run N`: the next shards of a campaign, run by the real Snakemake and
+kept in the campaign's ledger (the user's config is never written); `--keep`; Ctrl-C and `cardlab status`
+during a run, synchronised on events (a fake Snakemake that says when it has written what), never on time."""
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -10,17 +12,11 @@ import yaml
 from wfhelp import cardlab, snakemake, workdir
 
 from engines.core.errors import CardlabError
+from engines.core.ledger import read_ledger
 from engines.core.store import read_table
-from engines.pipeline.shard_run import running_line
 from engines.redblack import canonical_deals, search_range
 from engines.redblack.campaign import CampaignState, FinishedShard
-from engines.redblack.campaign_next import (
-    campaign_block,
-    plan_run,
-    run_config,
-    shard_runs,
-    with_ranks_line,
-)
+from engines.redblack.campaign_next import campaign_block, plan_run, run_config, shard_runs
 
 K, D = 9, 1000
 TOTAL = canonical_deals(K)  # 24,310: shards 0..24, the last one 310 deals
@@ -34,7 +30,7 @@ redblack:
       deals_per_shard: 1000
     - k: [{K}]
       method: owner
-      ranks: [[0, 2000]]   # started by hand
+      campaign: true   # plans the shards its ledger keeps
       deals_per_shard: {D}
   basins: false
 """
@@ -70,6 +66,9 @@ def test_the_grid_comes_from_the_shards_the_option_or_the_block_and_they_must_ag
         plan_run(state(3), {}, 1, deals_per_shard=2000)
     with pytest.raises(CardlabError, match="at least 1, got 0"):
         plan_run(state(3), {}, 0)
+    assert plan_run(state(), {}, 1, kept=3000).deals_per_shard == 3000  # the ledger's grid
+    with pytest.raises(CardlabError, match="grids disagree.*the campaign's ledger: 3,000"):
+        plan_run(state(3), {}, 1, kept=3000)
 
 
 def test_the_run_config_plans_exactly_the_new_windows():
@@ -87,15 +86,14 @@ def test_the_run_config_plans_exactly_the_new_windows():
     }
     with pytest.raises(CardlabError, match="plans other sizes too.*a block of its own"):
         campaign_block({"redblack": {"exhaustive": {"k_min": 1, "k_max": 10}}}, K, "owner", "c")
-
-
-def test_the_ranks_line_is_rewritten_alone():
-    text = with_ranks_line(CONFIG, K, "owner", [(0, 3000), (20000, TOTAL)])
-    assert text is not None
-    changed = [(a, b) for a, b in zip(CONFIG.splitlines(), text.splitlines(), strict=True) if a != b]
-    assert changed == [("      ranks: [[0, 2000]]   # started by hand", f"      ranks: [[0, 3000], [20000, {TOTAL}]]")]
-    assert with_ranks_line(CONFIG, K, "brute", [(0, 3000)]) is None  # no brute block
-    assert with_ranks_line(CONFIG, 6, "owner", [(0, 3000)]) is None  # a block without ranks
+    # a campaign block plans its ledger's shards; under the run config it plans the run's windows
+    campaign = run_config(config(campaign=True, deals_per_shard=D), run, "c")
+    assert campaign_block(campaign, K, "owner", "c") == {
+        "k": [K],
+        "method": "owner",
+        "ranks": [[2000, 4000]],
+        "deals_per_shard": D,
+    }
     assert shard_runs([24, 3, 4, 5, 9]) == "3..5, 9, 24"
 
 
@@ -104,23 +102,30 @@ def counts_row(wd, shard: int) -> dict:
     return read_table(str(path)).to_pylist()[0]
 
 
-def test_a_run_computes_the_next_shards_and_keeps_them_planned(tmp_path):
+def kept_shards(wd) -> frozenset[int]:
+    ledger = read_ledger("redblack", f"exhaustive_k{K:02d}", "owner", str(wd / "results"))
+    return ledger.shards if ledger else frozenset()
+
+
+def test_a_run_computes_the_next_shards_and_keeps_them_in_the_ledger(tmp_path):
+    """End to end, with the real Snakemake: each finished shard goes into the ledger, from which the
+    config's campaign block plans it; the config is never written; `--keep` rebuilds a lost ledger."""
     wd = workdir(tmp_path / "wd", CONFIG)
     first = cardlab(wd, "redblack", "campaign", str(K), "--run", "2", "--cores", "2", "--deals-per-shard", str(D))
     assert first.returncode == 0, first.stderr
-    assert re.search(r"k = 9: 2 shards \(0\.\.1, 2,000 deals\) on 2 cores", first.stdout)
+    assert "k = 9: 2 shards (0..1, 2,000 deals) on 2 cores" in first.stdout
     assert re.search(r"shard 1 \[1,000, 2,000\) done.*\(\d of 2 after", first.stdout)
-    assert "set the k = 9 block of config.yaml to: ranks: [[0, 2000]]" in first.stdout
-    assert (wd / "config.yaml").read_text() == CONFIG  # not asked to change it
-    # the next three from the top, and the config's ranks line rewritten to plan all five
-    top = cardlab(wd, "redblack", "campaign", str(K), "--run", "3", "--from", "top", "--cores", "1", "--update-config")
+    assert kept_shards(wd) == {0, 1}
+    assert "config.yaml's k = 9 block is a campaign block (campaign: true)" in first.stdout
+    assert "keeps 2 shards (0..1) of 1,000 deals" in first.stdout
+    top = cardlab(wd, "redblack", "campaign", str(K), "--run", "3", "--from", "top", "--cores", "1")
     assert top.returncode == 0, top.stderr
     # one core: the shards finish in the order they start, which is the run's (config shard_order)
     assert re.findall(r"shard (\d+) \[", top.stdout) == ["24", "23", "22"], top.stdout
-    line = f"ranks: [[0, 2000], [22000, {TOTAL}]]"
-    assert f"config.yaml: the k = 9 block now plans every finished shard: {line}" in top.stdout
+    assert kept_shards(wd) == {0, 1, 22, 23, 24}
+    assert "keeps 5 shards (0..1, 22..24) of 1,000 deals" in top.stdout
     assert "left: 20,000 deals (82.3 %), shards 2..21 (20 shards)" in top.stdout
-    assert (wd / "config.yaml").read_text() == CONFIG.replace("ranks: [[0, 2000]]   # started by hand", line)
+    assert (wd / "config.yaml").read_text() == CONFIG  # never written
     for shard in (0, 1, 22, 23, 24):
         row = counts_row(wd, shard)
         res = search_range(K, shard * D, min((shard + 1) * D, TOTAL), method="owner")
@@ -130,10 +135,17 @@ def test_a_run_computes_the_next_shards_and_keeps_them_planned(tmp_path):
         for n in (0, 1, 22, 23, 24)
         for t in ("redblack_counts", "redblack_found", "redblack_hist")
     ]
-    plan = snakemake(wd, "-n", "--cores", "1", *kept)
+    plan = snakemake(wd, "-n", "--cores", "1", *kept)  # the campaign block plans exactly the kept shards
     assert "Nothing to be done" in plan.stdout + plan.stderr
-    assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml"))  # the run config is gone
-    assert yaml.safe_load((wd / "config.yaml").read_text())["batch_cpu_s"] == 0
+    assert not list((wd / ".snakemake").glob("cardlab-run-*"))  # the run config and its note are gone
+    # shards copied in from elsewhere (here: a ledger lost): --keep records every finished one
+    (wd / f"results/ledger/redblack/exhaustive_k{K:02d}/owner.json").unlink()
+    lost = cardlab(wd, "redblack", "campaign", str(K))
+    assert "finished but not in the ledger" not in lost.stdout and "keeps no shard yet" in lost.stdout
+    keep = cardlab(wd, "redblack", "campaign", str(K), "--keep")
+    assert keep.returncode == 0, keep.stderr
+    assert "k = 9: 5 shards newly kept in the ledger" in keep.stdout
+    assert kept_shards(wd) == {0, 1, 22, 23, 24}
 
 
 @pytest.mark.parametrize(
@@ -143,6 +155,7 @@ def test_a_run_computes_the_next_shards_and_keeps_them_planned(tmp_path):
         (["--run", "1", "--deals-per-shard", "2000"], "grids disagree"),
         (["--run", "1", "--results", "elsewhere"], "drop --results"),
         (["--run", "1", "--cores", "0"], "--cores must be at least 1"),
+        (["--run", "1", "--keep"], "give --run or --keep, not both"),
         (["--run", "1", "--snakemake=--no-such-option"], "snakemake failed"),
     ],
 )
@@ -153,114 +166,146 @@ def test_bad_runs_are_named_and_change_nothing(tmp_path, args, message):
     assert message in run.stdout + run.stderr
     assert (wd / "config.yaml").read_text() == CONFIG
     assert not list((wd / "results").rglob("*.parquet")) if (wd / "results").exists() else True
+    assert not kept_shards(wd)
     assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml")) if (wd / ".snakemake").exists() else True
 
 
 def test_the_running_shards_are_read_from_their_job_logs(tmp_path):
+    """The log reader's last progress line, the model's share of the run (numbers), then its words."""
     from engines.core.progress import Progress
+    from engines.pipeline.live import running_line
+    from engines.pipeline.progress_model import run_share
+    from engines.pipeline.runlog import last_reading
 
     log = tmp_path / "shard=0003.log"
     progress = Progress(1000, "deals", "redblack exhaustive_k09/owner/3", stream=log.open("w"), enabled=True)
     progress.done = 400
     progress.stream.write("starting\n" + progress.line() + "\n")
     progress.stream.close()
-    logs = {"2": str(tmp_path / "shard=0002.log"), "3": str(log), "4": str(tmp_path / "none.log")}
-    work = {"2": 1000, "3": 1000, "4": 2000}
-    line = running_line(["2"], logs, work, elapsed=120.0, eta=223.0)
+    reading = last_reading(str(log))
+    assert (reading.done, reading.total) == (400, 1000)
+    assert last_reading(str(tmp_path / "none.log")) is None
     # shard 2 finished (1,000), shard 3 at 400, shard 4 not started: 1,400 of 4,000 deals
+    work = {"2": 1000, "3": 1000, "4": 2000}
+    share = run_share(["2"], {"3": 0.4}, work)
+    assert share == pytest.approx(0.35)
+    line = running_line(share, {"3": 0.4}, elapsed=120.0, eta=223.0)
     assert line == "  running: shard 3 40 %; the run 35.0 % done after 2 min 00 s, ETA about 3 min 43 s"
-    assert running_line(["2"], logs, work, 120.0, None).endswith("after 2 min 00 s, ETA not known yet")
-    assert running_line(["2"], {"4": logs["4"]}, work, 10.0, 1.0) is None  # nothing reports yet
+    assert running_line(share, {"3": 0.4}, 120.0, None).endswith("after 2 min 00 s, ETA not known yet")
+    assert running_line(0.25, {}, 10.0, 1.0) is None  # nothing reports yet
 
 
-def test_ctrl_c_keeps_the_finished_shards_and_writes_no_other(tmp_path):
-    """Ctrl-C the moment a shard's first table is written, while its job writes the others: the
-    shards finished stay, that one leaves no file, the config names exactly the finished ones,
-    and no run config is left behind."""
-    import signal
-    import subprocess
+# A Snakemake stand-in: it writes the targets it is given as the steps say, then says so (a file: the
+# event the test waits on) and waits for SIGINT, on which it exits as Snakemake does (130).
+FAKE_SNAKEMAKE = """#!{python}
+import os, signal, sys, time
+signal.signal(signal.SIGINT, lambda *_: sys.exit(130))
+targets = sys.argv[1 : sys.argv.index("--configfile")]
+for path in targets[: int(os.environ["FAKE_WRITE"])]:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    open(path, "wb").close()
+open(os.environ["FAKE_READY"], "w").close()
+if os.environ.get("FAKE_WAIT"):
+    signal.pause()
+"""
+
+
+def fake_run(tmp_path, monkeypatch, write: int, wait: bool):
+    """run_shards of 2 shards in a fresh workflow directory, Snakemake replaced by the stand-in."""
     import sys
-    import time
 
-    from wfhelp import env
+    from engines.pipeline import runner
 
     wd = workdir(tmp_path / "wd", CONFIG)
-    counts = wd / f"results/redblack/redblack_counts/exhaustive_k{K:02d}/owner"
-    argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", str(K), "--run", "3", "--cores", "1"]
-    proc = subprocess.Popen(
-        [*argv, "--update-config"],
-        cwd=wd,
-        env=env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        # a Python started with SIGINT ignored (a test run in the background) would not see Ctrl-C
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    began = time.monotonic()
-    while not list(counts.glob("*.parquet")) and proc.poll() is None and time.monotonic() - began < 120:
-        time.sleep(0.001)
-    proc.send_signal(signal.SIGINT)
-    out = proc.communicate(timeout=120)[0]
-    assert proc.returncode == 130, out
-    kept = re.search(r"interrupted: (\d+) finished shards? kept", out)
-    assert kept, out
-    shards = {}
-    for path in (wd / "results/redblack").rglob("*.parquet"):
-        shards.setdefault(path.name, []).append(path.parent.parent.parent.name)
-    assert all(sorted(tables) == ["redblack_counts", "redblack_found", "redblack_hist"] for tables in shards.values())
-    assert len(shards) == int(kept[1])  # every shard whole or absent
-    planned = yaml.safe_load((wd / "config.yaml").read_text())["redblack"]["exhaustive"][1]["ranks"]
-    assert sum(b - a for a, b in planned) == D * len(shards) if shards else planned == [[0, 2000]]
-    assert len(planned) == 1  # the shards went lowest first: the finished ones extend [0, 2000) without a gap
-    assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml"))
+    monkeypatch.chdir(wd)
+    fake = tmp_path / "snakemake"
+    fake.write_text(FAKE_SNAKEMAKE.format(python=sys.executable))
+    fake.chmod(0o755)
+    monkeypatch.setattr(runner, "snakemake_executable", lambda: str(fake))
+    monkeypatch.setenv("FAKE_WRITE", str(write))
+    monkeypatch.setenv("FAKE_READY", str(tmp_path / "ready"))
+    if wait:
+        monkeypatch.setenv("FAKE_WAIT", "1")
+    run = plan_run(state(), config(deals_per_shard=D), 2)
+    files = {str(n): fs for n, fs in run.files().items()}
+    return wd, run, files
 
 
-def test_status_shows_the_running_campaign_runs_shards(tmp_path):
-    """While `campaign --run` goes, `cardlab status` (no --config) shows the run's shards, which
-    config.yaml does not plan; with --config config.yaml, the whole config as before; after the
-    run, no note is left."""
-    import signal
-    import subprocess
-    import sys
+def wait_for_file(path, deadline_s: float = 120.0) -> None:
+    """Wait for a file the other process writes when it is ready (an event; the deadline only stops a hang)."""
     import time
 
-    from wfhelp import env
+    end = time.monotonic() + deadline_s
+    while not path.exists():
+        assert time.monotonic() < end, f"{path} never came"
+        time.sleep(0.05)
 
-    wd = workdir(tmp_path / "wd", CONFIG)
-    counts = wd / f"results/redblack/redblack_counts/exhaustive_k{K:02d}/owner"
-    argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", str(K), "--run", "20", "--cores", "1"]
-    out = tmp_path / "run.out"  # a file, as a run in the background writes: its lines must not wait in a buffer
-    with out.open("w") as stdout:
-        proc = subprocess.Popen(
-            argv,
-            cwd=wd,
-            env={k: v for k, v in env().items() if k != "PYTHONUNBUFFERED"},
-            stdout=stdout,
-            stderr=subprocess.STDOUT,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        )
-    try:
-        began = time.monotonic()
-        while not list(counts.glob("*.parquet")) and proc.poll() is None and time.monotonic() - began < 120:
-            time.sleep(0.05)
-        during = cardlab(wd, "status")
-        whole = cardlab(wd, "status", "--config", "config.yaml")
-        while " done, " not in out.read_text() and proc.poll() is None and time.monotonic() - began < 120:
-            time.sleep(0.05)
-        assert proc.poll() is None, "the run ended before it was looked at: give it more shards"
-        assert re.search(r"shard \d+ \[.*\) done, ", out.read_text())  # written while the run goes
-        # with the live view's ETA of the run's shards, the one `cardlab status` shows
-        assert re.search(r"\(1 of 20 after [^,]+, ETA (about \d|not known yet)", out.read_text()), out.read_text()
-    finally:
-        proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=120)
-    assert during.returncode == 0, during.stderr
-    assert "`cardlab redblack campaign 9 --run 20 --cores 1` is running here" in during.stdout
-    # the run's 20 shards of 1,000 deals, and nothing of the config's k = 6 block
-    # the next shard may have started when status looks ("1/20 shards, 1 running"), or not yet
-    shards = r"shards(, \d running)?\)"
-    assert re.search(r"redblack +[\d.]+ % of 20,000 deals \(\d+/20 " + shards, during.stdout), during.stdout
-    assert "is running here" not in whole.stdout
-    assert re.search(r"of 2,462 deals \(\d/3 " + shards, whole.stdout), whole.stdout  # k = 6's 462 + k = 9's 2,000
+
+def test_ctrl_c_keeps_the_finished_shards_and_writes_no_other(tmp_path, monkeypatch):
+    """Ctrl-C while shard 1's job has written its first table, shard 0 finished: shard 0 stays (and is kept),
+    shard 1's partial table is removed, the run says so, and no run config is left behind.  The moment is
+    an event: the stand-in has written exactly 4 files and says so; Ctrl-C comes after that, never on a timer."""
+    from engines.pipeline.shard_run import run_shards
+
+    wd, run, files = fake_run(tmp_path, monkeypatch, write=4, wait=True)
+    said, kept = [], []
+
+    def keep(name: str) -> None:
+        kept.append(name)
+        wait_for_file(tmp_path / "ready")  # shard 1's first table is written too
+        raise KeyboardInterrupt  # what the terminal's Ctrl-C raises in the main thread
+
+    rc, done = run_shards(files, run_config({}, run, "c"), 1, wd / "run.log", say=said.append, kept=keep)
+    assert (rc, done, kept) == (130, ["0"], ["0"])
+    assert all(os.path.isfile(f) for f in files["0"])
+    assert not any(os.path.exists(f) for f in files["1"])
+    assert said == [
+        "  shard 1: stopped while writing its tables; removed 1 partial file",
+        "interrupted: 1 finished shard kept, the others not written",
+    ]
     assert not list((wd / ".snakemake").glob("cardlab-run-*"))
+
+
+def test_a_run_says_each_shard_as_it_finishes(tmp_path, monkeypatch):
+    """Every shard written: a line each, in order, with the count and the live view's ETA; each kept."""
+    from engines.pipeline.shard_run import run_shards
+
+    wd, run, files = fake_run(tmp_path, monkeypatch, write=6, wait=False)
+    said, kept = [], []
+    rc, done = run_shards(files, run_config({}, run, "c"), 1, wd / "run.log", say=said.append, kept=kept.append)
+    assert (rc, sorted(done), sorted(kept)) == (0, ["0", "1"], ["0", "1"])
+    assert [re.sub(r"after \d+ s", "after N s", line.split(",")[0]) for line in said] == [
+        f"  {done[0]} (1 of 2 after N s",
+        f"  {done[1]} (2 of 2 after N s)",
+    ]
+    assert "ETA" in said[0] and "ETA" not in said[1]
+
+
+def test_status_shows_the_running_campaign_runs_shards(tmp_path, monkeypatch, capsys):
+    """While `campaign --run` goes (its note names a live process, its run config and shards),
+    `cardlab status` (no --config) shows the run's shards, which config.yaml does not plan; with
+    --config config.yaml, the whole config; once the note is gone, the config again.  The run's
+    state is written as the run writes it: nothing to wait for."""
+    from engines.cli import main
+    from engines.pipeline.runstate import RunNote, write_run_note
+
+    wd = workdir(tmp_path / "wd", CONFIG)
+    monkeypatch.chdir(wd)
+    run = plan_run(state(), config(deals_per_shard=D), 20)
+    (wd / ".snakemake").mkdir()
+    cfg = wd / ".snakemake/cardlab-run-test.yaml"
+    cfg.write_text(yaml.safe_dump(run_config(yaml.safe_load(CONFIG), run, "c")))
+    targets = frozenset(f for fs in run.files().values() for f in fs)
+    command = f"cardlab redblack campaign {K} --run 20 --cores 1"
+    write_run_note(str(wd / ".snakemake/cardlab-run-test.json"), RunNote(command, str(cfg), targets))
+    assert main(["status"]) == 0
+    during = capsys.readouterr().out
+    assert f"`{command}` is running here" in during
+    assert "redblack     0.0 % of 20,000 deals (0/20 shards)" in during  # the run's 20 shards, not k = 6
+    assert main(["status", "--config", "config.yaml"]) == 0
+    whole = capsys.readouterr().out
+    assert "is running here" not in whole
+    assert "of 462 deals (0/1 shard)" in whole  # k = 6's 462; the campaign block's ledger keeps nothing yet
+    (wd / ".snakemake/cardlab-run-test.json").unlink()
+    assert main(["status"]) == 0
+    assert "is running here" not in capsys.readouterr().out

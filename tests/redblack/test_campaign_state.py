@@ -125,7 +125,8 @@ def test_a_shard_off_the_grid_is_named(results):
 def test_the_command_prints_the_windows_and_refuses_bad_input(results, capsys, tmp_path):
     assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
     out = capsys.readouterr().out
-    assert f"ranks: [[{D}, {2 * D}], [{208 * D}, {canonical_deals(K)}]]" in out
+    assert f"windows searched: [[{D}, {2 * D}], [{208 * D}, {canonical_deals(K)}]]" in out
+    assert "config.yaml's k = 22 block is not a campaign block" in out  # it plans every rank of k = 22
     assert "shards 0, 2..207 (207 shards)" in out
     assert "4 shards finished" in out and "4 on " in out
     assert cardlab(["redblack", "campaign", "23", "--results", str(results)]) == 0
@@ -134,6 +135,22 @@ def test_the_command_prints_the_windows_and_refuses_bad_input(results, capsys, t
     assert "K must be between 1 and 26" in capsys.readouterr().err
     assert cardlab(["redblack", "campaign", "22", "--results", str(tmp_path / "nowhere")]) == 1
     assert "no such results directory" in capsys.readouterr().err
+
+
+def test_keep_records_the_finished_shards_in_the_ledger(results, capsys):
+    """Shards computed elsewhere and copied in: --keep records every finished, checked one; again, none new."""
+    from engines.core.ledger import read_ledger
+
+    assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
+    assert f"ledger {results}" not in capsys.readouterr().out  # a block of its own ranks, and no ledger
+    assert cardlab(["redblack", "campaign", str(K), "--results", str(results), "--keep"]) == 0
+    out = capsys.readouterr().out
+    assert f"k = {K}: 4 shards newly kept in the ledger" in out
+    assert "keeps 4 shards (1, 208..210) of 5,000,000,000 deals" in out
+    ledger = read_ledger("redblack", f"exhaustive_k{K}", "owner", str(results))
+    assert (ledger.per_shard, ledger.shards) == (D, frozenset(KEPT))
+    assert cardlab(["redblack", "campaign", str(K), "--results", str(results), "--keep"]) == 0
+    assert f"k = {K}: 0 shards newly kept" in capsys.readouterr().out
 
 
 def fake_warehouse(results: Path, searched_then: int, cost_from: str = "windows") -> Path:

@@ -1,0 +1,114 @@
+"""A campaign's files now, as a :class:`~engines.pipeline.progress_model.Snapshot`: the plan, the shard
+files, the logs, the run, and whether the warehouse and reports are current.
+
+The planned shards come from one place, :func:`planned`: the pipeline's :class:`~engines.pipeline.plan.Plan`
+of the config files (built again only when a file changes: the live view asks every second
+and validating costs a third of a CPU-second), seen as the progress model's shards.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ..core.layout import RESULTS, WAREHOUSE
+from ..registry import engine
+from .plan import DEFAULT_CONFIG, Plan, load_plan
+from .progress_model import PlannedShard, Snapshot
+from .runlog import latest_run_start, mtime, read_log
+from .runstate import run_alive
+
+REPORT_INDEX = "index.html"
+
+
+def warehouse_in(results: str | os.PathLike) -> str:
+    """The warehouse file of a results tree (results/warehouse.duckdb for the workflow's own)."""
+    return os.path.join(results, os.path.basename(WAREHOUSE))
+
+
+def planned_shards(plan: Plan) -> tuple[list[PlannedShard], dict[str, str]]:
+    """The plan's shards as the progress model sees them (files, log, work and its unit), and each
+    game's main unit."""
+    shards: list[PlannedShard] = []
+    for s in plan:
+        main = engine(s.game).work_unit
+        files = tuple(s.files.values())
+        shards.append(
+            PlannedShard(
+                s.game,
+                s.kind.name,
+                s.experiment,
+                s.variant,
+                s.shard,
+                s.work,
+                s.unit,
+                s.unit == main,
+                files,
+                s.log,
+                s.kind.cost_follows_shard,
+            )
+        )
+    return shards, {g: engine(g).work_unit for g in plan.games}
+
+
+_SHARDS: dict[int, tuple[Plan, tuple[list[PlannedShard], dict[str, str]]]] = {}
+
+
+def cached_plan(config, results: str = RESULTS) -> tuple[list[PlannedShard], dict[str, str]]:
+    """The planned shards of the config files, from the process's one plan of them (rebuilt only
+    when a file changes: the live view asks every second)."""
+    plan = load_plan(config, results)
+    if id(plan) not in _SHARDS:
+        _SHARDS.clear()
+        _SHARDS[id(plan)] = (plan, planned_shards(plan))  # the plan held: its id stays its own
+    return _SHARDS[id(plan)][1]
+
+
+planned = cached_plan  # the one call for the planned shards
+
+
+def warehouse_state(results: str, all_done: bool, newest: float) -> str:
+    """missing, to be rebuilt (shards missing), older than its shards, or current."""
+    wh = mtime(warehouse_in(results))
+    if wh is None:
+        return "missing"
+    if not all_done:
+        return "to be rebuilt (shards missing)"
+    return "older than its shards" if wh < newest else "current"
+
+
+def reports_state(results: str, reports: str, warehouse: str) -> str:
+    """missing, to be rebuilt (the warehouse is not current, or newer than the reports), or current."""
+    index = mtime(f"{reports}/{REPORT_INDEX}")
+    if index is None:
+        return "missing"
+    wh = mtime(warehouse_in(results))
+    if warehouse != "current" or (wh and index < wh):
+        return "to be rebuilt"
+    return "current"
+
+
+def snapshot(
+    config: str = DEFAULT_CONFIG,
+    results: str = RESULTS,
+    reports: str = "reports",
+    alive: bool | None = None,
+    run_started: float | None = None,
+    only: frozenset[str] | None = None,
+) -> Snapshot:
+    """The campaign's files now; ``alive`` says whether a run is known to be going (default: ask the run lock);
+    ``only``: the plan's shards all of whose files it names (a campaign run's), not the whole plan."""
+    plan, units = planned(config, results)
+    if only is not None:
+        plan = [s for s in plan if set(s.files) <= only]
+    alive = run_alive() if alive is None else alive
+    if alive and run_started is None:
+        run_started = latest_run_start()
+    stamps = {f: mtime(f) for s in plan for f in s.files}
+    files = frozenset(f for f, t in stamps.items() if t is not None)
+    logs = {s.log: lf for s in plan if (lf := read_log(s.log)) is not None}
+    all_done = all(f in files for s in plan for f in s.files)
+    newest = max((t for t in stamps.values() if t is not None), default=0.0)
+    warehouse = warehouse_state(results, all_done, newest)
+    report = reports_state(results, reports, warehouse)
+    return Snapshot(tuple(plan), units, files, logs, alive, time.time(), run_started, warehouse, report)

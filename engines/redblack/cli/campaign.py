@@ -1,0 +1,239 @@
+"""``cardlab redblack campaign K``: where a size's campaign stands, its next shards, its ledger.
+
+A campaign's kept shards are listed in its ledger (engines/core/ledger.py), which cardlab
+owns; the user's config says only that the size's block is a campaign (``campaign: true``)
+and is never written.  ``--run N`` computes the next N shards through the one Snakemake
+runner (engines/pipeline/shard_run.py) under a run config of its own and records each
+shard in the ledger as it finishes; ``--keep`` records the finished shards found under
+results/ (computed elsewhere and copied in).  The ledger is written whatever the config's
+block says: it is the record of what the campaign computed and only a campaign block
+plans from it, so recording costs a block that is not one nothing, and a block that
+becomes one later plans what was computed without a ``--keep``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+
+from ...core.errors import CardlabError
+from ...core.fmt import plural
+from ...core.layout import RESULTS, ledger_path
+from ...pipeline.plan import DEFAULT_CONFIG
+
+CAMPAIGN_EXAMPLES = """examples:
+  cardlab redblack campaign 22             k = 22's finished shards, its config block and ledger, the shards left
+  cardlab redblack campaign 21 --results /shared/campaign/results
+  cardlab redblack campaign 23 --run 4 --from top --cores 2 --nice 19
+                                           the next 4 shards from the top, each kept in the ledger
+  cardlab redblack campaign 23 --keep      keep in the ledger the finished shards copied into results/
+  cardlab redblack campaign 24 --run 1 --deals-per-shard 20000000000     a new size's first shard
+  cardlab redblack campaign 26 --run 500 --snakemake='--workflow-profile workflow/profiles/slurm'"""
+
+
+def add_campaign(sub, raw) -> None:
+    """``cardlab redblack campaign``: where a size's rank-window campaign stands."""
+    c = sub.add_parser(
+        "campaign",
+        help="a size's finished search shards: coverage, CPU, its config block and ledger, the shards left",
+        description="Reads the finished exhaustive shards of size K under a results tree (every table checked) "
+        "and prints the ranks they searched, their CPU time from the job logs, whether the size's block in the "
+        "config is a campaign block (`campaign: true`: it plans the shards its ledger keeps), what the ledger "
+        "keeps, and the shards left.",
+        epilog=CAMPAIGN_EXAMPLES,
+        formatter_class=raw,
+    )
+    c.add_argument("k", type=int, help="cards per player, 1..26")
+    c.add_argument("--method", choices=("owner", "brute"), default="owner", help="the shards' method (default: owner)")
+    c.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
+    c.add_argument(
+        "--config", default=DEFAULT_CONFIG, help="the config the campaign's block is in (default: %(default)s)"
+    )
+    c.add_argument(
+        "--keep",
+        action="store_true",
+        help="record every finished, checked shard of the size under the results tree in the campaign's ledger",
+    )
+    r = c.add_argument_group("running the next shards (Snakemake, in this directory's workflow)")
+    r.add_argument("--run", type=int, metavar="N", help="compute the next N shards left, then show the campaign")
+    r.add_argument(
+        "--from",
+        dest="from_",
+        choices=("bottom", "top"),
+        default="bottom",
+        help="which end of the ranks left (default: bottom)",
+    )
+    r.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="cores for Snakemake (default: all)")
+    r.add_argument("--deals-per-shard", type=int, help="the shard grid of a campaign with no finished shard yet")
+    r.add_argument("--nice", type=int, default=0, help="run Snakemake and its jobs at this niceness (default: 0)")
+    r.add_argument(
+        "--snakemake",
+        default="",
+        metavar="ARGS",
+        help="more Snakemake options: --snakemake='--workflow-profile workflow/profiles/slurm'",
+    )
+    c.set_defaults(func=cmd_campaign)
+
+
+def cmd_campaign(args) -> int:
+    from ...pipeline.jobs import read_timing
+    from ..campaign import campaign_state, describe
+    from ..campaign_next import ready_to_run
+
+    if args.run is not None and args.keep:
+        raise CardlabError("--run keeps each shard it finishes in the ledger; give --run or --keep, not both")
+    if args.run is not None:
+        ready_to_run(args.results, args.cores)
+    state = campaign_state(args.k, args.method, args.results, timing=read_timing)
+    rc = 0
+    if args.run is not None:
+        rc = run_campaign(args, state, read_timing)
+        state = campaign_state(args.k, args.method, args.results, timing=read_timing)
+    elif args.keep:
+        keep_finished(args, state)
+    book = campaign_lines(state, args.config, args.results)
+    print("\n".join(describe(state, args.results, cost_left(state, args.results), book)))
+    return rc
+
+
+def cost_left(state, results: str) -> str | None:
+    """The rest's cost by the warehouse's cost windows, when there is a warehouse that prices it."""
+    import duckdb
+
+    from ...pipeline.snapshot import warehouse_in
+    from ...pipeline.warehouse import connect
+    from ..campaign import cost_left_text
+    from ..report.queries import coverage_of, window_cost
+
+    db = warehouse_in(results)
+    try:  # a warehouse being rebuilt, or one without RedBlack, only costs this line
+        with connect(db) as con:
+            coverage = coverage_of(con, state.k)
+            windows = window_cost(con, state.k)
+    except (CardlabError, duckdb.Error):
+        return None
+    return cost_left_text(state, coverage, windows.get("machine"), db) if coverage and state.shards else None
+
+
+def the_ledger(k: int, method: str, results: str):
+    """The size's campaign ledger under the results tree (None: it keeps nothing yet) and its path."""
+    from ...core.ledger import read_ledger
+    from ..campaign import GAME
+    from ..search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment
+
+    place = (GAME, exhaustive_experiment(k), EXHAUSTIVE_VARIANT[method])
+    return read_ledger(*place, root=results), ledger_path(*place, root=results)
+
+
+def keeper(k: int, method: str, per_shard: int, results: str = RESULTS):
+    """A function that records shards (by number) in the size's ledger."""
+    from ...core.ledger import record_kept
+    from ..campaign import GAME
+    from ..search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment
+
+    experiment = exhaustive_experiment(k)
+    variant = EXHAUSTIVE_VARIANT[method]
+    return lambda shards: record_kept(GAME, experiment, variant, per_shard, shards, root=results)
+
+
+def keep_finished(args, state) -> None:
+    """`campaign K --keep`: every finished shard of the size under the results tree, into its ledger."""
+    from ...pipeline.config import read_yaml
+    from ..campaign_next import shard_grid_of
+
+    if not state.shards:
+        print(f"k = {state.k}: no finished shard under {args.results}/ to keep")
+        return
+    ledger, _ = the_ledger(state.k, state.method, args.results)
+    config = read_yaml(args.config) if os.path.isfile(args.config) else {}
+    grid = shard_grid_of(state, config, args.deals_per_shard, args.config, ledger.per_shard if ledger else None)
+    before = ledger.shards if ledger else frozenset()
+    kept = keeper(state.k, state.method, grid, args.results)([s.shard for s in state.shards])
+    print(f"k = {state.k}: {plural(len(kept.shards - before), 'shard')} newly kept in the ledger")
+
+
+def campaign_lines(state, config_path: str, results: str) -> list[str]:
+    """What the config's block of the size is (a campaign block or not) and what its ledger keeps."""
+    from ...pipeline.config import read_yaml
+    from ..campaign_next import campaign_block, shard_runs
+
+    k = state.k
+    method = state.method
+    config = read_yaml(config_path) if os.path.isfile(config_path) else None
+    try:
+        block = campaign_block(config, k, method, config_path) if config is not None else None
+    except CardlabError:  # a block of several sizes: no campaign block, which needs one of its own
+        block = {}
+    if config is None:
+        lines = [f"  {config_path}: not found here, so no block of k = {k} to read"]
+    elif block is None:
+        lines = [
+            f"  {config_path} has no k = {k} block ({method}); to plan the ledger's shards, add one with "
+            f"`campaign: true` (`- k: [{k}]`, `method: {method}`, its deals_per_shard)"
+        ]
+    elif block.get("campaign"):
+        lines = [f"  {config_path}'s k = {k} block is a campaign block (campaign: true): it plans the ledger's shards"]
+    else:
+        lines = [
+            f"  {config_path}'s k = {k} block is not a campaign block: it plans its ranks, not a ledger's shards "
+            "(with `campaign: true` it plans exactly the shards the ledger keeps)"
+        ]
+    ledger, path = the_ledger(k, method, results)
+    if ledger is None:
+        plain = block is not None and not block.get("campaign")  # a block of its own ranks: no ledger to speak of
+        return lines if plain else [*lines, f"  ledger {path}: keeps no shard yet"]
+    lines.append(
+        f"  ledger {path}: keeps {plural(len(ledger.shards), 'shard')} ({shard_runs(ledger.shards)}) "
+        f"of {ledger.per_shard:,} deals"
+    )
+    finished = {s.shard for s in state.shards}
+    if finished - ledger.shards:
+        lines.append(
+            f"  finished but not in the ledger: shards {shard_runs(finished - ledger.shards)} "
+            f"(keep them: cardlab redblack campaign {k} --keep)"
+        )
+    if ledger.shards - finished:
+        lines.append(
+            f"  in the ledger but not finished under {results}/: shards {shard_runs(ledger.shards - finished)} "
+            "(a campaign block plans them, so a run recomputes them)"
+        )
+    return lines
+
+
+def run_campaign(args, state, timing) -> int:
+    """`campaign K --run N`: Snakemake computes the next N shards (engines/redblack/campaign_next.py),
+    each kept in the ledger as it finishes."""
+    from ...pipeline.plan import load_config
+    from ...pipeline.shard_run import run_shards
+    from ..campaign_next import finished_line, plan_run, run_config, shard_runs
+
+    config = load_config([args.config])
+    ledger, _ = the_ledger(state.k, state.method, args.results)
+    grid = ledger.per_shard if ledger else None
+    run = plan_run(state, config, args.run, args.from_ == "top", args.deals_per_shard, args.config, grid)
+    if not run.shards:
+        print(f"k = {run.k}: every shard is finished; nothing to run")
+        return 0
+    log = f".snakemake/log/cardlab-campaign-k{run.k:02d}-{time.strftime('%Y%m%dT%H%M%S')}.log"  # beside snakemake's
+    print(
+        f"k = {run.k}: {plural(len(run.shards), 'shard')} ({shard_runs(run.shards)}, {run.deals:,} deals) "
+        f"on {plural(args.cores, 'core')}; snakemake's output: {log}",
+        flush=True,
+    )
+    record = keeper(run.k, run.method, run.deals_per_shard)
+    rc, _ = run_shards(
+        {str(n): files for n, files in run.files().items()},
+        run_config(config, run, args.config),
+        args.cores,
+        log,
+        shlex.split(args.snakemake),
+        args.nice,
+        finished=lambda name: finished_line(run, int(name), timing),
+        logs=run.logs(),
+        work=run.work(),
+        command=shlex.join(["cardlab", *sys.argv[1:]]),  # what `cardlab status` says is running
+        kept=lambda name: record([int(name)]),
+    )
+    return rc
