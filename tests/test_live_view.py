@@ -306,8 +306,8 @@ def test_the_live_view_validates_the_config_again_only_when_a_config_file_change
     cfg = tmp_path / "config.yaml"
     cfg.write_text("blackjack:\n  exact:\n    decks: [1]\n    soft17: [stand]\n    peek: ['no']\n")
     calls = []
-    real = config_module.load_config
-    monkeypatch.setattr(config_module, "load_config", lambda paths: calls.append(paths) or real(paths))
+    real = config_module.read_config
+    monkeypatch.setattr(config_module, "read_config", lambda paths: calls.append(paths) or real(paths))
     first = status.cached_plan(str(cfg), str(tmp_path / "results"))
     assert status.cached_plan(str(cfg), str(tmp_path / "results")) is first
     assert len(calls) == 1
