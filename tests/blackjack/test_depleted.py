@@ -18,7 +18,18 @@ from engines.blackjack.depleted import CARD_LABELS, EFFECT_DECKS, REMOVED
 from engines.blackjack.rules import shoe_counts
 from engines.core.errors import CardlabError
 
-VIEWS = Path(bj.__file__).parent / "effects_views.sql"
+# The effects view: in effects_views.sql until the engine loads the table, then in views.sql.
+VIEW_FILES = [Path(bj.__file__).parent / f for f in ("effects_views.sql", "views.sql")]
+
+
+def effects_view_statements() -> list[str]:
+    """The statements creating blackjack_bust_effects, from whichever file holds them."""
+    out = []
+    for path in VIEW_FILES:
+        if path.exists():
+            code = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("--"))
+            out += [s.strip() for s in code.split(";") if "VIEW blackjack_bust_effects" in s]
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -238,10 +249,9 @@ def test_effects_table_schema_and_view():
     con = duckdb.connect()
     con.register("arrow_in", table)
     con.execute("CREATE TABLE blackjack_effects_of_removal AS SELECT * FROM arrow_in")
-    code = "\n".join(ln for ln in VIEWS.read_text().splitlines() if not ln.lstrip().startswith("--"))
-    for stmt in (s.strip() for s in code.split(";")):
-        if stmt:
-            con.execute(stmt)
+    statements = effects_view_statements()
+    assert statements, "no CREATE VIEW blackjack_bust_effects in effects_views.sql or views.sql"
+    con.execute(statements[-1])  # views.sql's, once it holds the view
     rows = con.execute(
         'SELECT upcard, largest_rise, "check", "5" FROM blackjack_bust_effects ORDER BY upcard_order'
     ).fetchall()
