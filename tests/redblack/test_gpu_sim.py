@@ -201,3 +201,23 @@ def test_on_a_cuda_device_the_gpu_backend_equals_the_cpu_search(on_device, label
     if said != "has a device":
         pytest.skip("no CUDA device here")
     assert_same(results[label], search_range(k, start, stop, method=method))
+
+
+CLI_CASES = [("6", "owner", None), ("6", "brute", None), ("8", "owner", None), ("8", "brute", None)]
+CLI_CASES += [("15", "owner", "999600:999800"), ("15", "brute", "999600:999800")]
+
+
+@needs_numba_cuda
+@pytest.mark.parametrize(("k", "method", "ranks"), CLI_CASES)
+def test_the_search_command_prints_what_the_cpu_prints_with_the_gpu_backend(k, method, ranks):
+    """`cardlab redblack search K --backend gpu` under the simulator: the same lines as the CPU, byte for byte
+    (only the progress line on stderr, with its speed, differs)."""
+    args = [sys.executable, "-m", "engines.cli", "redblack", "search", k, "--method", method, "--csv"]
+    args += ["--ranks", ranks] if ranks else []
+    cpu = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    sim = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    gpu_run = subprocess.run(args + ["--backend", "gpu"], capture_output=True, text=True, timeout=300, env=sim)
+    assert cpu.returncode == gpu_run.returncode == 0, gpu_run.stderr
+    assert gpu_run.stdout == cpu.stdout and cpu.stdout.strip()
+    counts = [ln for ln in cpu.stderr.splitlines() if ln.startswith(f"k={k}")]
+    assert counts and counts == [ln for ln in gpu_run.stderr.splitlines() if ln.startswith(f"k={k}")]

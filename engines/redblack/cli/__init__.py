@@ -91,6 +91,12 @@ def add_search(sub, raw) -> None:
         help="search ranks [START, STOP) only (default: all); slices run separately add up to the whole",
     )
     s.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
+    s.add_argument(
+        "--backend",
+        default="scalar",
+        help="scalar (the CPU search, default) or gpu (an NVIDIA GPU through numba-cuda: pip install -e .[gpu]); "
+        "the same results either way",
+    )
     s.add_argument("--csv", action="store_true", help="CSV of the infinite deals for machines (counts on stderr)")
     s.set_defaults(func=cmd_search)
 

@@ -47,6 +47,10 @@ def cmd_search(args) -> int:
 
     if not 1 <= args.k <= rb.K_MAX:
         raise CardlabError(f"K must be between 1 and {rb.K_MAX}, got {args.k}")
+    from ...registry import engine
+
+    kind = engine("redblack").kind_of({"kind": "exhaustive"})
+    search = kind.backends[kind.check_backend(args.backend, "--backend")]
     if args.jobs is not None:
         if args.jobs < 1:
             raise CardlabError(f"--jobs must be >= 1, got {args.jobs}")
@@ -56,7 +60,7 @@ def cmd_search(args) -> int:
     label = f"redblack k={args.k}" + ("" if (start, stop) == (0, total) else f" ranks [{start:,}, {stop:,})")
     progress = Progress(stop - start, "deals", label=label, stream=sys.stderr)
     try:
-        res = rb.search_range(args.k, start, stop, progress, method=args.method)
+        res = search(args.k, start, stop, progress, method=args.method)
     finally:
         progress.close()
     window = "complete" if (start, stop) == (0, total) else f"ranks [{start:,}, {stop:,}) of {total:,}"
