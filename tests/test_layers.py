@@ -27,6 +27,7 @@ PIPELINE_LAYER = {
     "config": "warehouse",
     "plan": "warehouse",
     "batches": "warehouse",  # part of the plan: which small shards share a job
+    "check_records": "warehouse",
     "jobs": "warehouse",
     "warehouse": "warehouse",
     "verify": "verify",

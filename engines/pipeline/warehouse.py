@@ -24,7 +24,6 @@ from ..core.errors import CardlabError, squeeze
 from ..core.layout import (
     WAREHOUSE,
     ShardPlace,
-    check_record_files,
     log_of_shard_file,
     parse_shard_path,
     remove_temp_files,
@@ -32,6 +31,7 @@ from ..core.layout import (
 )
 from ..core.store import HASH_KEY, open_shard, verified_table, write_text
 from ..registry import GAMES, engine
+from .check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table
 from .jobs import read_timing
 
 STORAGE_VERSION = "v1.5.0"
@@ -188,7 +188,7 @@ def build(
         metas = load_files(con, files, planned_of, log)
         load_arrow(con, "provenance", provenance_table(metas))
         load_arrow(con, "shard_timings", timing_table(metas))
-        load_arrow(con, "recompute_checks", check_records_table(check_record_files(out.parent)))
+        load_arrow(con, "recompute_checks", check_records_table(out.parent))
         load_arrow(con, "kept_campaigns", kept_campaigns_table(metas))
         con.execute(CAMPAIGN_CHECKS_VIEW)
         add_game_tables_and_views(con)
@@ -264,75 +264,6 @@ def provenance_table(metas: dict[str, dict]) -> pa.Table:
     if not metas:
         return PROVENANCE_SCHEMA.empty_table()
     return pa.table(provenance_rows(metas))
-
-
-CHECK_SCHEMA = {
-    "game": pa.string(),
-    "experiment": pa.string(),
-    "variant": pa.string(),
-    "shard": pa.int32(),
-    "matched": pa.bool_(),
-    "date": pa.string(),
-    "machine": pa.string(),
-    "cpu_s": pa.float64(),
-    "engine_version": pa.string(),
-}
-
-
-def check_records_table(files: list[str]) -> pa.Table:
-    """Every independent recomputation of a kept shard (engines/pipeline/recompute.py), one row each."""
-    rows: dict[str, list] = {c: [] for c in CHECK_SCHEMA}
-    for f in files:
-        game, experiment, variant = Path(f).parent.parent.name, Path(f).parent.name, Path(f).stem
-        for n, line in enumerate(Path(f).read_text().splitlines(), 1):
-            try:
-                rec = json.loads(line)
-                values = [int(rec["shard"]), bool(rec["matched"]), str(rec["date"]), str(rec["machine"])]
-                values += [float(rec["cpu_s"]), str(rec["engine_version"])]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise CardlabError(f"{f}, line {n}: not a check record ({exc}); restore the file from git") from None
-            for c, v in zip(CHECK_SCHEMA, [game, experiment, variant, *values]):
-                rows[c].append(v)
-    return pa.table(rows, schema=pa.schema(CHECK_SCHEMA))
-
-
-def kept_campaigns_table(metas: dict[str, dict]) -> pa.Table:
-    """The kept campaigns among the loaded shards (a kind with a pinned result version) and their sizes."""
-    shards: dict[tuple[str, str, str], set[int]] = defaultdict(set)
-    for m in metas.values():
-        spec = m.get("spec") or {}
-        if engine(m["game"]).kind_of(spec).result_version is not None:
-            shards[m["game"], m["experiment"], m["variant"]].add(int(m["shard"]))
-    keys = sorted(shards)
-    return pa.table(
-        {
-            "game": [k[0] for k in keys],
-            "experiment": [k[1] for k in keys],
-            "variant": [k[2] for k in keys],
-            "shards_kept": pa.array([len(shards[k]) for k in keys], pa.int32()),
-        },
-        schema=pa.schema(
-            {"game": pa.string(), "experiment": pa.string(), "variant": pa.string(), "shards_kept": pa.int32()}
-        ),
-    )
-
-
-# Each kept campaign with how much of it was recomputed independently, when, on what, and whether
-# every recomputation matched (a campaign never checked shows 0 shards checked).
-CAMPAIGN_CHECKS_VIEW = """
-CREATE VIEW campaign_checks AS
-SELECT k.game, k.experiment, k.variant, k.shards_kept,
-       count(DISTINCT c.shard)::INTEGER AS shards_checked,
-       count(c.shard)::INTEGER AS checks,
-       coalesce(sum(CASE WHEN NOT c.matched THEN 1 ELSE 0 END), 0)::INTEGER AS mismatches,
-       min(c.date) AS first_checked, max(c.date) AS last_checked,
-       string_agg(DISTINCT c.machine, '; ' ORDER BY c.machine) AS machines,
-       coalesce(sum(c.cpu_s), 0) AS check_cpu_s
-FROM kept_campaigns k
-LEFT JOIN recompute_checks c USING (game, experiment, variant)
-GROUP BY ALL
-ORDER BY k.game, k.experiment, k.variant
-"""
 
 
 def add_game_tables_and_views(con: duckdb.DuckDBPyConnection) -> None:
