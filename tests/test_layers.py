@@ -41,9 +41,17 @@ PIPELINE_LAYER = {
     "run": "cli",
     "adopt": "cli",
     "shard_run": "cli",
+    # operations: reading a run's files and modelling its progress below, running Snakemake on top
+    "runlog": "verify",
+    "runstate": "verify",
+    "progress_model": "verify",
+    "failures": "verify",
+    "snapshot": "steps",
+    "live": "steps",
+    "runner": "cli",
 }
 MAX_FUNCTION_LINES = 80
-MAX_MODULE_LINES = 500
+MAX_MODULE_LINES = 450
 # numba kernels and intrinsics: their length is the kernel's, not a structure to split
 NUMBA_DECORATORS = {"njit", "jit", "generated_jit", "intrinsic", "overload", "vectorize", "guvectorize", "cfunc"}
 
@@ -223,7 +231,7 @@ def test_no_function_over_80_lines_outside_numba_kernels():
     assert not bad, f"functions over {MAX_FUNCTION_LINES} lines:\n  " + "\n  ".join(bad)
 
 
-def test_no_module_over_500_lines():
+def test_no_module_over_450_lines():
     bad = []
     for m, path in modules().items():
         n = len(path.read_text().splitlines())
