@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from .core.errors import CardlabError, one_line
+from .core.layout import WAREHOUSE
 from .registry import GAMES
 
 
@@ -136,7 +137,7 @@ def default_db() -> str:
     """The warehouse ``cardlab sql`` and ``cardlab report`` read: ``$CARDLAB_DB``, else the project's own."""
     import os
 
-    return os.environ.get("CARDLAB_DB") or "results/warehouse.duckdb"
+    return os.environ.get("CARDLAB_DB") or WAREHOUSE
 
 
 def version_text() -> str:
@@ -232,7 +233,7 @@ def build_parser(command: str | None = None) -> ArgumentParser:
     )
     w.add_argument("files", nargs="*", help="shard Parquet files")
     w.add_argument("--from-file", help="a file listing shard files, one per line")
-    w.add_argument("--out", default="results/warehouse.duckdb", help="warehouse file to write (default: %(default)s)")
+    w.add_argument("--out", default=WAREHOUSE, help="warehouse file to write (default: %(default)s)")
     w.set_defaults(func=cmd_warehouse)
 
     r = sub.add_parser(
