@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from wfhelp import snakemake, workdir
+from wfhelp import cardlab, snakemake, workdir
 
 from engines.pipeline.failures import failed_jobs, job_name, last_error, run_started
 
@@ -69,3 +69,11 @@ def test_a_damaged_input_is_named_in_the_terminal_and_the_next_plain_run_recover
     snakemake(wd, "--cores", "1")  # a plain run: computes the shard again, then the basins
     assert found.read_bytes() == good
     assert Path(basin).exists()
+
+    # `cardlab run`, whose terminal shows a live view and keeps Snakemake's output in a log, says the same
+    basin.unlink()
+    found.write_bytes(bytes(bad))
+    res = cardlab(wd, "run", "--cores", "1")
+    assert res.returncode != 0
+    assert "cardlab: 1 job(s) failed:" in res.stderr and "redblack basins/all/0: an input of this job" in res.stderr
+    assert res.stderr.strip().splitlines()[-1].startswith("error: snakemake failed")

@@ -20,6 +20,7 @@ from ..core.layout import RESULTS
 from .jobs import START_TAG
 
 ERROR_PREFIX = "error: "
+SNAKEMAKE_OUTPUT = "snakemake.log"
 # Snakemake names each run's log by the moment it started: 2026-12-04T143138.111099.snakemake.log
 _RUN_LOG = re.compile(r"(\d{4}-\d\d-\d\dT\d{6}\.\d+)\.snakemake\.log$")
 
@@ -54,6 +55,8 @@ def failed_jobs(since: float, results: str = RESULTS) -> list[tuple[str, str]]:
     found = []
     logs = Path(results) / "logs"
     for path in logs.rglob("*.log") if logs.is_dir() else []:
+        if path.name == SNAKEMAKE_OUTPUT:  # `cardlab run`'s copy of Snakemake's output, no job's log
+            continue
         try:
             if path.stat().st_mtime < since:
                 continue
@@ -74,10 +77,14 @@ def job_name(log: str, results: str = RESULTS) -> str:
 
 
 def report_failures(
-    snakemake_log: str | os.PathLike | list | None, out: TextIO = sys.stderr, results: str = RESULTS
+    snakemake_log: str | os.PathLike | list | None,
+    out: TextIO = sys.stderr,
+    results: str = RESULTS,
+    since: float | None = None,
 ) -> int:
-    """Print why the run failed, a job a line; returns how many jobs said why."""
-    failed = failed_jobs(run_started(snakemake_log), results)
+    """Print why the run failed, a job a line (jobs whose logs were written since the run began, or
+    ``since``); returns how many jobs said why."""
+    failed = failed_jobs(run_started(snakemake_log) if since is None else since, results)
     if not failed:
         print(
             "cardlab: the run failed before any job said why; Snakemake's own messages are above"

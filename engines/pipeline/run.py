@@ -10,8 +10,10 @@ snakemake's).  Resuming after a killed run is the workflow's own
 from __future__ import annotations
 
 import sys
+import time
 
 from ..core.layout import RESULTS
+from .failures import report_failures
 from .plan import DEFAULT_CONFIG, snakemake_config_files
 from .runner import log_tail, run_snakemake, snakemake_command
 from .runstate import RUN_LOG
@@ -32,11 +34,14 @@ def cmd_run(args) -> int:
     adopt = None
     if asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}:
         adopt = lambda log: adopt_kept(cmd[0], args.config, log)  # noqa: E731
+    started = time.time()
     result = run_snakemake(cmd, RUN_LOG, Redraw(args, process=True), args.every, before=adopt)
     if result.interrupted:
         print(f"interrupted: resume with `cardlab run` (or `snakemake --cores all`); log: {RUN_LOG}")
     elif result.rc != 0:
-        print(log_tail(RUN_LOG), file=sys.stderr)
+        # each failed job's cause and fix; Snakemake's own words when no job said why (a bad config)
+        if not report_failures(None, sys.stderr, RESULTS, since=started):
+            print(log_tail(RUN_LOG), file=sys.stderr)
         print(f"error: snakemake failed (exit status {result.rc}); full log: {RUN_LOG}", file=sys.stderr)
     else:
         print("done: open reports/index.html")
