@@ -63,6 +63,12 @@ class CoinEngine(Engine):
     kinds = (Flips(),)
     sharded_field = "flips"
     report_files = (ReportFile("coin.md"),)
+
+    def tiny_config(self):
+        return {"experiments": [{"name": "fair", "flips": 100, "shards": 2, "seed": 1}]}
+
+    def reference_checks(self, n):
+        return ()  # numpy's generator is the kernel: nothing separate to compare it with
 '''
 
 VIEWS = """

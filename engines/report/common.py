@@ -87,13 +87,21 @@ def pyplot():
     return plt
 
 
+def report_module(game: str):
+    """The module the engine's ``report`` names, or None for a game without a report."""
+    import importlib
+
+    ref = engine(game).report
+    return None if ref is None else importlib.import_module(ref.partition(":")[0])
+
+
 def build_game(game: str, con: duckdb.DuckDBPyConnection, outdir: str | os.PathLike = REPORTS) -> list[Path]:
     """Write one game's report files from the warehouse connection ``con``; returns their paths.
 
     The files are the ones the game's engine declares (``report_files``), each Markdown
     report also rendered as a readable page (a browser shows ``.md`` as plain text)."""
     eng = engine(game)
-    report = eng.module("report")
+    report = report_module(game)
     if report is None:
         return []
     files = [Path(f) for f in report.build(con, Path(outdir))]
