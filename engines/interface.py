@@ -99,7 +99,7 @@ class Engine(ABC):
     """Modules beside the CLI that only read results or plan runs (a campaign's state, its next
     shards): no shard job imports them, so they stay out of the results' version and an edit of
     them leaves every result current (the conformance test checks that a shard job imports none)."""
-    report: ClassVar[str | None]
+    report: ClassVar[str | None] = None
     """``"module:attribute"`` of the game's :class:`engines.report.game.GameReport`, imported only
     by the report step and the index (an engine sits below the report layer and never imports
     it); unset, the ``REPORT`` of the package's ``report`` module when it has one, else None."""
@@ -111,13 +111,13 @@ class Engine(ABC):
         if missing:
             raise TypeError(f"engine {cls.__name__} does not set {', '.join(missing)}")
         cls._kind_by_name = kind_registry(cls.name, cls.kinds, cls.tables)
-        if "report" not in cls.__dict__:
+        if cls.report is None:
             # the default stays out of engine.py: a line there would change every result's source hash
             package = cls.__module__.rsplit(".", 1)[0]
             found = importlib.util.find_spec(f"{package}.report") if "." in cls.__module__ else None
             cls.report = f"{package}.report:REPORT" if found is not None else None
 
-    # ------------------------------------------------------------------ shard methods, from the kinds
+    # ------------------------------------------------------------------ shards: planned, grouped, versioned
 
     def kind_of(self, spec: Mapping[str, Any]) -> ShardKind:
         """The kind of a spec; a CardlabError for a kind the engine does not have."""

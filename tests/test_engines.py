@@ -247,3 +247,37 @@ def test_progress_counts_the_planned_work(eng, tmp_path):
 def test_declared_reports_have_captions(eng):
     for f in eng.report_files:
         assert f.caption is None or (ROOT / "workflow" / "report" / f"{f.caption}.rst").exists(), f
+
+
+def test_the_report_is_declared_in_one_shape_and_versioned_whole(eng):
+    """The report step and the index use the declared GameReport; its version covers every renderer."""
+    from engines.interface import game_directory, report_sources
+    from engines.report.common import game_report
+    from engines.report.game import GameReport
+
+    report = game_report(eng.name)
+    assert isinstance(report, GameReport) and report.writers and report.queries
+    renderers = (*report.writers, report.answer, report.tables)
+    home = game_directory(eng)
+    used = {Path(inspect.getfile(f)).resolve() for f in renderers if f.__module__.startswith(f"engines.{eng.name}")}
+    assert used and {str(p.relative_to(home)) for p in used} <= set(report_sources(eng))
+
+
+@pytest.fixture(scope="module")
+def empty_warehouse(tmp_path_factory) -> Path:
+    from engines.pipeline import warehouse
+
+    return warehouse.build([], tmp_path_factory.mktemp("empty") / "warehouse.duckdb", log=None)
+
+
+def test_every_named_report_query_runs_on_an_empty_warehouse(eng, empty_warehouse):
+    import duckdb
+
+    from engines.report.common import game_report
+
+    con = duckdb.connect(str(empty_warehouse), read_only=True)
+    try:
+        for sql in game_report(eng.name).queries.values():
+            con.execute(sql, [0] * sql.count("?")).fetchall()  # raises on a query its views cannot answer
+    finally:
+        con.close()

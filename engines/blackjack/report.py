@@ -2,7 +2,7 @@
 effect of the rules on the bust probability, all from SQL over the warehouse.
 
 Writes ``blackjack.md``, ``blackjack.csv``, ``blackjack_sim.csv`` and ``blackjack_bust.png``
-(the names the engine declares)."""
+(the names the engine declares); ``REPORT`` declares it (:class:`engines.report.game.GameReport`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import duckdb
 from ..core.fmt import pct, plural
 from ..core.store import write_text
 from ..report.common import markdown_table, one, pyplot, query, save_figure, write_csv
+from ..report.game import GameReport
 from ..report.html import esc, html_table
 
 MD, EXACT_CSV, SIM_CSV, BUST_PNG = "blackjack.md", "blackjack.csv", "blackjack_sim.csv", "blackjack_bust.png"
@@ -230,18 +231,22 @@ EFFECTS = (
 )
 
 
-def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+def write_markdown(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+    """``blackjack.md`` and its two CSV tables."""
     outdir = Path(outdir)
     files = [
         write_csv(outdir / EXACT_CSV, *query(con, EXACT_CSV_SQL)),
         write_csv(outdir / SIM_CSV, *query(con, SIM_CSV_SQL)),
-        bust_figure(con, outdir / BUST_PNG),
     ]
     variant = seed_variant(con)
     md = intro_section(con) + exact_section(con, variant) + simulations_section(con, variant)
     if variant is not None:
         md += effects_section(con)
     return [write_text(outdir / MD, "\n".join(md)), *files]
+
+
+def write_figures(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+    return [bust_figure(con, Path(outdir) / BUST_PNG)]
 
 
 def intro_section(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -383,3 +388,7 @@ def tables(con: duckdb.DuckDBPyConnection) -> list[str]:
     if arows:
         out += ["<h3>Simulations against the exact tables</h3>", html_table(acols, arows)]
     return out
+
+
+QUERIES = {"exact_csv": EXACT_CSV_SQL, "sim_csv": SIM_CSV_SQL, "counts": COUNTS_SQL, "bust": BLACKJACK_BUST_SQL}
+REPORT = GameReport(queries=QUERIES, writers=(write_markdown, write_figures), answer=answer, tables=tables)

@@ -522,7 +522,7 @@ def test_warehouse_views_and_report(tmp_path):
             "AND outcome = 'natural' AND soft17 = 'stand' AND peek = 'no'"
         ).fetchone()[0]
         assert Fraction(exact_a) == bj.exact_table(2)["A"][bj.NATURAL]
-        paths = report_blackjack.build(con, tmp_path / "reports")
+        paths = report_blackjack.REPORT.build(con, tmp_path / "reports")
     finally:
         con.close()
     names = sorted(p.name for p in paths)

@@ -14,7 +14,7 @@ import pytest
 from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.core.stats import wilson
-from engines.narcotic.report import campaign_section
+from engines.narcotic.report.markdown import campaign_section
 from engines.pipeline.plan import validate_config
 from engines.registry import engine
 
@@ -186,7 +186,7 @@ def test_a_gap_in_the_shards_reads_as_incomplete():
 
 def test_the_report_prints_the_seeds_lines_and_the_interval():
     con = tiny_warehouse([run(s) for s in tally_specs()])
-    from engines.narcotic.report import CAMPAIGN_SQL
+    from engines.narcotic.report.queries import CAMPAIGN_SQL
     from engines.report.common import records
 
     rows = records(con, CAMPAIGN_SQL)
