@@ -11,7 +11,7 @@ from conftest import env_of
 from wfhelp import planned_jobs, snakemake
 
 from engines.core.provenance import CORE_FILES, python_code, sql_code
-from engines.interface import game_directory, result_files
+from engines.interface import game_directory, report_sources, result_files
 from engines.registry import GAMES, engine
 
 MODULE = '''"""A module."""
@@ -118,7 +118,8 @@ def hashed_files(root: Path) -> list[Path]:
     for game in GAMES:
         eng = engine(game)
         names += [f"{game}/{f}" for f in result_files(eng)]
-        names += [f"{game}/{f}" for f in ("report.py", "views.sql") if (game_directory(eng) / f).exists()]
+        names += [f"{game}/{f}" for f in report_sources(eng)]  # every module of the declared report
+        names += [f"{game}/views.sql"] if (game_directory(eng) / "views.sql").exists() else []
     return [root / "engines" / n for n in names]
 
 

@@ -20,7 +20,7 @@ outputs from them without importing report code.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,13 +44,13 @@ class GameReport:
     answer: Callable[[Con], list[str]]
     tables: Callable[[Con], list[str]] = no_tables
 
-    def rows(self, con: Con, name: str, params=None) -> list[dict]:
+    def rows(self, con: Con, name: str, params: Sequence | None = None) -> list[dict]:
         """The rows of the named query, as dicts keyed by field name."""
         rel = con.execute(self.queries[name], params) if params is not None else con.execute(self.queries[name])
         cols = [d[0] for d in rel.description]
         return [dict(zip(cols, r)) for r in rel.fetchall()]
 
-    def row(self, con: Con, name: str, params=None) -> dict:
+    def row(self, con: Con, name: str, params: Sequence | None = None) -> dict:
         """The single row of the named query (empty when it returns nothing)."""
         rows = self.rows(con, name, params)
         return rows[0] if rows else {}
