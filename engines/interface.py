@@ -8,17 +8,18 @@ through this class and nothing else, so a game runs with no edit elsewhere
 (docs/engines.md lists what a finished game adds: captions, config, docs).
 
 An engine composes :class:`engines.kinds.ShardKind` objects, one per type of shard
-it plans; the methods the pipeline calls (``plan``, ``run_shard``, ``stages``,
-``stage_of``, ``spec_tables``, ``expected_rows``, ``shard_threads``,
-``shard_backend``, ``shard_inputs``, ``result_version``, ``batch_cpu_s``, ``batch_group``) dispatch on a spec's
-``kind`` through them.
+it plans.  The engine plans (``plan``), groups (``stages``) and versions
+(``result_version``) shards; everything about one shard (its tables, rows,
+threads, backend, inputs, batching, computation) is its kind's, and callers ask
+it directly: ``eng.kind_of(spec).tables``, ``eng.kind_of(spec).compute(spec, ...)``.
+A game must provide ``tiny_config`` and ``reference_checks`` (abstract here).
 
 Files the package may hold beside ``engine.py`` (found by name, all optional):
 
 ``config.schema.yaml``  JSON schema of the game's config section
 ``views.sql``           views created in the warehouse over the game's tables
-``report.py``           ``build(con, outdir) -> list[Path]``, ``answer(con)``,
-                        ``tables(con)`` (HTML for the one-page index)
+``report.py`` or        ``REPORT``, the game's :class:`engines.report.game.GameReport`
+``report/``             (or the one the engine's ``report`` names)
 ``cli.py``              ``register(subparsers)``: ``cardlab <game> ...``
 
 A shard *spec* has the same shape for every game: ``experiment`` (str),
@@ -35,11 +36,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from abc import ABC
-from collections.abc import Iterable, Mapping, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .core.errors import CardlabError
@@ -76,8 +76,8 @@ class Stage:
 class Engine(ABC):
     """A game: the shard kinds it plans, what they write, and the game's own declarations.
 
-    Subclasses set the class attributes, ``kinds`` included; the shard methods below
-    are derived from the kinds, the others have declared defaults.
+    Subclasses set the class attributes, ``kinds`` included, and the abstract methods; the
+    rest is derived from them or has a declared default.
     """
 
     name: ClassVar[str]
@@ -99,6 +99,10 @@ class Engine(ABC):
     """Modules beside the CLI that only read results or plan runs (a campaign's state, its next
     shards): no shard job imports them, so they stay out of the results' version and an edit of
     them leaves every result current (the conformance test checks that a shard job imports none)."""
+    report: ClassVar[str | None] = None
+    """``"module:attribute"`` of the game's :class:`engines.report.game.GameReport`, imported only
+    by the report step and the index (an engine sits below the report layer and never imports
+    it); unset, the ``REPORT`` of the package's ``report`` module when it has one, else None."""
     _kind_by_name: ClassVar[dict[str, ShardKind]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -107,8 +111,13 @@ class Engine(ABC):
         if missing:
             raise TypeError(f"engine {cls.__name__} does not set {', '.join(missing)}")
         cls._kind_by_name = kind_registry(cls.name, cls.kinds, cls.tables)
+        if cls.report is None:
+            # the default stays out of engine.py: a line there would change every result's source hash
+            package = cls.__module__.rsplit(".", 1)[0]
+            found = importlib.util.find_spec(f"{package}.report") if "." in cls.__module__ else None
+            cls.report = f"{package}.report:REPORT" if found is not None else None
 
-    # ------------------------------------------------------------------ shard methods, from the kinds
+    # ------------------------------------------------------------------ shards: planned, grouped, versioned
 
     def kind_of(self, spec: Mapping[str, Any]) -> ShardKind:
         """The kind of a spec; a CardlabError for a kind the engine does not have."""
@@ -126,53 +135,12 @@ class Engine(ABC):
             specs += kind.plan(section or {}, tuple(specs))
         return specs
 
-    def run_shard(
-        self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str | None = None
-    ) -> dict[str, dict]:
-        """Compute one shard (with ``backend``, default the kind's first): table name -> columns."""
-        kind = self.kind_of(spec)
-        chosen = kind.default_backend if backend is None else kind.check_backend(backend, f"{self.name} shard")
-        return kind.run(spec, progress, inputs, chosen)
-
     def stages(self) -> dict[str, Stage]:
         """Shard groups, each one Snakemake rule: the kinds' stages, in the order of ``kinds``."""
         out: dict[str, Stage] = {}
         for kind in self.kinds:
             out.setdefault(kind.stage, Stage(kind.tables, kind.resources.runtime_min, kind.resources.mem_mb))
         return out
-
-    def stage_of(self, spec: Mapping[str, Any]) -> str:
-        return self.kind_of(spec).stage
-
-    def spec_tables(self, spec: Mapping[str, Any]) -> tuple[str, ...]:
-        """The tables one shard writes."""
-        return self.kind_of(spec).tables
-
-    def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
-        """Rows a shard's table must hold by its spec; None when only the computation knows."""
-        return self.kind_of(spec).expected_rows(spec, table)
-
-    def shard_threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
-        """numba threads of a shard job; kept out of the spec because threads never change results."""
-        return self.kind_of(spec).threads(section or {}, spec)
-
-    def shard_backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
-        """The backend the config chooses for a shard; kept out of the spec because backends never change results."""
-        return self.kind_of(spec).backend(section or {}, spec)
-
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float | None:
-        """Estimated CPU seconds of a shard that may share a job with other small shards; None: never."""
-        return self.kind_of(spec).batch_cpu_s(spec)
-
-    def batch_group(self, spec: Mapping[str, Any]) -> tuple[str, str, bool]:
-        """(stage, group, whole): shards share a job only within one stage and group; a whole
-        group shares one job or none."""
-        kind = self.kind_of(spec)
-        return kind.stage, kind.batch_group(spec), kind.batch_whole
-
-    def shard_inputs(self, spec: Mapping[str, Any], plan: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict]]:
-        """(table, spec) of the shard files a second-stage shard reads (e.g. RedBlack's basins)."""
-        return self.kind_of(spec).inputs(spec, plan)
 
     def result_version(self, spec: Mapping[str, Any]) -> str:
         """The version a shard's results carry: its kind's explicit version, else a hash of the game's
@@ -185,19 +153,27 @@ class Engine(ABC):
         kind = self._kind_by_name.get(spec.get("kind"))
         return (kind.result_version if kind else None) or self.source_version()
 
+    def unit_of(self, spec: Mapping[str, Any]) -> str:
+        """What a spec's ``work`` counts: the spec's ``work_unit``, else its kind's, else the engine's."""
+        kind = self._kind_by_name.get(spec.get("kind"))
+        return spec.get("work_unit") or (kind.work_unit if kind else None) or self.work_unit
+
+    # ------------------------------------------------------------------ what a game must provide
+
+    @abstractmethod
+    def tiny_config(self) -> dict:
+        """A config section small enough for the conformance test (seconds) that plans every kind."""
+
+    @abstractmethod
+    def reference_checks(self, n: int) -> Iterable[tuple[str, Any, Any]]:
+        """(case label, kernel result, reference result) for ``n`` of the engine's own cases
+        (a game with no separate reference returns none, and says why)."""
+
     # ------------------------------------------------------------------ defaults
 
     def warehouse_tables(self) -> dict[str, pa.Table]:
         """Small tables made from the engine's own constants, loaded before ``views.sql`` (e.g. rule presets),
         so that SQL never repeats what the Python rules define."""
-        return {}
-
-    def reference_checks(self, n: int) -> Iterable[tuple[str, Any, Any]]:
-        """(case label, kernel result, reference result) for ``n`` of the engine's own cases."""
-        return ()
-
-    def tiny_config(self) -> dict:
-        """A config section small enough for the conformance test (seconds)."""
         return {}
 
     # ------------------------------------------------------------------ derived, not overridden
@@ -212,58 +188,64 @@ class Engine(ABC):
         )
         return tuple(self.report_files) + pages
 
-    @property
-    def package(self) -> str:
-        return type(self).__module__.rsplit(".", 1)[0]
-
-    @property
-    def directory(self) -> Path:
-        return Path(importlib.import_module(self.package).__file__).resolve().parent
-
-    def result_files(self) -> list[str]:
-        """The package's result-defining sources: every module but the report, the CLI, its
-        tooling modules and the test-only plain reference (shards never run it; tests compare the
-        kernels with it)."""
-        skip = {"report.py", "cli.py", "__init__.py", "reference.py", *self.tooling_modules}
-        return sorted(p.name for p in self.directory.glob("*.py") if p.name not in skip)
-
     def source_version(self) -> str:
-        """A shard's version: the code (comments and docstrings left out) of :meth:`result_files` and the core."""
+        """A shard's version: the code (comments and docstrings left out) of :func:`result_files` and the core."""
         from .core.provenance import CORE_FILES, files_version
 
-        return files_version([f"{self.name}/{f}" for f in self.result_files()] + list(CORE_FILES))
+        return files_version([f"{self.name}/{f}" for f in result_files(self)] + list(CORE_FILES))
 
     def report_version(self) -> str:
-        """A report's version: the code of the game's report and views and of the shared report helpers."""
+        """A report's version: the code of every module of the game's declared report, of its views
+        and of the shared report helpers, so that an edit of any of them rebuilds the report."""
         from .core.provenance import files_version
 
-        files = [f"{self.name}/{f}" for f in ("report.py", "views.sql") if (self.directory / f).exists()]
-        # a report package (report/): every module of it
-        files += sorted(f"{self.name}/report/{p.name}" for p in (self.directory / "report").glob("*.py"))
+        views = ["views.sql"] if (game_directory(self) / "views.sql").exists() else []
+        files = [f"{self.name}/{f}" for f in (*report_sources(self), *views)]
         return files_version(sorted(files) + ["report/common.py"])
-
-    def module(self, name: str) -> ModuleType | None:
-        """A sibling module of the engine (``report``, ``cli``), or None when the game has none."""
-        if importlib.util.find_spec(f"{self.package}.{name}") is None:
-            return None
-        return importlib.import_module(f"{self.package}.{name}")
 
     def config_schema(self) -> dict:
         import yaml
 
-        path = self.directory / "config.schema.yaml"
+        path = game_directory(self) / "config.schema.yaml"
         loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         return yaml.load(path.read_text(), Loader=loader) if path.exists() else {"type": "object"}  # noqa: S506
 
     def views_sql(self) -> list[str]:
         """The statements of ``views.sql``: comment lines dropped (they may hold ';'), then split on ';'."""
-        path = self.directory / "views.sql"
+        path = game_directory(self) / "views.sql"
         if not path.exists():
             return []
         code = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("--"))
         return [stmt.strip() for stmt in code.split(";") if stmt.strip()]
 
-    def unit_of(self, spec: Mapping[str, Any]) -> str:
-        """What a spec's ``work`` counts: the spec's ``work_unit``, else its kind's, else the engine's."""
-        kind = self._kind_by_name.get(spec.get("kind"))
-        return spec.get("work_unit") or (kind.work_unit if kind else None) or self.work_unit
+
+# ---------------------------------------------------------------------- the game's files, for the versions
+
+
+def game_directory(eng: Engine) -> Path:
+    """The directory of the game's package, ``engines/<game>/``."""
+    package = type(eng).__module__.rsplit(".", 1)[0]
+    return Path(importlib.import_module(package).__file__).resolve().parent
+
+
+def result_files(eng: Engine) -> list[str]:
+    """The package's result-defining sources: every module but the report, the CLI, its
+    tooling modules and the test-only plain reference (shards never run it; tests compare the
+    kernels with it)."""
+    skip = {"report.py", "cli.py", "__init__.py", "reference.py", *eng.tooling_modules}
+    return sorted(p.name for p in game_directory(eng).glob("*.py") if p.name not in skip)
+
+
+def report_sources(eng: Engine) -> list[str]:
+    """The modules of the game's declared report, relative to its package: the module, or
+    every module of a report package; none for a game without a report."""
+    if eng.report is None:
+        return []
+    where = importlib.util.find_spec(eng.report.partition(":")[0])
+    if where is None or where.origin is None:
+        return []
+    origin = Path(where.origin).resolve()
+    home = game_directory(eng)
+    if where.submodule_search_locations:  # a package: every module of it
+        return sorted(str(p.relative_to(home)) for p in origin.parent.glob("*.py"))
+    return [str(origin.relative_to(home))]

@@ -77,6 +77,13 @@ class ShardKind(ABC):
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """Compute one shard with ``backend``: table name -> columns, calling ``progress.update(n)``."""
 
+    def compute(
+        self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str | None = None
+    ) -> dict[str, dict]:
+        """What a shard job calls: :meth:`run` with ``backend`` checked, or the kind's first backend."""
+        chosen = self.default_backend if backend is None else self.check_backend(backend, f"{self.game} shard")
+        return self.run(spec, progress, inputs, chosen)
+
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
         """Rows a shard's table must hold by its spec; None when only the computation knows."""
         return None

@@ -34,11 +34,11 @@ def test_default_batches_cover_each_small_shard_once_within_the_limit(game):
     for b in batches:
         assert len(b.specs) >= 2 and b.game == game
         assert b.rule.startswith(f"{game}_{b.stage}_") and b.rule.endswith(f"_batch{b.index}")
-        assert {eng.batch_group(s)[1] or s["experiment"] for s in b.specs} == {b.group}  # one group a batch
-        assert {eng.stage_of(s) for s in b.specs} == {b.stage}
-        assert b.cpu_s <= BATCH_CPU_S or eng.batch_group(b.specs[0])[2]
+        assert {eng.kind_of(s).batch_group(s) or s["experiment"] for s in b.specs} == {b.group}  # one group a batch
+        assert {eng.kind_of(s).stage for s in b.specs} == {b.stage}
+        assert b.cpu_s <= BATCH_CPU_S or eng.kind_of(b.specs[0]).batch_whole
         for s in b.specs:
-            cost = eng.batch_cpu_s(s)
+            cost = eng.kind_of(s).batch_cpu_s(s)
             assert cost is not None and cost <= SMALL_SHARD_CPU_S
     assert len({b.rule for b in batches}) == len(batches)
     for group in {b.group for b in batches}:
@@ -63,7 +63,7 @@ def _kept(game: str, spec: dict, tracked: set[str]) -> bool:
     """git keeps the shard's files (a kept campaign shard: a cold run starts no job for it).  Whether the
     files merely exist would count a finished run's shards in a working tree as kept; outside a git
     checkout (nothing tracked) that is all there is to go by."""
-    paths = [shard_path(game, t, spec) for t in engine(game).spec_tables(spec)]
+    paths = [shard_path(game, t, spec) for t in engine(game).kind_of(spec).tables]
     if not tracked:
         return all((ROOT / p).exists() for p in paths)
     return all(p in tracked for p in paths)

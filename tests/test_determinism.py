@@ -54,7 +54,7 @@ def redblack_exact(deals_per_shard: int) -> tuple[int, Counter, Counter, list]:
     plan = engine("redblack").plan({"exhaustive": {"k": [7, 8], "deals_per_shard": deals_per_shard}, "basins": False})
     deals, hist, found = 0, Counter(), []
     for spec in shards_of(plan, "exhaustive"):
-        t = engine("redblack").run_shard(spec, Progress(1, "deals", enabled=False), [])
+        t = engine("redblack").kind_of(spec).compute(spec, Progress(1, "deals", enabled=False), [])
         deals += sum(t["redblack_counts"]["deals"])
         hist.update(
             {
@@ -80,6 +80,6 @@ def test_blackjack_exact_table_independent_of_simulation_shards():
             "experiments": [{"name": "s", "decks": 2, "hands_per_upcard": 100, "shards": shards, "seed": 1}],
         }
         spec = next(s for s in engine("blackjack").plan(section) if s["kind"] == "exact")
-        return engine("blackjack").run_shard(spec, Progress(1, "hands", enabled=False), [])
+        return engine("blackjack").kind_of(spec).compute(spec, Progress(1, "hands", enabled=False), [])
 
     assert exact(1) == exact(4)

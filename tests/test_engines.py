@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -44,6 +45,36 @@ def test_registry_entries_are_engines(eng):
 def test_engine_without_the_required_methods_is_refused():
     with pytest.raises(TypeError):
         type("Half", (Engine,), {"name": "half", "title": "t", "question": "q", "tables": {}})()
+
+
+MAX_ENGINE_MEMBERS = 15
+
+
+def public_members(cls: type) -> list[str]:
+    """The public methods and properties of a class (its ClassVar data left out)."""
+    return [
+        n
+        for n in dir(cls)
+        if not n.startswith("_") and (callable(getattr(cls, n)) or isinstance(inspect.getattr_static(cls, n), property))
+    ]
+
+
+def test_the_engine_contract_stays_small():
+    """What a shard needs is its kind's (``eng.kind_of(spec).tables``), not a forwarding method here."""
+    members = public_members(Engine)
+    assert len(members) <= MAX_ENGINE_MEMBERS, members
+    assert Engine.__abstractmethods__ == {"tiny_config", "reference_checks"}
+
+
+@pytest.mark.parametrize("missing", ["tiny_config", "reference_checks"])
+def test_a_game_missing_an_abstract_method_is_refused(missing):
+    provided = {"tiny_config": lambda self: {}, "reference_checks": lambda self, n: ()}
+    del provided[missing]
+    game = type("Partial", (toy_engine((Toy(),)),), provided)
+    with pytest.raises(TypeError, match=missing):
+        game()
+    provided[missing] = lambda self, *a: {}
+    assert isinstance(type("Whole", (toy_engine((Toy(),)),), provided)(), Engine)
 
 
 class Toy(ShardKind):
@@ -114,7 +145,7 @@ def test_every_kind_plans_deterministic_specs_of_its_own(eng):
     for kind in eng.kinds:
         mine = kind.plan(section, tuple(planned))
         assert mine == by_kind[kind.name] == kind.plan(section, tuple(planned))
-        assert all(eng.kind_of(s) is kind and eng.spec_tables(s) == kind.tables for s in mine)
+        assert all(eng.kind_of(s) is kind for s in mine)
         planned += mine
 
 
@@ -128,25 +159,18 @@ def test_every_kind_has_one_stable_result_version(eng):
 def test_an_unknown_kind_is_refused(eng):
     spec = {**tiny_plan(eng)[0], "kind": "no-such-kind"}
     known = ", ".join(k.name for k in eng.kinds)
-    for call in (
-        lambda: eng.kind_of(spec),
-        lambda: eng.stage_of(spec),
-        lambda: eng.spec_tables(spec),
-        lambda: eng.run_shard(spec, Progress(1, "items", enabled=False), []),
-        lambda: eng.shard_threads(eng.tiny_config(), spec),
-    ):
-        with pytest.raises(CardlabError, match=f"{eng.name}: unknown shard kind 'no-such-kind'; known: {known}"):
-            call()
+    with pytest.raises(CardlabError, match=f"{eng.name}: unknown shard kind 'no-such-kind'; known: {known}"):
+        eng.kind_of(spec)  # every question about one shard goes through its kind
     # a file an older engine wrote, of a kind since removed, is stale (the source hash), not an error
     assert eng.result_version(spec) == eng.source_version()
 
 
 def test_an_unknown_backend_is_refused(eng):
     specs = tiny_plan(eng)
-    spec = next(s for s in specs if not eng.shard_inputs(s, specs))
-    assert eng.shard_backend(eng.tiny_config(), spec) in eng.kind_of(spec).backends
+    spec = next(s for s in specs if not eng.kind_of(s).inputs(s, specs))
+    assert eng.kind_of(spec).backend(eng.tiny_config(), spec) in eng.kind_of(spec).backends
     with pytest.raises(CardlabError, match="unknown backend 'no-such-backend'"):
-        eng.run_shard(spec, Progress(1, "items", enabled=False), [], backend="no-such-backend")
+        eng.kind_of(spec).compute(spec, Progress(1, "items", enabled=False), [], backend="no-such-backend")
 
 
 def test_plan_is_deterministic_and_json(eng):
@@ -185,8 +209,8 @@ def run_plan(eng: Engine, root: Path) -> dict[str, str]:
     specs = tiny_plan(eng)
     out = {}
     for spec in specs:
-        inputs = [layout.shard_path(eng.name, t, s, root=str(root)) for t, s in eng.shard_inputs(spec, specs)]
-        outputs = {t: layout.shard_path(eng.name, t, spec, root=str(root)) for t in eng.spec_tables(spec)}
+        inputs = [layout.shard_path(eng.name, t, s, root=str(root)) for t, s in eng.kind_of(spec).inputs(spec, specs)]
+        outputs = {t: layout.shard_path(eng.name, t, spec, root=str(root)) for t in eng.kind_of(spec).tables}
         jobs.run_shard(eng.name, spec, outputs, inputs=inputs, log=str(root / "shard.log"))
         for table, path in outputs.items():
             meta = read_meta(path)
@@ -194,7 +218,7 @@ def run_plan(eng: Engine, root: Path) -> dict[str, str]:
             assert meta["engine_version"] == eng.result_version(spec)
             pf = pq.ParquetFile(path)
             assert pf.schema_arrow.remove_metadata().equals(eng.tables[table].remove_metadata())
-            want = eng.expected_rows(spec, table)
+            want = eng.kind_of(spec).expected_rows(spec, table)
             assert want is None or pf.metadata.num_rows == want
             out[str(Path(path).relative_to(root))] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     return out
@@ -214,12 +238,46 @@ def test_kernel_equals_reference(eng):
 
 def test_progress_counts_the_planned_work(eng, tmp_path):
     specs = tiny_plan(eng)
-    spec = next(s for s in specs if not eng.shard_inputs(s, specs))
+    spec = next(s for s in specs if not eng.kind_of(s).inputs(s, specs))
     progress = Progress(spec["work"], eng.unit_of(spec), enabled=False)
-    eng.run_shard(spec, progress, [])
+    eng.kind_of(spec).compute(spec, progress, [])
     assert progress.done == spec["work"]
 
 
 def test_declared_reports_have_captions(eng):
     for f in eng.report_files:
         assert f.caption is None or (ROOT / "workflow" / "report" / f"{f.caption}.rst").exists(), f
+
+
+def test_the_report_is_declared_in_one_shape_and_versioned_whole(eng):
+    """The report step and the index use the declared GameReport; its version covers every renderer."""
+    from engines.interface import game_directory, report_sources
+    from engines.report.common import game_report
+    from engines.report.game import GameReport
+
+    report = game_report(eng.name)
+    assert isinstance(report, GameReport) and report.writers and report.queries
+    renderers = (*report.writers, report.answer, report.tables)
+    home = game_directory(eng)
+    used = {Path(inspect.getfile(f)).resolve() for f in renderers if f.__module__.startswith(f"engines.{eng.name}")}
+    assert used and {str(p.relative_to(home)) for p in used} <= set(report_sources(eng))
+
+
+@pytest.fixture(scope="module")
+def empty_warehouse(tmp_path_factory) -> Path:
+    from engines.pipeline import warehouse
+
+    return warehouse.build([], tmp_path_factory.mktemp("empty") / "warehouse.duckdb", log=None)
+
+
+def test_every_named_report_query_runs_on_an_empty_warehouse(eng, empty_warehouse):
+    import duckdb
+
+    from engines.report.common import game_report
+
+    con = duckdb.connect(str(empty_warehouse), read_only=True)
+    try:
+        for sql in game_report(eng.name).queries.values():
+            con.execute(sql, [0] * sql.count("?")).fetchall()  # raises on a query its views cannot answer
+    finally:
+        con.close()

@@ -1,7 +1,7 @@
 """Adding a game is adding a package and one registry line: a toy game, end to end.
 
 The test copies the project into a temporary directory, writes ``engines/coin/``
-(an engine composing one shard kind, SQL views and a report) and one line in ``engines/registry.py``, and
+(an engine composing one shard kind, SQL views and a report declared as a GameReport) and one line in ``engines/registry.py``, and
 nothing else; a plain ``snakemake`` then plans, runs and loads it, and the report
 index lists it.
 """
@@ -63,6 +63,12 @@ class CoinEngine(Engine):
     kinds = (Flips(),)
     sharded_field = "flips"
     report_files = (ReportFile("coin.md"),)
+
+    def tiny_config(self):
+        return {"experiments": [{"name": "fair", "flips": 100, "shards": 2, "seed": 1}]}
+
+    def reference_checks(self, n):
+        return ()  # numpy's generator is the kernel: nothing separate to compare it with
 '''
 
 VIEWS = """
@@ -74,16 +80,22 @@ REPORT = """
 from pathlib import Path
 
 from ..core.store import write_text
+from ..report.game import GameReport
+
+QUERIES = {"totals": "SELECT sum(flips) AS flips, sum(heads) AS heads FROM coin_summary"}
 
 
-def build(con, outdir):
-    flips, heads = con.execute("SELECT sum(flips), sum(heads) FROM coin_summary").fetchone()
-    return [write_text(Path(outdir) / "coin.md", f"# Coin\\n\\n{heads} heads in {flips} flips\\n")]
+def write_markdown(con, outdir):
+    t = REPORT.row(con, "totals")
+    return [write_text(Path(outdir) / "coin.md", f"# Coin\\n\\n{t['heads']} heads in {t['flips']} flips\\n")]
 
 
 def answer(con):
-    flips, heads = con.execute("SELECT sum(flips), sum(heads) FROM coin_summary").fetchone()
-    return [f"The coin landed heads {heads:,} times in {flips:,} flips."]
+    t = REPORT.row(con, "totals")
+    return [f"The coin landed heads {t['heads']:,} times in {t['flips']:,} flips."]
+
+
+REPORT = GameReport(queries=QUERIES, writers=(write_markdown,), answer=answer)
 """
 
 CONFIG = """

@@ -382,7 +382,7 @@ def test_long_shards_log_progress(game, tmp_path, monkeypatch):
     monkeypatch.setattr(jobs, "Progress", functools.partial(Progress, every_s=0.0))
     mod = engine(game)
     # the tables this kind of shard writes (a RedBlack search shard writes no basin tables)
-    outputs = {t: str(tmp_path / f"{t}.parquet") for t in mod.spec_tables(spec)}
+    outputs = {t: str(tmp_path / f"{t}.parquet") for t in mod.kind_of(spec).tables}
     log = tmp_path / "shard.log"
     jobs.run_shard(game, spec, outputs, log=str(log))
     label = re.escape(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}")

@@ -11,6 +11,7 @@ from conftest import env_of
 from wfhelp import planned_jobs, snakemake
 
 from engines.core.provenance import CORE_FILES, python_code, sql_code
+from engines.interface import game_directory, report_sources, result_files
 from engines.registry import GAMES, engine
 
 MODULE = '''"""A module."""
@@ -66,7 +67,7 @@ def test_sql_code_drops_comments_but_not_strings():
 
 @pytest.mark.parametrize("game", GAMES)
 def test_reference_report_and_cli_are_not_in_a_shard_version(game):
-    files = engine(game).result_files()
+    files = result_files(engine(game))
     assert "engine.py" in files
     assert not {"reference.py", "report.py", "cli.py", "__init__.py"} & set(files)
 
@@ -81,10 +82,10 @@ game, out = sys.argv[1], Path(sys.argv[2])
 eng = engine(game)
 plan, kinds = eng.plan(eng.tiny_config()), set()
 for spec in plan:  # one shard of each kind that reads no other shard
-    if spec["kind"] in kinds or eng.shard_inputs(spec, plan):
+    if spec["kind"] in kinds or eng.kind_of(spec).inputs(spec, plan):
         continue
     kinds.add(spec["kind"])
-    files = {t: str(out / f"{spec['experiment']}-{spec['variant']}-{spec['shard']}-{t}.parquet") for t in eng.spec_tables(spec)}
+    files = {t: str(out / f"{spec['experiment']}-{spec['variant']}-{spec['shard']}-{t}.parquet") for t in eng.kind_of(spec).tables}
     run_shard(game, spec, files)
 print(json.dumps(sorted(m for m in sys.modules if m.startswith("engines."))))
 """
@@ -116,8 +117,9 @@ def hashed_files(root: Path) -> list[Path]:
     names = list(CORE_FILES)
     for game in GAMES:
         eng = engine(game)
-        names += [f"{game}/{f}" for f in eng.result_files()]
-        names += [f"{game}/{f}" for f in ("report.py", "views.sql") if (eng.directory / f).exists()]
+        names += [f"{game}/{f}" for f in result_files(eng)]
+        names += [f"{game}/{f}" for f in report_sources(eng)]  # every module of the declared report
+        names += [f"{game}/views.sql"] if (game_directory(eng) / "views.sql").exists() else []
     return [root / "engines" / n for n in names]
 
 

@@ -193,8 +193,8 @@ def planned_shards(game: str, section: dict, root: Path) -> list[str]:
     specs = eng.plan(section)
     files = []
     for spec in specs:
-        outputs = {t: shard_path(game, t, spec, root=str(root)) for t in eng.spec_tables(spec)}
-        inputs = [shard_path(game, t, s, root=str(root)) for t, s in eng.shard_inputs(spec, specs)]
+        outputs = {t: shard_path(game, t, spec, root=str(root)) for t in eng.kind_of(spec).tables}
+        inputs = [shard_path(game, t, s, root=str(root)) for t, s in eng.kind_of(spec).inputs(spec, specs)]
         run_shard(game, spec, outputs, threads=1, inputs=inputs, log=str(root / "log.txt"))
         files += outputs.values()
     return files

@@ -61,7 +61,7 @@ def format_csv(table: dict) -> str:
 
 def title(decks: str, soft17: str, peek: str) -> str:
     """The variant in words, as the reports name it."""
-    from .report import variant_title
+    from .report.labels import variant_title
 
     return f"Exact dealer outcomes: {variant_title(decks, soft17, peek)}"
 

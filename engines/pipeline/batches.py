@@ -75,13 +75,14 @@ def plan_batches(eng: Engine, plan: Sequence[Mapping[str, Any]], limit: float = 
     whole: dict[tuple[str, str], bool] = {}
     unbatchable: set[tuple[str, str]] = set()
     for spec in plan:
-        stage, group, is_whole = eng.batch_group(spec)
+        kind = eng.kind_of(spec)
+        stage, group, is_whole = kind.stage, kind.batch_group(spec), kind.batch_whole
         key = (stage, group or spec["experiment"])
         whole[key] = is_whole
-        cpu_s = eng.batch_cpu_s(spec)
+        cpu_s = kind.batch_cpu_s(spec)
         # a shard reading others joins a batch only when it is whole and they come earlier in it
         earlier = {_name(s) for s, _ in groups.get(key, [])} if is_whole else set()
-        reads = {_name(s) for _, s in eng.shard_inputs(spec, plan)}
+        reads = {_name(s) for _, s in kind.inputs(spec, plan)}
         small = cpu_s is not None and cpu_s <= SMALL_SHARD_CPU_S and reads <= earlier
         if not small:
             unbatchable.add(key)

@@ -127,7 +127,7 @@ def run_shard(
             stream=stream,
         )
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        tables = eng.run_shard(spec, progress, list(inputs))
+        tables = eng.kind_of(spec).compute(spec, progress, list(inputs))
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         progress.close()
         missing = set(outputs) - set(tables)

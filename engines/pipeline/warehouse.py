@@ -133,7 +133,7 @@ def load_file(path: str, planned: tuple[str, str, dict] | None = None) -> tuple[
         differ = same_spec(spec, p_spec)
         if differ:
             raise FileProblem("stale", f"{path}: computed for another config ({', '.join(differ)} differ); {FIX}")
-        want = eng.expected_rows(p_spec, p_table)
+        want = eng.kind_of(p_spec).expected_rows(p_spec, p_table)
         if want is not None and meta.get("rows") != want:
             raise FileProblem("rows", f"{path}: {meta.get('rows')} rows, planned {want}; {FIX}")
     return meta, data

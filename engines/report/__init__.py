@@ -1,8 +1,9 @@
-"""Generic report code: queries and tables (common), the HTML shell (page), Markdown pages, the index.
+"""Generic report code: the shape of a game's report (game), queries and tables (common), the HTML
+shell (page), Markdown pages, the index.
 
-Layers run one way: core -> report.page -> report.markdown -> report.common ->
-report.html -> report.index; a game's report uses common and html, and the caller
-(pipeline.steps, the CLI) opens the warehouse and passes the connection."""
+Layers run one way: core -> report.game, report.page -> report.markdown -> report.common ->
+report.html -> report.index; a game's report declares a report.game.GameReport and uses common
+and html, and the caller (pipeline.steps, the CLI) opens the warehouse and passes the connection."""
 
 from __future__ import annotations
 

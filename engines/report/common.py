@@ -1,9 +1,9 @@
 """Report helpers shared by every game: queries with named fields, Markdown/CSV tables, figures.
 
 Every number in a report comes from a query over the warehouse; nothing is
-typed by hand.  Each game's ``engines/<game>/report.py`` has
-``build(con, outdir) -> list[Path]``; the caller opens the warehouse (read-only) and
-passes the connection, so report code never knows where the warehouse lives.
+typed by hand.  Each game declares its report as one :class:`engines.report.game.GameReport`;
+the caller opens the warehouse (read-only) and passes the connection, so report code
+never knows where the warehouse lives.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..core import fmt
 from ..core.errors import CardlabError
 from ..core.store import atomic_write, write_text
 from ..registry import engine
+from .game import GameReport
 from .markdown import render_page
 
 REPORTS = Path("reports")
@@ -87,13 +88,27 @@ def pyplot():
     return plt
 
 
+def game_report(game: str) -> GameReport | None:
+    """The :class:`GameReport` the engine's ``report`` names, or None for a game without a report."""
+    import importlib
+
+    ref = engine(game).report
+    if ref is None:
+        return None
+    module, _, name = ref.partition(":")
+    report = getattr(importlib.import_module(module), name or "REPORT")
+    if not isinstance(report, GameReport):
+        raise TypeError(f"{ref} is not an engines.report.game.GameReport")
+    return report
+
+
 def build_game(game: str, con: duckdb.DuckDBPyConnection, outdir: str | os.PathLike = REPORTS) -> list[Path]:
     """Write one game's report files from the warehouse connection ``con``; returns their paths.
 
     The files are the ones the game's engine declares (``report_files``), each Markdown
     report also rendered as a readable page (a browser shows ``.md`` as plain text)."""
     eng = engine(game)
-    report = eng.module("report")
+    report = game_report(game)
     if report is None:
         return []
     files = [Path(f) for f in report.build(con, Path(outdir))]

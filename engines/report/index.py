@@ -20,7 +20,7 @@ import duckdb
 from ..core.fmt import MISSING, half_open, identifier, plural
 from ..core.store import write_text
 from ..registry import engine
-from .common import query
+from .common import game_report, query
 from .html import esc, html_table
 from .page import data_uri, html_page
 
@@ -154,7 +154,7 @@ def provenance_html(
 
 def game_section(con, game: str, files: Sequence[Path], outdir: Path, captions: Path | None, unit: str) -> str:
     eng = engine(game)
-    report = eng.module("report")
+    report = game_report(game)
     pages = " · ".join(
         f'<a href="{esc(os.path.relpath(f, outdir))}">{esc(Path(f).stem.replace("_", " "))}</a>'
         for f in files
@@ -170,7 +170,7 @@ def game_section(con, game: str, files: Sequence[Path], outdir: Path, captions: 
     parts = [
         f'<section id="{game}"><h2>{esc(eng.title)}</h2>',
         f"<p><i>{esc(eng.question)}</i></p>",
-        *(report.tables(con) if report is not None and hasattr(report, "tables") else []),
+        *(report.tables(con) if report is not None else []),
         *(figure_html(con, game, f, captions, unit) for f in files if Path(f).suffix == ".png"),
     ]
     if links:
@@ -180,9 +180,9 @@ def game_section(con, game: str, files: Sequence[Path], outdir: Path, captions: 
 
 
 def game_answer(con: duckdb.DuckDBPyConnection, game: str) -> list[str]:
-    """The game's answer paragraphs (HTML), from its report module's ``answer(con)``."""
-    report = engine(game).module("report")
-    if report is None or not hasattr(report, "answer"):
+    """The game's answer paragraphs (HTML), from its declared report's ``answer(con)``."""
+    report = game_report(game)
+    if report is None:
         return [f"{esc(engine(game).title)}: see the tables below."]
     return report.answer(con)
 

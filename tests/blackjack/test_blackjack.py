@@ -396,17 +396,16 @@ def test_plan_is_deterministic_and_covers_every_hand():
 def test_run_shard_tables_fit_their_schemas():
     for spec in engine("blackjack").plan(SECTION)[:2]:
         progress = _Progress()
-        tables = engine("blackjack").run_shard(spec, progress, [])
+        tables = engine("blackjack").kind_of(spec).compute(spec, progress, [])
         assert set(tables) == set(engine("blackjack").tables) and progress.done == spec["work"]
         for name, cols in tables.items():
             pa.table(cols, schema=engine("blackjack").tables[name])  # raises on a mismatch
-    exact = engine("blackjack").run_shard(engine("blackjack").plan(SECTION)[0], _Progress(), [])[
-        "blackjack_exact_probs"
-    ]
+    exact_spec, sim_spec = engine("blackjack").plan(SECTION)[:2]
+    exact = engine("blackjack").kind_of(exact_spec).compute(exact_spec, _Progress(), [])["blackjack_exact_probs"]
     assert len(exact["probability"]) == 6 * 10 * 7
     for p, frac in zip(exact["probability"], exact["exact"]):
         assert p == float(Fraction(frac))
-    sim = engine("blackjack").run_shard(engine("blackjack").plan(SECTION)[1], _Progress(), [])["blackjack_sim_counts"]
+    sim = engine("blackjack").kind_of(sim_spec).compute(sim_spec, _Progress(), [])["blackjack_sim_counts"]
     for i in range(0, len(sim["count"]), 7):
         assert sum(sim["count"][i : i + 7]) == sim["hands"][i] == 2500
 
@@ -523,7 +522,7 @@ def test_warehouse_views_and_report(tmp_path):
             "AND outcome = 'natural' AND soft17 = 'stand' AND peek = 'no'"
         ).fetchone()[0]
         assert Fraction(exact_a) == bj.exact_table(2)["A"][bj.NATURAL]
-        paths = report_blackjack.build(con, tmp_path / "reports")
+        paths = report_blackjack.REPORT.build(con, tmp_path / "reports")
     finally:
         con.close()
     names = sorted(p.name for p in paths)

@@ -31,7 +31,7 @@ def run(section: dict) -> list[dict]:
     rows = []
     for spec in NARCOTIC.plan(section):
         if spec["kind"] == "exhaustive":
-            table = NARCOTIC.run_shard(spec, QUIET, [])["narcotic_exhaustive"]
+            table = NARCOTIC.kind_of(spec).compute(spec, QUIET, [])["narcotic_exhaustive"]
             rows.append({c: v[0] for c, v in table.items()})
     return rows
 

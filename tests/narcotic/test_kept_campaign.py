@@ -102,7 +102,7 @@ def test_kept_files_are_accepted_and_not_recomputed(kept, tmp_path):
     kernel.write_text(kernel.read_text() + "\nKERNEL_EDITED = True  # a refactor: kept results stay\n")
     env = {"PYTHONPATH": str(wd)}
     dry = snakemake(wd, "-n", "--cores", "1", env_extra=env).stdout
-    stage = NARCOTIC.stage_of(planned_specs(kept, section)[0])
+    stage = NARCOTIC.kind_of(planned_specs(kept, section)[0]).stage
     assert not re.search(rf"^narcotic_{stage}\s+\d+$", dry, re.M), dry
     snakemake(wd, "--cores", "1", "warehouse", env_extra=env)
     con = duckdb.connect(str(wd / "results/warehouse.duckdb"), read_only=True)

@@ -14,7 +14,7 @@ import pytest
 from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.core.stats import wilson
-from engines.narcotic.report import campaign_section
+from engines.narcotic.report.markdown import campaign_section
 from engines.pipeline.plan import validate_config
 from engines.registry import engine
 
@@ -23,7 +23,7 @@ CAMPAIGN = {"name": "camp", "rules": "seed", "games": 5000, "games_per_shard": 2
 
 
 def run(spec: dict) -> dict[str, dict]:
-    return NARCOTIC.run_shard(spec, Progress(1, "games", enabled=False), [])
+    return NARCOTIC.kind_of(spec).compute(spec, Progress(1, "games", enabled=False), [])
 
 
 def sums_of_games(games: dict) -> dict:
@@ -86,12 +86,15 @@ def test_tally_shards_carry_the_explicit_version_sim_shards_the_source_hash():
     plan = NARCOTIC.plan({"experiments": [{"name": "e", "games": 10, "shards": 1, "seed": 1}], "campaigns": [CAMPAIGN]})
     versions = {s["kind"]: NARCOTIC.result_version(s) for s in plan}
     assert versions == {"sim": NARCOTIC.source_version(), "tally": "narcotic-tally-1"}
-    assert NARCOTIC.stage_of(plan[-1]) == "tally" and NARCOTIC.expected_rows(plan[-1], "narcotic_tallies") == 1
+    assert (
+        NARCOTIC.kind_of(plan[-1]).stage == "tally"
+        and NARCOTIC.kind_of(plan[-1]).expected_rows(plan[-1], "narcotic_tallies") == 1
+    )
 
 
 def test_threads_come_from_the_campaign():
     section = {"campaigns": [{**CAMPAIGN, "threads": 2}]}
-    assert {NARCOTIC.shard_threads(section, s) for s in NARCOTIC.plan(section)} == {2}
+    assert {NARCOTIC.kind_of(s).threads(section, s) for s in NARCOTIC.plan(section)} == {2}
 
 
 # ----------------------------------------------------------------------------- config
@@ -183,7 +186,7 @@ def test_a_gap_in_the_shards_reads_as_incomplete():
 
 def test_the_report_prints_the_seeds_lines_and_the_interval():
     con = tiny_warehouse([run(s) for s in tally_specs()])
-    from engines.narcotic.report import CAMPAIGN_SQL
+    from engines.narcotic.report.queries import CAMPAIGN_SQL
     from engines.report.common import records
 
     rows = records(con, CAMPAIGN_SQL)

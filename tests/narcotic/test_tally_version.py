@@ -29,7 +29,7 @@ def shards_digest(section: dict) -> str:
     eng = engine("narcotic")
     h = hashlib.sha256()
     for spec in eng.plan(section):
-        tables = eng.run_shard(spec, Progress(1, "games", enabled=False), [])
+        tables = eng.kind_of(spec).compute(spec, Progress(1, "games", enabled=False), [])
         for name in sorted(tables):
             cols = {c: (v.tolist() if isinstance(v, np.ndarray) else list(v)) for c, v in tables[name].items()}
             h.update(json.dumps([spec, name, cols], sort_keys=True, default=int).encode())

@@ -28,8 +28,8 @@ def test_the_default_backend_is_scalar_and_naming_it_changes_no_spec():
     assert plain == named and [eng.result_version(s) for s in named] == [eng.result_version(s) for s in plain]
     searches = [s for s in named if s["kind"] == "exhaustive"]
     assert searches and all("backend" not in s for s in named)
-    assert {eng.shard_backend(section(backend="scalar"), s) for s in searches} == {"scalar"}
-    assert {eng.shard_backend(section(), s) for s in searches} == {"scalar"}
+    assert {eng.kind_of(s).backend(section(backend="scalar"), s) for s in searches} == {"scalar"}
+    assert {eng.kind_of(s).backend(section(), s) for s in searches} == {"scalar"}
     assert {eng.result_version(s) for s in searches} == {SEARCH_RESULT_VERSION}
 
 
@@ -67,11 +67,11 @@ def test_a_second_backend_is_chosen_by_config_and_gives_the_same_spec_version_an
     assert specs == base.plan(section())
     assert [eng.result_version(s) for s in specs] == [base.result_version(s) for s in specs]
     spec = next(s for s in specs if s["kind"] == "exhaustive" and s["k"] == 7)
-    assert eng.shard_backend(config, spec) == "twin"
+    assert eng.kind_of(spec).backend(config, spec) == "twin"
     progress = Progress(spec["work"], "deals", enabled=False)
-    chosen = eng.run_shard(spec, progress, [], backend=eng.shard_backend(config, spec))
+    chosen = eng.kind_of(spec).compute(spec, progress, [], backend=eng.kind_of(spec).backend(config, spec))
     assert twin.calls == [(7, *spec["range"], "owner")]
-    scalar = base.run_shard(spec, Progress(spec["work"], "deals", enabled=False), [])
+    scalar = base.kind_of(spec).compute(spec, Progress(spec["work"], "deals", enabled=False), [])
     assert {t: {c: list(v) for c, v in cols.items()} for t, cols in chosen.items()} == {
         t: {c: list(v) for c, v in cols.items()} for t, cols in scalar.items()
     }

@@ -192,7 +192,7 @@ def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
     wd = workdir(tmp_path / "wd", yaml_dump({"redblack": section}))
     shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
     for spec in specs:
-        for table in RB.spec_tables(spec):
+        for table in RB.kind_of(spec).tables:
             src = ROOT / shard_path("redblack", table, spec)
             assert src.is_file(), f"{src} is planned by the default config but not kept"
             dst = wd / shard_path("redblack", table, spec)

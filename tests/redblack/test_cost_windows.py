@@ -94,14 +94,14 @@ def test_probes_run_first_and_windows_wait_for_the_warm_up():
     plan = ENG.plan({"cost_windows": {"k": 12, "windows": 3, "window": 1000, "seed": 2}})
     probes = [s for s in plan if s["variant"] == STARTUP_VARIANT]
     assert [p["shard"] for p in probes] == list(range(STARTUP_PROBES + 1))
-    assert ENG.shard_inputs(probes[0], plan) == []
+    assert ENG.kind_of(probes[0]).inputs(probes[0], plan) == []
     for s in plan[1:]:
         if s["kind"] == "basin":  # the basin job reads every search shard, windows and probes too
-            assert ("redblack_found", probes[0]) in ENG.shard_inputs(s, plan)
+            assert ("redblack_found", probes[0]) in ENG.kind_of(s).inputs(s, plan)
             continue
-        ((table, warm_up),) = ENG.shard_inputs(s, plan)
+        ((table, warm_up),) = ENG.kind_of(s).inputs(s, plan)
         assert table == "redblack_counts" and warm_up == probes[0]
-    assert ENG.shard_threads({}, plan[-1]) == 1
+    assert ENG.kind_of(plan[-1]).threads({}, plan[-1]) == 1
 
 
 def test_a_window_is_the_same_ranks_searched_directly():
@@ -109,7 +109,7 @@ def test_a_window_is_the_same_ranks_searched_directly():
     plan = ENG.plan(section)
     for spec in windows_of(section):
         r0, r1 = spec["ranks"]
-        got = ENG.run_shard(spec, None, [])
+        got = ENG.kind_of(spec).compute(spec, None, [])
         direct = search_tables(
             spec, search_range(12, r0, r1, method="owner"), "exhaustive", True, canonical_deals(12), r0, r1
         )
@@ -121,7 +121,7 @@ def test_a_window_is_the_same_ranks_searched_directly():
         assert plain(got, ("experiment",)) == plain(campaign, ("experiment",))
         assert got["redblack_counts"]["deals"] == [r1 - r0]
     probe = next(s for s in plan if s["variant"] == STARTUP_VARIANT)
-    assert all(len(next(iter(cols.values()))) == 0 for cols in ENG.run_shard(probe, None, []).values())
+    assert all(len(next(iter(cols.values()))) == 0 for cols in ENG.kind_of(probe).compute(probe, None, []).values())
     assert ENG.kind_of(probe).expected_rows(probe, "redblack_counts") == 0
 
 

@@ -33,7 +33,10 @@ def test_section_is_valid_and_plan_covers_every_rank_once():
     assert len([s for s in specs if s["kind"] == "exhaustive" and s["k"] == 6]) == 3  # 462 / 200
     samples = [s for s in specs if s["kind"] == "sample"]
     assert len({s["seed"] for s in samples}) == len(samples) == 3
-    assert specs[-1]["kind"] == "basin" and len(engine("redblack").shard_inputs(specs[-1], specs)) == len(specs) - 1
+    assert (
+        specs[-1]["kind"] == "basin"
+        and len(engine("redblack").kind_of(specs[-1]).inputs(specs[-1], specs)) == len(specs) - 1
+    )
     assert engine("redblack").plan(SECTION) == specs  # deterministic
 
 

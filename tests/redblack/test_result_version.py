@@ -33,7 +33,7 @@ def search_digest() -> str:
     eng = engine("redblack")
     h = hashlib.sha256()
     for spec in eng.plan(SECTION):
-        tables = eng.run_shard(spec, Progress(1, "deals", enabled=False), [])
+        tables = eng.kind_of(spec).compute(spec, Progress(1, "deals", enabled=False), [])
         for name in sorted(tables):
             cols = {c: (v.tolist() if isinstance(v, np.ndarray) else list(v)) for c, v in tables[name].items()}
             h.update(json.dumps([spec, name, cols], sort_keys=True, default=int).encode())

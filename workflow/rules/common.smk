@@ -106,5 +106,7 @@ def report_outputs(game):
 
 
 def warehouse_version():
-    views = [f"{g}/views.sql" for g in GAMES if (engine(g).directory / "views.sql").exists()]
+    from engines.interface import game_directory
+
+    views = [f"{g}/views.sql" for g in GAMES if (game_directory(engine(g)) / "views.sql").exists()]
     return files_version(["pipeline/warehouse.py", "core/store.py"] + views)

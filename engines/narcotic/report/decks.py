@@ -1,31 +1,11 @@
-"""The small-deck part of the Narcotic report: exact answers beside simulations, the batch coverage
-check, the trend in r (``narcotic_decks.png``); queries first, then the functions that lay them out."""
+"""The small-deck part of the Narcotic report's Markdown: exact answers beside simulations and the
+batch coverage check, laid out from the rows of :mod:`.queries` (its figure is in :mod:`.figures`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ...core.fmt import MISSING, duration, fixed, pct, pct_pm, pct_range
-from ...report.common import markdown_table, pyplot, save_figure
-
-DECKS_PNG = "narcotic_decks.png"
-
-# the seed's rules on every deck size, exact where enumerated, simulated where played
-DECKS_SQL = """
-SELECT d.* FROM narcotic_decks d JOIN narcotic_presets p USING (matching, gather, pile_four)
-WHERE p.preset = 'seed' ORDER BY d.ranks
-"""
-
-EXACT_SQL = """
-SELECT variant, matching, gather, pile_four, ranks, preset, sequences, space, won, win_fraction, win_p,
-       mean_time_fraction, mean_time_s, sd_time_s, mean_passes, seed_average_s, coverage, complete
-FROM narcotic_exact ORDER BY ranks, preset = 'seed' DESC, win_p DESC, variant
-"""
-
-COVERAGE_SQL = """
-SELECT c.* FROM narcotic_coverage_check c ORDER BY ranks, variant, experiment
-"""
-
+from ...report.common import markdown_table
+from .figures import DECKS_PNG
 
 DECK_COLUMNS = ("r", "cards", "sequences", "exact win probability", "exact mean time of a won game")
 DECK_COLUMNS += ("simulated (games)", "simulated win % (95 % CI)", "covers", "simulated mean time (95 %)", "covers")
@@ -170,41 +150,3 @@ def trend_cells(d: dict) -> tuple:
         duration(d["sim_mean_time_s"]),
         f"simulated, {d['games']:,} games",
     )
-
-
-def decks_figure(decks: list[dict], path: Path) -> Path:
-    """Win probability and mean time of a won game by deck size: exact points, simulated ones with 95 % bars."""
-    plt = pyplot()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.2))
-    exact = [d for d in decks if d["sequences"] is not None]
-    sim = [d for d in decks if d["games"] is not None]
-    if sim:
-        xs = [d["ranks"] for d in sim]
-        ps = [100 * d["sim_win_p"] for d in sim]
-        err = [
-            [100 * (d["sim_win_p"] - d["win_lo95"]) for d in sim],
-            [100 * (d["win_hi95"] - d["sim_win_p"]) for d in sim],
-        ]
-        left.errorbar(xs, ps, yerr=err, fmt="o", ms=4, capsize=3, label="simulated (95 % Wilson)")
-        terr = [
-            [d["sim_mean_time_s"] - d["mean_time_lo95"] for d in sim],
-            [d["mean_time_hi95"] - d["sim_mean_time_s"] for d in sim],
-        ]
-        right.errorbar(
-            xs, [d["sim_mean_time_s"] for d in sim], yerr=terr, fmt="o", ms=4, capsize=3, label="simulated (95 %)"
-        )
-    if exact:
-        xs = [d["ranks"] for d in exact]
-        left.plot(xs, [100 * d["exact_win_p"] for d in exact], "kx", ms=9, label="exact (every sequence)")
-        right.plot(xs, [d["exact_mean_time_s"] for d in exact], "kx", ms=9, label="exact (every sequence)")
-    left.set_ylabel("win probability (%)")
-    right.set_ylabel("mean time of a won game (s, the seed's model)")
-    right.set_yscale("log")
-    for ax in (left, right):
-        ax.set_xlabel("values in the deck r (4r cards)")
-        ax.set_xticks(range(1, 14))
-        ax.grid(alpha=0.3)
-        if exact or sim:
-            ax.legend(fontsize=8)
-    fig.suptitle("Narcotic (seed rules) by deck size")
-    return save_figure(fig, path)

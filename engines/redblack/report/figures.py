@@ -1,12 +1,29 @@
-"""The RedBlack report's two figures, from rows of the query layer."""
+"""The RedBlack report's figures, from rows of the query layer."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
+
 from ...core.stats import wilson_upper
 from ...report.common import pyplot, save_figure
 from ..rules import canonical_deals
+from . import queries as q
+
+SHARE_PNG, LENGTHS_PNG = "redblack_infinite_share.png", "redblack_lengths.png"
+COST_PNG = "redblack_cost_windows.png"
+
+
+def write_figures(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+    """The share, lengths and cost-window figures."""
+    outdir = Path(outdir)
+    return [
+        share_figure(q.shares(con), outdir / SHARE_PNG),
+        lengths_figure(q.lengths(con), q.length_stats(con), outdir / LENGTHS_PNG),
+        cost_windows_figure(q.cost_windows(con), q.window_costs(con), outdir / COST_PNG, q.campaign_shard_costs(con)),
+    ]
+
 
 LENGTH_CURVES = 4  # exhaustive sizes drawn in the distribution panel (every size is in the other panel)
 

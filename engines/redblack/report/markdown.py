@@ -11,12 +11,10 @@ from ...core.stats import wilson_upper
 from ...core.store import write_text
 from ...report.common import markdown_table, write_csv
 from . import queries as q
-from .figures import cost_windows_figure, lengths_figure, share_figure
+from .figures import COST_PNG, LENGTHS_PNG, SHARE_PNG
 from .published import audit_section, published_check_section
 
 MD, CSV, CYCLES_CSV = "infinite_games.md", "infinite_games.csv", "redblack_cycles.csv"
-SHARE_PNG, LENGTHS_PNG = "redblack_infinite_share.png", "redblack_lengths.png"
-COST_PNG = "redblack_cost_windows.png"
 
 CLUSTER_CORES = 1000  # the size of cluster a projection is also given for
 
@@ -43,16 +41,14 @@ CYCLES_TEXT = (
 )
 
 
-def build(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+def write_markdown(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+    """``infinite_games.md`` and its two CSV tables."""
     outdir = Path(outdir)
     cycles = q.table(con, q.CYCLES_SQL)
     return [
         write_text(outdir / MD, markdown(con, cycles)),
         write_csv(outdir / CSV, *q.table(con, q.LIST_SQL)),
         write_csv(outdir / CYCLES_CSV, *cycles),
-        share_figure(q.shares(con), outdir / SHARE_PNG),
-        lengths_figure(q.lengths(con), q.length_stats(con), outdir / LENGTHS_PNG),
-        cost_windows_figure(q.cost_windows(con), q.window_costs(con), outdir / COST_PNG, q.campaign_shard_costs(con)),
     ]
 
 

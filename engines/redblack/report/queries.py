@@ -143,6 +143,9 @@ PARTIAL_SIZES_SQL = "SELECT k FROM redblack_coverage WHERE NOT complete AND cost
 
 Con = duckdb.DuckDBPyConnection
 
+# The report's named queries (``STATUS_SQL`` is ``status``), as its GameReport declares them
+QUERIES = {name.removesuffix("_SQL").lower(): sql for name, sql in list(globals().items()) if name.endswith("_SQL")}
+
 
 def headline(con: Con) -> dict:
     return one(con, HEADLINE_SQL)
