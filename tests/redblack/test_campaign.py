@@ -83,7 +83,7 @@ redblack:
 """
     out = snakemake(workdir(tmp_path / "wd", config), "-n", "--cores", "1").stdout
     assert "shard=10000.parquet" in out and "shard=10001.parquet" in out
-    assert re.search(r"^redblack_shard_batch1\s+1$", out, re.M), out  # two small shards, one job
+    assert re.search(r"^redblack_shard_exhaustive_owner_\w+_batch1\s+1$", out, re.M), out  # two small shards, one job
 
 
 def search_output(capsys, *args) -> tuple[list[str], str]:
