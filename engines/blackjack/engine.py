@@ -283,6 +283,13 @@ class BlackjackEngine(Engine):
                     [int(c) for c in simulate_py(*args)],
                 )
 
+    def warehouse_tables(self) -> dict:
+        """The effects of removal (engines/blackjack/depleted.py): exact, from the rules alone, so a table
+        of the warehouse rather than a shard (about 4 CPU-s a build)."""
+        from .depleted import effects_of_removal_table
+
+        return {"blackjack_effects_of_removal": effects_of_removal_table()}
+
     def tiny_config(self) -> dict:
         return {
             "exact": {"decks": [1, "inf"], "soft17": ["stand"], "peek": ["no"]},

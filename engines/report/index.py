@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 
 from ..core.fmt import MISSING, half_open, identifier, plural
+from ..core.layout import WAREHOUSE
 from ..core.store import write_text
 from ..registry import engine
 from .common import game_report, query
@@ -195,7 +196,7 @@ def build_index(
     config: dict | None = None,
     units: dict[str, str] | None = None,
     built_at: datetime | None = None,
-    warehouse: str = "results/warehouse.duckdb",
+    warehouse: str = WAREHOUSE,
 ) -> Path:
     """Write the page; ``game_files`` maps each game shown to its report files (PNGs are embedded)."""
     out = Path(out)

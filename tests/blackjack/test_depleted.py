@@ -18,8 +18,8 @@ from engines.blackjack.depleted import CARD_LABELS, EFFECT_DECKS, REMOVED
 from engines.blackjack.rules import shoe_counts
 from engines.core.errors import CardlabError
 
-# The effects view: in effects_views.sql until the engine loads the table, then in views.sql.
-VIEW_FILES = [Path(bj.__file__).parent / f for f in ("effects_views.sql", "views.sql")]
+# The effects view, over the table the engine loads into the warehouse.
+VIEW_FILES = [Path(bj.__file__).parent / "views.sql"]
 
 
 def effects_view_statements() -> list[str]:
@@ -250,7 +250,7 @@ def test_effects_table_schema_and_view():
     con.register("arrow_in", table)
     con.execute("CREATE TABLE blackjack_effects_of_removal AS SELECT * FROM arrow_in")
     statements = effects_view_statements()
-    assert statements, "no CREATE VIEW blackjack_bust_effects in effects_views.sql or views.sql"
+    assert statements, "no CREATE VIEW blackjack_bust_effects in views.sql"
     con.execute(statements[-1])  # views.sql's, once it holds the view
     rows = con.execute(
         'SELECT upcard, largest_rise, "check", "5" FROM blackjack_bust_effects ORDER BY upcard_order'

@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 
 from ...core.fmt import plural
+from ...core.layout import WAREHOUSE
 from ...core.store import write_text
 from ...report.common import markdown_table, one, query, write_csv
 from .figures import BUST_PNG
@@ -52,7 +53,7 @@ def intro_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         "shoe before the hole card; an ace counts 11 unless that busts the hand, several aces valued "
         "together).  Exact tables are computed over the shoe's composition with exact fractions "
         f"({plural(n['variants'], 'rule variant')}; fractions in `{EXACT_CSV}`); simulations deal "
-        f"{n['hands']:,} hands in all.  Generated from `results/warehouse.duckdb`.",
+        f"{n['hands']:,} hands in all.  Generated from `{WAREHOUSE}`.",
         "",
     ]
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import duckdb
 
 from ...core.fmt import duration, fixed, pct, pct_pm, pct_range
+from ...core.layout import WAREHOUSE
 from ...core.store import write_text
 from ...report.common import markdown_table, one, query, records, write_csv
 from . import queries as q
@@ -42,7 +43,7 @@ def write_markdown(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
     csv = write_csv(outdir / CSV, *query(con, q.SUMMARY_SQL))
     md = ["# Narcotic solitaire", ""]
     n_games = one(con, q.GAMES_SQL)["n"]
-    md += [f"Generated from `results/warehouse.duckdb` ({n_games:,} games). " + INTRO, ""]
+    md += [f"Generated from `{WAREHOUSE}` ({n_games:,} games). " + INTRO, ""]
     md += answer_section(records(con, q.PRESETS_SQL))
     md += seed_section(records(con, q.SEED_STYLE_SQL))
     md += campaign_section(records(con, q.CAMPAIGN_SQL))
