@@ -179,8 +179,9 @@ def planned_jobs(output: str) -> dict[str, int]:
 
 
 def planned_stages(output: str) -> set[str]:
-    """The rules of a dry run's jobs, a batch job's (``<game>_<stage>_batchN``) named by its stage's rule."""
-    return {re.sub(r"_batch\d+$", "", r) for r in planned_jobs(output)}
+    """The rules of a dry run's jobs, a batch job's (``<game>_<stage>_<group>_<hash>_batchN``) named by its
+    stage's rule (game and stage names hold no underscore)."""
+    return {re.sub(r"^([a-z]+_[a-z]+)_\w*_[0-9a-f]{6}_batch\d+$", r"\1", r) for r in planned_jobs(output)}
 
 
 def planned_shards(game: str, section: dict, root: Path) -> list[str]:
