@@ -285,6 +285,8 @@ def test_snakemake_report_builds(index_run):
         "narcotic.csv",
         "infinite_games.csv",
         "blackjack_sim.csv",
+        "blackjack_effects.png",
+        "blackjack_effects.csv",
         "narcotic.html",
         "infinite_games.html",
         "blackjack.html",
