@@ -285,6 +285,8 @@ def test_snakemake_report_builds(index_run):
         "narcotic.csv",
         "infinite_games.csv",
         "blackjack_sim.csv",
+        "blackjack_effects.png",
+        "blackjack_effects.csv",
         "narcotic.html",
         "infinite_games.html",
         "blackjack.html",
@@ -390,3 +392,80 @@ def test_long_shards_log_progress(game, tmp_path, monkeypatch):
     done = [(int(a.replace(",", "")), int(b.replace(",", ""))) for a, b in pattern.findall(log.read_text())]
     assert len(done) >= 3, log.read_text()
     assert [d for d, _ in done] == sorted(d for d, _ in done) and done[-1][0] == done[-1][1] == spec["work"]
+
+
+# ----------------------------------------------------------------------------- independent checks
+
+KEPT_SECTION = {"exhaustive": {"k_min": 1, "k_max": 5, "deals_per_shard": 100, "method": "owner"}}
+
+
+@pytest.fixture(scope="module")
+def kept_shards(tmp_path_factory) -> tuple[Path, list[str]]:
+    """A kept campaign's shards (RedBlack's exhaustive search: a pinned result version), computed in-process."""
+    from wfhelp import planned_shards
+
+    root = tmp_path_factory.mktemp("checks")
+    return root, planned_shards("redblack", KEPT_SECTION, root)
+
+
+def checks_section(root: Path, files: list[str]) -> tuple[str, list[tuple]]:
+    """The index's "Independent checks" section over a warehouse built from ``files`` and the
+    check records under ``root``, and the warehouse's campaign_checks rows."""
+    from engines.pipeline.warehouse import build, connect
+    from engines.report.index import build_index
+
+    db = root / "warehouse.duckdb"
+    with open(root / "wh.log", "w") as log:
+        build(files, db, log=log)
+    con = connect(db)
+    try:
+        build_index(con, root / "index.html", {})
+        rows = con.execute(
+            "SELECT game, experiment, variant, shards_kept, shards_checked, mismatches FROM campaign_checks"
+        ).fetchall()
+    finally:
+        con.close()
+    return section((root / "index.html").read_text(), "checks"), rows
+
+
+def test_index_says_when_no_kept_campaign_was_checked(kept_shards):
+    root, files = kept_shards
+    shutil.rmtree(root / "checks", ignore_errors=True)
+    text, rows = checks_section(root, files)
+    assert rows and all(r[4] == 0 for r in rows)
+    assert "Independent checks" in text and "has been recomputed independently yet" in text
+    assert "<table" not in text
+
+
+def test_index_shows_each_checked_campaign_and_its_counts(kept_shards):
+    from engines.core.layout import check_record_path
+
+    root, files = kept_shards
+    shutil.rmtree(root / "checks", ignore_errors=True)
+    _, rows = checks_section(root, files)
+    game, experiment, variant, kept = rows[0][:4]
+    record = Path(check_record_path(game, experiment, variant, str(root)))
+    record.parent.mkdir(parents=True)
+    line = {"matched": True, "date": "2026-12-01", "machine": "Test CPU (x86_64)", "cpu_s": 75.0}
+    record.write_text(json.dumps({"shard": 0, **line, "engine_version": "v1"}) + "\n")
+    text, rows = checks_section(root, files)
+    assert (game, experiment, variant, kept, 1, 0) in rows
+    cells = [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td>(.*?)</td>", text)]
+    row = cells[cells.index(f"{game} {experiment}/{variant}") :][:6]
+    assert row == [f"{game} {experiment}/{variant}", f"{kept:,}", f"1 of {kept:,} matched", "2026-12-01"] + [
+        "Test CPU (x86_64)",
+        "1 min 15 s",
+    ]
+    assert "cardlab verify --recompute" in text and "color:#c00" not in text
+    others = [f"{r[0]} {r[1]}/{r[2]}" for r in rows if r[4] == 0]
+    assert cells.count(f"{game} {experiment}/{variant}") == 1 and not any(o in cells for o in others)
+    if others:
+        assert f"Not recomputed yet: {len(others)} kept campaign" in text and others[-1] in text
+    # a mismatch is shown, in red
+    with open(record, "a") as fh:
+        fh.write(
+            json.dumps({"shard": 0, **line, "matched": False, "date": "2026-12-02", "engine_version": "v1"}) + "\n"
+        )
+    text, rows = checks_section(root, files)
+    assert (game, experiment, variant, kept, 1, 1) in rows
+    assert f'1 of {kept:,}: <b style="color:#c00">1 mismatch</b>' in text and "2026-12-01 to 2026-12-02" in text

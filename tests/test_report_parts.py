@@ -74,3 +74,32 @@ def test_one_formatter_family():
 def test_the_html_page_shell_lives_once():
     shells = [p for p in REPORT_CODE if "<!doctype html>" in p.read_text()]
     assert [p.name for p in shells] == ["page.py"]
+
+
+def test_blackjack_effects_of_removal_section_reads_the_warehouse():
+    """The Blackjack report's "Effects of removal" from the table and its view alone: the single-deck
+    table's cells and each deck count's largest effect are the SQL values; no rows, one line."""
+    from engines.blackjack.depleted import effects_of_removal_table
+    from engines.blackjack.report.markdown import removal_section
+
+    con = duckdb.connect()
+    try:
+        table = effects_of_removal_table()
+        con.register("effects_in", table)
+        con.execute("CREATE TABLE blackjack_effects_of_removal AS SELECT * FROM effects_in")
+        (view,) = [s for s in engine("blackjack").views_sql() if "VIEW blackjack_bust_effects" in s]
+        con.execute(view)
+        md = "\n".join(removal_section(con))
+        base, five = con.execute(
+            "SELECT base_bust, \"5\" FROM blackjack_bust_effects WHERE decks = '1' AND soft17 = 'stand' AND upcard = '5'"
+        ).fetchone()
+        assert f"\n| 5 | {base:.2f}% |" in md and f"| {five:+.3f} |" in md
+        for decks, largest in con.execute(
+            "SELECT decks, arg_max(delta, abs(delta)) * 100 FROM blackjack_effects_of_removal "
+            "WHERE outcome = 'bust' AND soft17 = 'stand' GROUP BY decks"
+        ).fetchall():
+            assert f"- {fmt.plural(int(decks), 'deck')}: the largest effect is {largest:+.3f} points" in md
+        con.execute("DELETE FROM blackjack_effects_of_removal")
+        assert removal_section(con) == ["## Effects of removal", "", "No effects of removal in the warehouse.", ""]
+    finally:
+        con.close()

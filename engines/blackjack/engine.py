@@ -262,11 +262,18 @@ class BlackjackEngine(Engine):
         ReportFile("blackjack.csv", "blackjack_table"),
         ReportFile("blackjack_sim.csv", "blackjack_sim"),
         ReportFile("blackjack_bust.png", "blackjack_bust"),
+        ReportFile("blackjack_effects.csv", "blackjack_effects_csv"),
+        ReportFile("blackjack_effects.png", "blackjack_effects"),
     )
     figure_basis = {
         "blackjack_bust": (
             "SELECT count(DISTINCT decks) FROM blackjack_exact WHERE soft17 = 'stand' AND peek = 'no'",
             "{0} exact tables, one per shoe size (no sampling error)",
+        ),
+        "blackjack_effects": (
+            "SELECT count(*) FROM blackjack_effects_of_removal WHERE outcome = 'bust' AND soft17 = 'stand' "
+            "AND decks IN ('1', '8')",
+            "{0} exact changes of the bust probability, one per shoe size, upcard and rank removed (no sampling error)",
         ),
     }
 

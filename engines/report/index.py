@@ -1,10 +1,10 @@
 """reports/index.html: one self-contained page with every answer, its figures and its provenance.
 
 The page opens with a short answer per game, then each game's tables and figures,
-then provenance (engine versions, config, seeds, work behind every figure, build
-time).  Every number is read by SQL from the warehouse; figures are the PNGs the
-game report rules wrote, embedded in the self-contained page shell of
-:mod:`engines.report.page`.  The caller opens the warehouse and passes the connection.
+then the independent checks of the kept campaigns (view ``campaign_checks``), then
+provenance (engine versions, config, seeds, work behind every figure, build time).
+Every number is read by SQL from the warehouse; figures are the PNGs the game report
+rules wrote, embedded in the self-contained page shell of :mod:`engines.report.page`.  The caller opens the warehouse and passes the connection.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from pathlib import Path
 
 import duckdb
 
-from ..core.fmt import MISSING, half_open, identifier, plural
+from ..core.fmt import MISSING, duration, half_open, identifier, plural
 from ..core.layout import WAREHOUSE
 from ..core.store import write_text
 from ..registry import engine
 from .common import game_report, query
 from .html import esc, html_table
-from .page import data_uri, html_page
+from .page import data_uri, html_page, scroll_box
 
 # ----------------------------------------------------------------------------- figures
 
@@ -150,6 +150,81 @@ def provenance_html(
     return "\n".join(out)
 
 
+# ----------------------------------------------------------------------------- independent checks
+
+# Every kept campaign with its independent recomputations (view campaign_checks,
+# engines/pipeline/check_records.py); the section shows it only once some campaign was checked.
+CAMPAIGN_CHECKS_SQL = """
+SELECT game, experiment, variant, shards_kept, shards_checked, checks, mismatches,
+       first_checked, last_checked, machines, check_cpu_s
+FROM campaign_checks ORDER BY game, experiment, variant
+"""
+
+HAS_CAMPAIGN_CHECKS_SQL = "SELECT count(*) FROM information_schema.tables WHERE table_name = 'campaign_checks'"
+
+CHECKS_TEXT = (
+    "Each shard counted here was computed a second time, from the spec its file records, by "
+    "<code>cardlab verify --recompute</code>, and the recomputed rows were compared with the kept "
+    "shard's row by row (see <code>docs/scaling.md</code>).  A kept campaign's shards are not "
+    "recomputed when their game's code changes, so this is the independent check of them.  The record is "
+    "<code>results/checks/&lt;game&gt;/&lt;experiment&gt;/&lt;variant&gt;.jsonl</code>; "
+    "SQL: <code>campaign_checks</code>."
+)
+CHECKS_COLS = ("campaign", "shards kept", "recomputed independently", "when", "CPU kinds", "CPU spent")
+
+
+def checked_cell(d: dict) -> str:
+    """``12 of 40 matched``, or the mismatches in red (HTML)."""
+    text = f"{d['shards_checked']:,} of {d['shards_kept']:,}"
+    if d["mismatches"]:
+        return f'{esc(text)}: <b style="color:#c00">{esc(plural(d["mismatches"], "mismatch", "mismatches"))}</b>'
+    return f"{esc(text)} matched" + (f" ({d['checks']:,} checks)" if d["checks"] != d["shards_checked"] else "")
+
+
+def when_cell(d: dict) -> str:
+    first, last = d["first_checked"], d["last_checked"]
+    if first is None:
+        return MISSING
+    return first if first == last else f"{first} to {last}"
+
+
+def checks_html(con: duckdb.DuckDBPyConnection) -> str:
+    """Section "Independent checks": every kept campaign and how much of it was recomputed and matched."""
+    head = '<section id="checks"><h2>Independent checks</h2>'
+    if not one_value(con, HAS_CAMPAIGN_CHECKS_SQL):
+        return f"{head}<p>This warehouse has no record of independent checks.</p></section>"
+    cols, rows = query(con, CAMPAIGN_CHECKS_SQL)
+    runs = [dict(zip(cols, r)) for r in rows]
+    if not any(d["shards_checked"] for d in runs):
+        kept = f" ({plural(len(runs), 'kept campaign')})" if runs else ""
+        return (
+            f"{head}<p>No kept campaign{kept} has been recomputed independently yet "
+            "(<code>cardlab verify --recompute</code>).</p></section>"
+        )
+    checked = [d for d in runs if d["shards_checked"]]
+    unchecked = [f"{d['game']} {d['experiment']}/{d['variant']}" for d in runs if not d["shards_checked"]]
+    cells = [
+        [
+            esc(f"{d['game']} {d['experiment']}/{d['variant']}"),
+            esc(f"{d['shards_kept']:,}"),
+            checked_cell(d),
+            esc(when_cell(d)),
+            esc(d["machines"] or MISSING),
+            esc(duration(d["check_cpu_s"])),
+        ]
+        for d in checked
+    ]
+    head_row = "".join(f"<th>{esc(c)}</th>" for c in CHECKS_COLS)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>\n" for row in cells)
+    table = scroll_box(f"<table><thead><tr>{head_row}</tr></thead><tbody>\n{body}</tbody></table>")
+    rest = (
+        f"<p>Not recomputed yet: {esc(plural(len(unchecked), 'kept campaign'))} ({esc(', '.join(unchecked))}).</p>"
+        if unchecked
+        else ""
+    )
+    return f"{head}<p>{CHECKS_TEXT}</p>\n{table}\n{rest}</section>"
+
+
 # ----------------------------------------------------------------------------- page
 
 
@@ -211,11 +286,12 @@ def build_index(
         for g in games
     )
     nav = "".join(f'<a href="#{g}">{esc(engine(g).title)}</a>' for g in games)
-    nav += '<a href="#provenance">Provenance</a>'
+    nav += '<a href="#checks">Independent checks</a><a href="#provenance">Provenance</a>'
     body = [
         f"<h1>cardlab: the answers</h1><nav>{nav}</nav>",
         f'<section id="answers"><h2>Answers</h2>{answers}</section>',
         *(game_section(con, g, game_files[g], outdir, captions, units.get(g, "units")) for g in games),
+        checks_html(con),
         provenance_html(con, units, config, built_at, warehouse),
     ]
     return write_text(out, html_page("cardlab report", "\n".join(body)))

@@ -527,9 +527,42 @@ def test_warehouse_views_and_report(tmp_path):
         ).fetchone()[0]
         assert Fraction(exact_a) == bj.exact_table(2)["A"][bj.NATURAL]
         paths = report_blackjack.REPORT.build(con, tmp_path / "reports")
+        effects = con.execute(
+            'SELECT upcard, "A", "5", "T", base_bust FROM blackjack_bust_effects '
+            "WHERE decks = '1' AND soft17 = 'stand' ORDER BY upcard_order"
+        ).fetchall()
+        largest = dict(
+            con.execute(
+                "SELECT decks, max(abs(delta)) * 100 FROM blackjack_effects_of_removal "
+                "WHERE outcome = 'bust' AND soft17 = 'stand' GROUP BY decks"
+            ).fetchall()
+        )
+        effect_rows = con.execute("SELECT count(*) FROM blackjack_bust_effects").fetchone()[0]
     finally:
         con.close()
     names = sorted(p.name for p in paths)
-    assert names == ["blackjack.csv", "blackjack.md", "blackjack_bust.png", "blackjack_sim.csv"]
+    assert names == [
+        "blackjack.csv",
+        "blackjack.md",
+        "blackjack_bust.png",
+        "blackjack_effects.csv",
+        "blackjack_effects.png",
+        "blackjack_sim.csv",
+    ]
+    assert names == sorted(f.name for f in engine("blackjack").report_files)
     md = (tmp_path / "reports" / "blackjack.md").read_text()
+    # effects of removal: Griffin's single-deck table and one line per deck count, numbers from SQL
+    removal = md.split("## Effects of removal", 1)[1]
+    assert "![bust effects of removal by upcard](blackjack_effects.png)" in removal
+    six = next(r for r in effects if r[0] == "6")
+    assert f"| 6 | {six[4]:.2f}% | {six[1]:+.3f} |" in removal
+    assert removal.split("\n| 6 |", 1)[1].splitlines()[0].endswith(f" {six[3]:+.3f} |")
+    for decks in ("1", "2", "6", "8"):
+        line = next(x for x in removal.splitlines() if x.startswith(f"- {decks} deck"))
+        assert f" {largest[decks]:.3f} points" in line.replace("+", " ").replace("-", " "), line
+    assert largest["1"] > largest["2"] > largest["6"] > largest["8"]
+    csv_lines = (tmp_path / "reports" / "blackjack_effects.csv").read_text().splitlines()
+    assert csv_lines[0].startswith("decks,soft17,peek,upcard,base_bust,A,2,")
+    assert len(csv_lines) == 1 + effect_rows == 1 + 4 * 2 * 10
+    assert (tmp_path / "reports" / "blackjack_effects.png").read_bytes()[:4] == b"\x89PNG"
     assert "| A | 11.59% | 12.85% | 13.09% | 13.02% | 13.12% | 5.28% | 31.07% |" in md

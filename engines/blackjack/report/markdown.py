@@ -9,13 +9,17 @@ import duckdb
 from ...core.fmt import plural
 from ...core.layout import WAREHOUSE
 from ...core.store import write_text
-from ...report.common import markdown_table, one, query, write_csv
-from .figures import BUST_PNG
+from ...report.common import markdown_table, one, query, records, write_csv
+from .figures import BUST_PNG, EFFECTS_PNG
 from .labels import false_alarm_bound, hands_text, variant_title
 from .queries import (
     COUNTS_SQL,
     EFFECTS,
+    EFFECTS_CSV_SQL,
+    EFFECTS_LAYOUT_SQL,
+    EFFECTS_SIZE_SQL,
     EXACT_CSV_SQL,
+    REMOVAL_VARIANT,
     SEED_VARIANT,
     SIM_CSV_SQL,
     Z_AGREE,
@@ -27,19 +31,22 @@ from .queries import (
 )
 
 MD, EXACT_CSV, SIM_CSV = "blackjack.md", "blackjack.csv", "blackjack_sim.csv"
+EFFECTS_CSV = "blackjack_effects.csv"
 
 
 def write_markdown(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
-    """``blackjack.md`` and its two CSV tables."""
+    """``blackjack.md`` and its three CSV tables."""
     outdir = Path(outdir)
     files = [
         write_csv(outdir / EXACT_CSV, *query(con, EXACT_CSV_SQL)),
         write_csv(outdir / SIM_CSV, *query(con, SIM_CSV_SQL)),
+        write_csv(outdir / EFFECTS_CSV, *query(con, EFFECTS_CSV_SQL)),
     ]
     variant = seed_variant(con)
     md = intro_section(con) + exact_section(con, variant) + simulations_section(con, variant)
     if variant is not None:
         md += effects_section(con)
+    md += removal_section(con)
     return [write_text(outdir / MD, "\n".join(md)), *files]
 
 
@@ -132,3 +139,48 @@ def effects_section(con: duckdb.DuckDBPyConnection) -> list[str]:
         if erows:
             md += [f"**{title}**", "", markdown_table(ecols, erows)]
     return md
+
+
+REMOVAL_TEXT = (
+    "Each number is the exact change in the dealer's bust probability, in percentage points, when "
+    "ONE card of the column's rank leaves a full shoe before the deal (the upcard is then drawn from "
+    "the rest; no peek): Griffin's classic table (*The Theory of Blackjack*).  A positive number: "
+    "without that card the dealer busts more often.  Computed exactly over the shoe's composition "
+    "(`engines/blackjack/depleted.py`, table `blackjack_effects_of_removal`, view "
+    "`blackjack_bust_effects`; every setting in `{csv}`).  By the law of total probability the "
+    "effects of a row, weighted by each rank's count in the shoe less the upcard, sum to zero."
+)
+
+
+def removal_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Griffin's effects of removal on the bust probability: the single-deck table, and how
+    the effects shrink with more decks."""
+    md = ["## Effects of removal", ""]
+    cols, rows = query(con, EFFECTS_LAYOUT_SQL, list(REMOVAL_VARIANT))
+    if not rows:
+        return md + ["No effects of removal in the warehouse.", ""]
+    decks, soft17 = REMOVAL_VARIANT
+    md += [
+        REMOVAL_TEXT.format(csv=EFFECTS_CSV),
+        "",
+        f"**{variant_title(decks, soft17, 'no')}: change in bust probability (percentage points) "
+        "when one card of a rank is removed; base bust in percent**",
+        "",
+        markdown_table(cols, rows),
+        f"![bust effects of removal by upcard]({EFFECTS_PNG})",
+        "",
+        "With more decks one card is a smaller part of the shoe, and its effect shrinks roughly in "
+        "proportion (dealer stands on soft 17):",
+        "",
+    ]
+    sizes = records(con, EFFECTS_SIZE_SQL)
+    for d in sizes:
+        shoe = plural(int(d["decks"]), "deck")
+        line = (
+            f"- {shoe}: the largest effect is {d['signed']} points (removing one {d['removed']} "
+            f"against upcard {d['upcard']}); the mean absolute effect is {d['mean_abs']} points"
+        )
+        if d["decks"] != "1" and any(e["decks"] == "1" for e in sizes):
+            line += f"; the largest effect is {d['smaller_than_1_deck']} times smaller than with 1 deck"
+        md.append(line + ".")
+    return md + [""]

@@ -123,6 +123,48 @@ EFFECTS = (
     ),
 )
 
+# Effects of removal (Griffin): the exact change in the dealer's bust probability, in percentage
+# points, when one card of a rank leaves a full shoe (table blackjack_effects_of_removal, view
+# blackjack_bust_effects).  Ranks removed, in Griffin's column order.
+REMOVED_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T")
+REMOVAL_VARIANT = ("1", "stand")  # the Markdown's table: 1 deck, dealer stands on soft 17
+
+_REMOVED_CELLS = ", ".join(f'printf(\'%+.3f\', "{r}") AS "{r}"' for r in REMOVED_RANKS)
+
+EFFECTS_LAYOUT_SQL = f"""
+SELECT upcard AS "Upcard", printf('%.2f%%', base_bust) AS "Base bust",
+       {_REMOVED_CELLS}
+FROM blackjack_bust_effects WHERE decks = ? AND soft17 = ?
+ORDER BY upcard_order
+"""
+
+# per deck count (stand on soft 17): the largest effect of one card on the bust probability, where,
+# and its size against the single deck's
+EFFECTS_SIZE_SQL = """
+WITH m AS (
+    SELECT decks, max(abs(delta)) * 100 AS largest, arg_max(upcard, abs(delta)) AS upcard,
+           arg_max(removed, abs(delta)) AS removed, arg_max(delta, abs(delta)) * 100 AS signed,
+           avg(abs(delta)) * 100 AS mean_abs
+    FROM blackjack_effects_of_removal WHERE outcome = 'bust' AND soft17 = 'stand'
+    GROUP BY decks)
+SELECT decks, printf('%.3f', largest) AS largest, upcard, removed, printf('%+.3f', signed) AS signed,
+       printf('%.3f', mean_abs) AS mean_abs,
+       printf('%.1f', (SELECT largest FROM m WHERE decks = '1') / largest) AS smaller_than_1_deck
+FROM m ORDER BY decks::INTEGER
+"""
+
+EFFECTS_CSV_SQL = """
+SELECT * EXCLUDE (upcard_order) FROM blackjack_bust_effects
+ORDER BY decks::INTEGER, soft17 DESC, peek, upcard_order
+"""
+
+EFFECTS_FIGURE_SQL = """
+SELECT decks, upcard, upcard_order, removed, removed_order, 100 * delta AS delta_pp
+FROM blackjack_effects_of_removal
+WHERE outcome = 'bust' AND soft17 = 'stand' AND decks IN ('1', '8')
+ORDER BY decks::INTEGER, upcard_order, removed_order
+"""
+
 # The report's named queries (``COUNTS_SQL`` is ``counts``), as its GameReport declares them;
 # rule_effect's SQL depends on the deck counts present, so it is built there
 QUERIES = {name.removesuffix("_SQL").lower(): sql for name, sql in list(globals().items()) if name.endswith("_SQL")}
