@@ -13,13 +13,27 @@ Method ``owner`` (the campaigns') unless ``--method brute``.  Each side is warme
 (compiling its kernels), so no timing includes a compile.  It needs an NVIDIA GPU and
 numba-cuda (``pip install -e .[gpu]``); without them it says why and exits with status 2.
 
-    .venv/bin/python bench/redblack_gpu.py [--k23-windows 8] [--k23-window 100000000] [--k26-windows 224]
-        [--k26-deals N] [--method owner] [--grid BLOCKS,THREADS] [--no-cpu]
+Before timing, ``--check`` compares the two on complete small sizes and a k = 15 window
+(both methods).  ``--cost-window N`` times the GPU alone on the k = 26 cost windows' starts
+extended to N ranks each (a GPU needs far more than 10^6 deals a launch to fill) and prices
+the full deck in GPU-hours from them, with a 95 % interval over the windows.  ``--shards N``
+then computes the next N shards left of the k = 23 campaign from the bottom (the CPU
+campaign works from the top) with the gpu backend, written with their logs exactly as a
+campaign job writes them (engines/pipeline/jobs.py), for `cardlab redblack campaign 23
+--keep`; ``--until S`` starts no shard that would end after S seconds of the run.
+``--json PATH`` writes every figure printed.
+
+    .venv/bin/python bench/redblack_gpu.py [--check] [--k23-windows 8] [--k23-window 100000000]
+        [--k26-windows 224] [--k26-deals N] [--cost-window N] [--shards N --until S]
+        [--method owner] [--grid BLOCKS,THREADS] [--no-cpu] [--json PATH]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -37,6 +51,8 @@ from engines.redblack.window_shards import window_starts
 ROOT = Path(__file__).resolve().parents[1]
 GAME = "redblack"
 WARM_UP = 1000  # deals of a warm-up search
+CHECKS = [(6, 0, None), (8, 0, None), (15, 3_000_000, 4_000_000)]  # (k, first rank, end: None = all)
+RECORD: dict = {}  # what --json writes
 
 
 def k26_cost_windows() -> list[tuple[int, int]]:
@@ -61,57 +77,169 @@ def same(a, b) -> bool:
 
 
 def timed(fn, k: int, windows: list[tuple[int, int]], method: str):
-    """(seconds, results) of fn over the windows, one after another."""
-    out = []
+    """(seconds, results, seconds per window) of fn over the windows, one after another."""
+    out, each = [], []
     t0 = time.perf_counter()
     for r0, r1 in windows:
+        t = time.perf_counter()
         out.append(fn(k, r0, r1, method=method))
-    return time.perf_counter() - t0, out
+        each.append(time.perf_counter() - t)
+    return time.perf_counter() - t0, out, each
+
+
+def on_gpu(grid):
+    return lambda *a, **kw: gpu.search_range_gpu(*a, grid=grid, **kw)
+
+
+def check(grid) -> None:
+    """The GPU equals the CPU on complete small sizes and a k = 15 window, both methods; else exit 1."""
+    for k, r0, r1 in CHECKS:
+        r1 = canonical_deals(k) if r1 is None else r1
+        for method in ("owner", "brute"):
+            ok = same(on_gpu(grid)(k, r0, r1, method=method), search_range(k, r0, r1, method=method))
+            print(f"check k = {k} [{r0:,}, {r1:,}) {method}: {'identical' if ok else 'DIFFERENT'}", flush=True)
+            RECORD.setdefault("checks", []).append({"k": k, "ranks": [r0, r1], "method": method, "identical": ok})
+            if not ok:
+                finish(1)
 
 
 def compare(label: str, k: int, windows: list[tuple[int, int]], method: str, grid, cpu: bool) -> None:
     deals = sum(r1 - r0 for r0, r1 in windows)
-    gpu_s, got = timed(lambda *a, **kw: gpu.search_range_gpu(*a, grid=grid, **kw), k, windows, method)
+    gpu_s, got, _ = timed(on_gpu(grid), k, windows, method)
     rounds = sum(r.rounds for r in got)
+    row = {"windows": len(windows), "deals": deals, "rounds": rounds, "gpu_s": gpu_s}
+    RECORD.setdefault("compare", {})[label] = row
     print(f"{label}: {len(windows)} windows, {deals:,} deals, {rounds:,} rounds ({rounds / deals:.1f} per deal)")
-    print(f"  gpu      {gpu_s:9.3f} s  {deals / gpu_s:16,.0f} deals/s  {rounds / gpu_s:18,.0f} rounds/s")
+    print(f"  gpu      {gpu_s:9.3f} s  {deals / gpu_s:16,.0f} deals/s  {rounds / gpu_s:18,.0f} rounds/s", flush=True)
     if not cpu:
         return
-    cpu_s, want = timed(search_range, k, windows, method)
-    print(f"  cpu core {cpu_s:9.3f} s  {deals / cpu_s:16,.0f} deals/s  {rounds / cpu_s:18,.0f} rounds/s")
+    cpu_s, want, _ = timed(search_range, k, windows, method)
     identical = all(same(a, b) for a, b in zip(got, want))
-    print(f"  gpu / one core: {cpu_s / gpu_s:.1f} x; results identical: {'yes' if identical else 'NO'}")
+    row.update(cpu_s=cpu_s, identical=identical)
+    print(f"  cpu core {cpu_s:9.3f} s  {deals / cpu_s:16,.0f} deals/s  {rounds / cpu_s:18,.0f} rounds/s")
+    print(f"  gpu / one core: {cpu_s / gpu_s:.1f} x; results identical: {'yes' if identical else 'NO'}", flush=True)
     if not identical:
-        sys.exit(1)
+        finish(1)
 
 
-def main() -> None:
+def gpu_cost(window: int, count: int, method: str, grid) -> None:
+    """The full deck's GPU-hours, from the k = 26 cost windows' starts extended to `window` ranks."""
+    windows = [(r0, r0 + window) for r0, _ in k26_cost_windows()[:count]]
+    total_s, got, each = timed(on_gpu(grid), 26, windows, method)
+    per_deal = [t / window for t in each]
+    mean = statistics.fmean(per_deal)
+    half = 1.96 * statistics.stdev(per_deal) / math.sqrt(len(per_deal)) if len(per_deal) > 1 else float("nan")
+    total = canonical_deals(26)
+    hours = [total * x / 3600 for x in (mean, mean - half, mean + half)]
+    deals = window * len(windows)
+    rounds = sum(r.rounds for r in got)
+    RECORD["full_deck"] = {
+        "windows": len(windows),
+        "window": window,
+        "gpu_s": total_s,
+        "deals": deals,
+        "rounds": rounds,
+        "gpu_hours": hours[0],
+        "gpu_hours_95": hours[1:],
+        "infinite_found": sum(len(r.infinite) for r in got),
+    }
+    print(f"k = 26 cost windows on the GPU: {len(windows)} of {window:,} ranks, {deals / total_s:,.0f} deals/s")
+    print(
+        f"  full deck ({total:,} deals): {hours[0]:,.2f} GPU-hours (95 %: {hours[1]:,.2f}-{hours[2]:,.2f})", flush=True
+    )
+
+
+def gpu_shards(count: int, until: float, started: float) -> None:
+    """The next `count` shards of the k = 23 campaign from the bottom, on the GPU, as campaign jobs write them."""
+    from engines.pipeline.jobs import read_timing, run_shard
+    from engines.redblack.campaign import campaign_state
+    from engines.redblack.campaign_next import plan_run
+    from engines.redblack.cli.campaign import the_ledger
+    from engines.redblack.search_shards import ExhaustiveSearch
+    from engines.redblack.tables import SEARCH_TABLES
+
+    state = campaign_state(23, "owner", "results", timing=read_timing)
+    ledger, _ = the_ledger(23, "owner", "results")
+    run = plan_run(
+        state, yaml.safe_load((ROOT / "config.yaml").read_text()), count, kept=ledger.per_shard if ledger else None
+    )
+    kind, files, logs = ExhaustiveSearch(), run.files(), run.logs()
+    k23 = RECORD["compare"]["k = 23"]
+    last = 3 * run.deals_per_shard * k23["gpu_s"] / k23["deals"]  # the lowest ranks cost about 3 times the mean
+    kind.bind(GAME)
+    for n in run.shards:
+        if time.perf_counter() - started + 1.5 * last > until:
+            print(f"shard {n}: not started (--until {until:.0f} s)", flush=True)
+            break
+        r0, r1 = run.ranks(n)
+        t = time.perf_counter()
+        run_shard(
+            GAME, kind.spec(23, "owner", n, r0, r1), dict(zip(SEARCH_TABLES, files[n])), log=logs[str(n)], backend="gpu"
+        )
+        last = time.perf_counter() - t
+        RECORD.setdefault("shards", []).append({"shard": n, "ranks": [r0, r1], "wall_s": last})
+        print(
+            f"k = 23 shard {n} [{r0:,}, {r1:,}) on the GPU: {last:.1f} s, {(r1 - r0) / last:,.0f} deals/s", flush=True
+        )
+
+
+def write_record() -> None:
+    """Every figure so far to --json (written before the long part too: a run stopped at its limit keeps them)."""
+    if ARGS.json:
+        Path(ARGS.json).write_text(json.dumps(RECORD, indent=1) + "\n")
+
+
+def finish(rc: int = 0) -> None:
+    write_record()
+    sys.exit(rc)
+
+
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true", help="first compare GPU and CPU on small complete sizes")
     ap.add_argument("--k23-windows", type=int, default=8)
     ap.add_argument("--k23-window", type=int, default=100_000_000)
     ap.add_argument("--k26-windows", type=int, default=224, help="the first N of config.yaml's k = 26 cost windows")
     ap.add_argument("--k26-deals", type=int, help="only the first N ranks of each k = 26 window (a quick run)")
+    ap.add_argument("--cost-window", type=int, help="price the full deck on the GPU from windows of N ranks")
+    ap.add_argument("--shards", type=int, default=0, help="then compute N k = 23 campaign shards on the GPU")
+    ap.add_argument("--until", type=float, default=math.inf, help="start no shard that would end after S s")
     ap.add_argument("--method", choices=("owner", "brute"), default="owner")
     ap.add_argument("--grid", help="BLOCKS,THREADS (default: a few blocks per multiprocessor)")
     ap.add_argument("--no-cpu", action="store_true", help="time the GPU only")
-    args = ap.parse_args()
+    ap.add_argument("--json", help="write every figure to this file")
+    return ap.parse_args()
+
+
+def main() -> None:
+    started = time.perf_counter()
     try:
         cuda = gpu.cuda_module()
     except CardlabError as e:
         print(f"redblack_gpu: {e}", file=sys.stderr)
         sys.exit(2)
-    grid = tuple(int(v) for v in args.grid.split(",")) if args.grid else gpu.default_grid(cuda)
-    name = getattr(cuda.get_current_device(), "name", "the simulator")
-    print(f"GPU: {name.decode() if isinstance(name, bytes) else name}, grid {grid[0]} x {grid[1]}")
+    grid = tuple(int(v) for v in ARGS.grid.split(",")) if ARGS.grid else gpu.default_grid(cuda)
+    name = gpu.device_name()
+    RECORD.update(device=name, grid=list(grid), method=ARGS.method, numba=numba.__version__)
+    print(f"GPU: {name}, grid {grid[0]} x {grid[1]}", flush=True)
     numba.set_num_threads(1)
-    w23 = k23_windows(args.k23_windows, args.k23_window)
-    w26 = [(r0, min(r1, r0 + (args.k26_deals or r1))) for r0, r1 in k26_cost_windows()[: args.k26_windows]]
+    w23 = k23_windows(ARGS.k23_windows, ARGS.k23_window)
+    w26 = [(r0, min(r1, r0 + (ARGS.k26_deals or r1))) for r0, r1 in k26_cost_windows()[: ARGS.k26_windows]]
     for k, r0 in ((23, w23[0][0]), (26, w26[0][0])):  # warm-up: compile both sides
-        gpu.search_range_gpu(k, r0, r0 + WARM_UP, grid=grid, method=args.method)
-        search_range(k, r0, r0 + WARM_UP, method=args.method)
-    compare("k = 23", 23, w23, args.method, grid, not args.no_cpu)
-    compare("k = 26 cost windows", 26, w26, args.method, grid, not args.no_cpu)
+        gpu.search_range_gpu(k, r0, r0 + WARM_UP, grid=grid, method=ARGS.method)
+        search_range(k, r0, r0 + WARM_UP, method=ARGS.method)
+    if ARGS.check:
+        check(grid)
+    compare("k = 23", 23, w23, ARGS.method, grid, not ARGS.no_cpu)
+    compare("k = 26 cost windows", 26, w26, ARGS.method, grid, not ARGS.no_cpu)
+    if ARGS.cost_window:
+        gpu_cost(ARGS.cost_window, ARGS.k26_windows, ARGS.method, grid)
+    if ARGS.shards:
+        write_record()
+        gpu_shards(ARGS.shards, ARGS.until, started)
+    finish(0)
 
 
 if __name__ == "__main__":
+    ARGS = parse_args()
     main()

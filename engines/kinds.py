@@ -118,6 +118,11 @@ class ShardKind(ABC):
         """The backend the config chooses for a shard; kept out of the spec because it never changes results."""
         return self.default_backend
 
+    def device(self, backend: str) -> str | None:
+        """What computes a shard under ``backend`` when it is not the job's CPU (a GPU's name), for its
+        timing record: CPU seconds of a CPU kind never price work done elsewhere.  None: the CPU."""
+        return None
+
     @property
     def default_backend(self) -> str:
         return next(iter(self.backends))

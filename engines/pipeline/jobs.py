@@ -63,9 +63,10 @@ def machine() -> str:
     return f"{name} ({', '.join(detail)})"
 
 
-def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int) -> str:
+def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int, device: str | None = None) -> str:
     """The job log's last line: how long the shard's computation took, and on what kind of CPU
-    (the warehouse's shard_timings).
+    (the warehouse's shard_timings), or on what device where a backend computed it elsewhere
+    (a GPU: its ``machine`` is the GPU's name, so no CPU kind's rate ever pools with it).
 
     Timings live in logs, not in the Parquet files, which must be the same bytes on every run."""
     record = {
@@ -76,7 +77,7 @@ def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int
         "wall_s": round(wall_s, 6),
         "cpu_s": round(cpu_s, 6),
         "threads": threads,
-        "machine": machine(),
+        "machine": device or machine(),
     }
     return TIMING_TAG + json.dumps(record, sort_keys=True)
 
@@ -106,9 +107,16 @@ def timing_record(line: str) -> dict | None:
 
 
 def run_shard(
-    game: str, spec: dict, outputs: dict[str, str], threads: int = 1, inputs: Sequence[str] = (), log: str | None = None
+    game: str,
+    spec: dict,
+    outputs: dict[str, str],
+    threads: int = 1,
+    inputs: Sequence[str] = (),
+    log: str | None = None,
+    backend: str | None = None,
 ) -> None:
-    """Compute one shard and write every table it produces, each atomically."""
+    """Compute one shard with ``backend`` (None: its kind's default) and write every table it produces,
+    each atomically.  A backend never changes what is written, only the timing line's machine."""
     from ..core.store import write_parquet
 
     eng = engine(game)
@@ -127,7 +135,8 @@ def run_shard(
             stream=stream,
         )
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        tables = eng.kind_of(spec).compute(spec, progress, list(inputs))
+        kind = eng.kind_of(spec)
+        tables = kind.compute(spec, progress, list(inputs), backend)
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         progress.close()
         missing = set(outputs) - set(tables)
@@ -151,7 +160,8 @@ def run_shard(
             f"wrote {len(outputs)} table(s) for {game} {spec['experiment']}/{spec['variant']}/{spec['shard']}",
             file=stream,
         )
-        print(timing_line(spec, eng.unit_of(spec), wall, cpu, n_threads), file=stream)
+        device = kind.device(backend) if backend else None
+        print(timing_line(spec, eng.unit_of(spec), wall, cpu, n_threads, device), file=stream)
     finally:
         if log:
             stream.close()

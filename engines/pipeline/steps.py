@@ -40,14 +40,25 @@ def shard_from_snakemake(smk) -> None:
     outputs = {name: str(path) for name, path in smk.output.items()}
     log = str(smk.log[0]) if len(smk.log) else None
     check_inputs([str(p) for p in smk.input])
+    spec = dict(smk.params.spec)
     run_shard(
         smk.params.game,
-        dict(smk.params.spec),
+        spec,
         outputs,
         threads=smk.threads,
         inputs=[str(p) for p in smk.input],
         log=log,
+        backend=backend_of(smk.config, smk.params.game, spec),
     )
+
+
+def backend_of(config, game: str, spec: dict) -> str:
+    """The backend the run's config chooses for a shard.  Read here, at run time, not passed as a rule
+    parameter: a backend never changes a result, so switching one must not make Snakemake rerun
+    (GPU and CPU shards mix in one campaign)."""
+    from ..registry import engine
+
+    return engine(game).kind_of(spec).backend(dict(config).get(game) or {}, spec)
 
 
 def check_inputs(paths: list[str]) -> None:
@@ -103,6 +114,7 @@ def batch_from_snakemake(smk) -> None:
                 threads=smk.threads,
                 inputs=[shard_path(game, t, s) for t, s in kind.inputs(spec, specs)],
                 log=log,
+                backend=backend_of(smk.config, game, spec),
             )
         except CardlabError as exc:
             with open(log, "a") as stream:

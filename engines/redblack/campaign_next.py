@@ -130,9 +130,10 @@ def plan_run(
     return CampaignRun(state.k, state.method, d, left[-count:][::-1] if from_top else left[:count], state.total)
 
 
-def run_config(config: Mapping[str, Any], run: CampaignRun, where: str) -> dict:
+def run_config(config: Mapping[str, Any], run: CampaignRun, where: str, backend: str | None = None) -> dict:
     """The user's config with the size's block planning exactly the run's windows (a block added if none;
-    a campaign block made a plain one there: under the run config it plans the run's windows, not its ledger's)."""
+    a campaign block made a plain one there: under the run config it plans the run's windows, not its ledger's),
+    computed with ``backend`` where one is given."""
     out = deepcopy(dict(config))
     section = out.setdefault("redblack", {})
     raw = section.get("exhaustive") or []
@@ -144,6 +145,8 @@ def run_config(config: Mapping[str, Any], run: CampaignRun, where: str) -> dict:
     block.pop("campaign", None)
     block["ranks"] = [[a, b] for a, b in run.windows]
     block["deals_per_shard"] = run.deals_per_shard
+    if backend:
+        block["backend"] = backend
     section["exhaustive"] = blocks
     out["shard_order"] = "descending" if run.shards[0] > run.shards[-1] else "ascending"  # the run's order
     return out

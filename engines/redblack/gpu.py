@@ -63,6 +63,17 @@ def cuda_module():
     return cuda
 
 
+def device_name() -> str:
+    """The GPU a shard ran on, as its timing record names it, e.g. ``NVIDIA H200 (gpu, numba-cuda)``."""
+    cuda = cuda_module()
+    from numba import config
+
+    if config.ENABLE_CUDASIM:
+        return "numba-cuda simulator (gpu)"
+    name = cuda.get_current_device().name
+    return f"{name.decode() if isinstance(name, bytes) else name} (gpu, numba-cuda)"
+
+
 def _support_errors() -> tuple[type[BaseException], ...]:
     """numba-cuda's errors for a missing CUDA toolkit part (NVVM, the driver): caught and explained."""
     try:

@@ -19,6 +19,7 @@ from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
 from .exhaustive import SearchResult, search_range
+from .gpu import device_name as gpu_device_name
 from .gpu import search_range_gpu
 from .rules import K_MAX, canonical_deals
 from .sample import owner_sample_range, sample_range
@@ -221,6 +222,10 @@ class ExhaustiveSearch(SearchKind):
     def batch_group(self, spec: Mapping[str, Any]) -> str:
         """The small sizes of one method share jobs: each size is an experiment of one shard or a few."""
         return f"exhaustive_{spec['method']}"
+
+    def device(self, backend: str) -> str | None:
+        """The GPU's name under the gpu backend (engines/redblack/gpu.py)."""
+        return gpu_device_name() if backend == "gpu" else None
 
     def block_of(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> dict | None:
         """The config block that plans a shard (its size and method)."""

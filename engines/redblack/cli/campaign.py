@@ -69,6 +69,12 @@ def add_campaign(sub, raw) -> None:
     r.add_argument("--deals-per-shard", type=int, help="the shard grid of a campaign with no finished shard yet")
     r.add_argument("--nice", type=int, default=0, help="run Snakemake and its jobs at this niceness (default: 0)")
     r.add_argument(
+        "--backend",
+        choices=("scalar", "gpu"),
+        help="compute the shards on the CPU (scalar) or an NVIDIA GPU (gpu: pip install -e .[gpu]); "
+        "default: the size's block's backend.  Results are the same bits either way",
+    )
+    r.add_argument(
         "--snakemake",
         default="",
         metavar="ARGS",
@@ -86,6 +92,12 @@ def cmd_campaign(args) -> int:
         raise CardlabError("--run keeps each shard it finishes in the ledger; give --run or --keep, not both")
     if args.run is not None:
         ready_to_run(args.results, args.cores)
+        if args.backend == "gpu":
+            from ..gpu import cuda_module
+
+            cuda_module()  # no GPU or no numba-cuda: say so before Snakemake starts
+    elif args.backend is not None:
+        raise CardlabError("--backend chooses how --run computes shards; give it with --run")
     state = campaign_state(args.k, args.method, args.results, timing=read_timing)
     rc = 0
     if args.run is not None:
@@ -225,7 +237,7 @@ def run_campaign(args, state, timing) -> int:
     record = keeper(run.k, run.method, run.deals_per_shard)
     rc, _ = run_shards(
         {str(n): files for n, files in run.files().items()},
-        run_config(config, run, args.config),
+        run_config(config, run, args.config, args.backend),
         args.cores,
         log,
         shlex.split(args.snakemake),
