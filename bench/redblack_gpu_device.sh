@@ -3,10 +3,12 @@
 # checks, speeds, the full deck's GPU-hours and as many k = 23 campaign shards as fit; every
 # output under $OUT (the bench's log and JSON, the finished shards with their logs as one tar).
 # Usage: bash bench/redblack_gpu_device.sh SECONDS   (the bench starts no shard past SECONDS)
+# numba-cuda 0.30.4 needs a numpy with np.row_stack (< 2.5): carry the pinned numpy wheel in
+# PYTHONPATH where the machine has a newer one.
 set -u
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv
   python3 -c 'import numba, numpy, pyarrow, numba_cuda; print("numba", numba.__version__, "numba-cuda", numba_cuda.__version__, "numpy", numpy.__version__, "pyarrow", pyarrow.__version__)'
