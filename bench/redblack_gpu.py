@@ -21,7 +21,9 @@ then computes the next N shards left of the k = 23 campaign from the bottom (the
 campaign works from the top) with the gpu backend, written with their logs exactly as a
 campaign job writes them (engines/pipeline/jobs.py), for `cardlab redblack campaign 23
 --keep`; ``--until S`` starts no shard that would end after S seconds of the run.
-``--json PATH`` writes every figure printed.
+``--json PATH`` writes every figure printed; ``--keep PATH`` writes them as a kept
+measurement (``results/measurements/redblack/<name>.json``, tracked: the warehouse's
+``measurements`` and the report's GPU figures come from it).
 
     .venv/bin/python bench/redblack_gpu.py [--check] [--k23-windows 8] [--k23-window 100000000]
         [--k26-windows 224] [--k26-deals N] [--cost-window N] [--shards N --until S]
@@ -43,6 +45,7 @@ import numpy as np
 import yaml
 
 from engines.core.errors import CardlabError
+from engines.pipeline.jobs import machine
 from engines.redblack import gpu
 from engines.redblack.exhaustive import search_range
 from engines.redblack.rules import canonical_deals
@@ -184,9 +187,45 @@ def gpu_shards(count: int, until: float, started: float) -> None:
 
 
 def write_record() -> None:
-    """Every figure so far to --json (written before the long part too: a run stopped at its limit keeps them)."""
+    """Every figure so far to --json, and as a kept measurement to --keep (written before the long
+    part too: a run stopped at its limit keeps them)."""
     if ARGS.json:
         Path(ARGS.json).write_text(json.dumps(RECORD, indent=1) + "\n")
+    if ARGS.keep:
+        Path(ARGS.keep).parent.mkdir(parents=True, exist_ok=True)
+        Path(ARGS.keep).write_text(json.dumps(kept_record(RECORD), indent=1) + "\n")
+
+
+def kept_record(raw: dict) -> dict:
+    """The run's figures as a kept measurement (engines/pipeline/measurements.py: the warehouse's
+    ``measurements``): one metric per figure, rates per second, the full deck's GPU-hours with its interval."""
+    metrics = []
+
+    def add(metric, value, unit, detail, low=None, high=None):
+        metrics.append({"metric": metric, "value": value, "low": low, "high": high, "unit": unit, "detail": detail})
+
+    checks = raw.get("checks", [])
+    if checks:
+        same_ones = sum(c["identical"] for c in checks)
+        add("checks_identical", same_ones, "checks", f"GPU equal to the CPU in {same_ones} of {len(checks)} checks")
+    for label, key in (("k = 23", "k23_windows"), ("k = 26 cost windows", "k26_windows")):
+        row = raw.get("compare", {}).get(label)
+        if not row:
+            continue
+        what = f"{row['windows']} windows, {row['deals']:,} deals"
+        add(f"{key}_gpu_deals_per_s", row["deals"] / row["gpu_s"], "deals/s", what)
+        add(f"{key}_gpu_rounds_per_s", row["rounds"] / row["gpu_s"], "rounds/s", what)
+        if "cpu_s" in row:
+            add(f"{key}_cpu_core_deals_per_s", row["deals"] / row["cpu_s"], "deals/s", what + ", one CPU core")
+            add(f"{key}_cpu_core_rounds_per_s", row["rounds"] / row["cpu_s"], "rounds/s", what + ", one CPU core")
+    deck = raw.get("full_deck")
+    if deck:
+        what = f"{deck['windows']} k = 26 cost windows of {deck['window']:,} ranks ({raw['method']} rule)"
+        add("full_deck_gpu_deals_per_s", deck["deals"] / deck["gpu_s"], "deals/s", what)
+        low, high = deck["gpu_hours_95"]
+        add("full_deck_gpu_hours", deck["gpu_hours"], "GPU-hours", what, low, high)
+    head = {k: raw[k] for k in ("device", "host", "measured_on")}
+    return {"bench": "bench/redblack_gpu.py", **head, "metrics": metrics}
 
 
 def finish(rc: int = 0) -> None:
@@ -208,6 +247,7 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--grid", help="BLOCKS,THREADS (default: a few blocks per multiprocessor)")
     ap.add_argument("--no-cpu", action="store_true", help="time the GPU only")
     ap.add_argument("--json", help="write every figure to this file")
+    ap.add_argument("--keep", help="write the figures as a kept measurement (results/measurements/redblack/NAME.json)")
     return ap.parse_args()
 
 
@@ -221,6 +261,7 @@ def main() -> None:
     grid = tuple(int(v) for v in ARGS.grid.split(",")) if ARGS.grid else gpu.default_grid(cuda)
     name = gpu.device_name()
     RECORD.update(device=name, grid=list(grid), method=ARGS.method, numba=numba.__version__)
+    RECORD.update(host=machine(), measured_on=time.strftime("%Y-%m-%d", time.gmtime()))
     print(f"GPU: {name}, grid {grid[0]} x {grid[1]}", flush=True)
     numba.set_num_threads(1)
     w23 = k23_windows(ARGS.k23_windows, ARGS.k23_window)

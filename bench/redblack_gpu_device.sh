@@ -16,7 +16,7 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 } 2>&1 | tee "$OUT/bench.log"
 before=$(find results/redblack -name 'shard=*.parquet' -path '*exhaustive_k23*' | sort)
 python3 bench/redblack_gpu.py --check --k23-windows 8 --k23-window 25000000 --cost-window 20000000 \
-  --shards 58 --until "${1:-400}" --json "$OUT/gpu.json" 2>&1 | tee -a "$OUT/bench.log"
+  --shards 58 --until "${1:-400}" --json "$OUT/gpu.json" --keep "$OUT/measurement.json" 2>&1 | tee -a "$OUT/bench.log"
 after=$(find results/redblack -name 'shard=*.parquet' -path '*exhaustive_k23*' | sort)
 new=$(comm -13 <(echo "$before") <(echo "$after"))
 if [ -n "$new" ]; then

@@ -124,6 +124,16 @@ def check_record_files(root: str | os.PathLike = RESULTS) -> list[str]:
     return sorted(str(p) for p in Path(root).glob("checks/*/*/*.jsonl"))
 
 
+def measurement_path(game: str, name: str, root: str = RESULTS) -> str:
+    """A kept measurement of a device (a bench run on a lent GPU, say): results/measurements/<game>/<name>.json."""
+    return f"{root}/measurements/{game}/{name}.json"
+
+
+def measurement_files(root: str | os.PathLike = RESULTS) -> list[str]:
+    """Every kept measurement under a results tree."""
+    return sorted(str(p) for p in Path(root).glob("measurements/*/*.json"))
+
+
 def manifest_of(catalog: str | os.PathLike) -> str:
     """results/warehouse.duckdb -> results/warehouse.manifest.json."""
     return str(catalog).removesuffix(".duckdb") + MANIFEST_SUFFIX

@@ -33,6 +33,7 @@ from ..core.store import HASH_KEY, open_shard, verified_table, write_text
 from ..registry import GAMES, engine
 from .check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table
 from .jobs import read_timing
+from .measurements import measurements_table
 
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_PATH = WAREHOUSE
@@ -189,6 +190,7 @@ def build(
         load_arrow(con, "provenance", provenance_table(metas))
         load_arrow(con, "shard_timings", timing_table(metas))
         load_arrow(con, "recompute_checks", check_records_table(out.parent))
+        load_arrow(con, "measurements", measurements_table(out.parent))
         load_arrow(con, "kept_campaigns", kept_campaigns_table(metas))
         con.execute(CAMPAIGN_CHECKS_VIEW)
         add_game_tables_and_views(con)

@@ -12,6 +12,7 @@ from ...core.store import write_text
 from ...report.common import markdown_table, write_csv
 from . import queries as q
 from .figures import COST_PNG, LENGTHS_PNG, SHARE_PNG
+from .gpu import gpu_section
 from .published import audit_section, published_check_section
 
 MD, CSV, CYCLES_CSV = "infinite_games.md", "infinite_games.csv", "redblack_cycles.csv"
@@ -59,6 +60,7 @@ def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple
     out += audit_section(q.audit(con))
     out += published_check_section(q.published_checks(con))
     out += coverage_section(con)
+    out += gpu_section(con)
     out += ["## By size", "", markdown_table(STATUS_COLUMNS, q.table(con, q.STATUS_SQL)[1])]
     out += deals_section(q.infinite_by_k(con), q.status_by_k(con))
     cyc_cols, cyc_rows = cycles
