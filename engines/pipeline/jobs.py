@@ -63,6 +63,17 @@ def machine() -> str:
     return f"{name} ({', '.join(detail)})"
 
 
+DEVICE_TAG = "(gpu"  # a device's machine name: "<GPU name> (gpu, numba-cuda)", engines/redblack/gpu.py
+
+
+def cpu_priced(record: dict | None) -> float | None:
+    """A timing record's CPU seconds where they price work on a CPU; None for a shard a device computed
+    (its process's CPU time only waited on the GPU) or a log without a timing."""
+    if not record or DEVICE_TAG in str(record.get("machine", "")):
+        return None
+    return record.get("cpu_s")
+
+
 def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int, device: str | None = None) -> str:
     """The job log's last line: how long the shard's computation took, and on what kind of CPU
     (the warehouse's shard_timings), or on what device where a backend computed it elsewhere

@@ -95,16 +95,16 @@ def target_of(path: str, plan: Plan) -> Target:
     kind = engine(game).kind_of(spec)
     files = {t: shard_path(game, t, spec, root=root) for t in kind.tables}
     read = kind.inputs(spec, plan.specs(game))
-    from .jobs import read_timing
+    from .jobs import cpu_priced, read_timing
 
-    timing = read_timing(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=root)) or {}
+    timing = read_timing(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=root))
     return Target(
         game,
         spec,
         meta["engine_version"],
         files,
         tuple(shard_path(game, t, s, root=root) for t, s in read),
-        timing.get("cpu_s"),
+        cpu_priced(timing),
     )
 
 
@@ -257,9 +257,11 @@ def cmd_recompute(args: Any, plan: Plan) -> int:
         print("recompute: nothing to recompute: no planned shard is present")
         return 0
     estimate = sum(t.estimate_s or 0 for t in targets)
+    unpriced = sum(t.estimate_s is None for t in targets)
     print(
-        f"recompute: {len(targets)} shard(s), about {duration(estimate)} of CPU by their logs, on {args.cores} "
-        f"core(s); {len(over)} left out by --max-cpu-s"
+        f"recompute: {len(targets)} shard(s), about {duration(estimate)} of CPU by their logs"
+        + (f" ({unpriced} not priced: no CPU timing, e.g. computed on a GPU)" if unpriced else "")
+        + f", on {args.cores} core(s); {len(over)} left out by --max-cpu-s"
         + (f" ({', '.join(t.name for t in over[:3])}...)" if over else ""),
         flush=True,
     )
