@@ -17,8 +17,8 @@ Before timing, ``--check`` compares the two on complete small sizes and a k = 15
 (both methods).  ``--cost-window N`` times the GPU alone on the k = 26 cost windows' starts
 extended to N ranks each (a GPU needs far more than 10^6 deals a launch to fill) and prices
 the full deck in GPU-hours from them, with a 95 % interval over the windows.  ``--shards N``
-then computes the next N shards left of the k = 23 campaign from the bottom (the CPU
-campaign works from the top) with the gpu backend, written with their logs exactly as a
+then computes the next N shards left of the campaign of size ``--k`` (default 23) from the
+bottom (a CPU campaign beside it works from the top) with the gpu backend, written with their logs exactly as a
 campaign job writes them (engines/pipeline/jobs.py), for `cardlab redblack campaign 23
 --keep`; ``--until S`` starts no shard that would end after S seconds of the run.
 ``--json PATH`` writes every figure printed; ``--keep PATH`` writes them as a kept
@@ -152,8 +152,8 @@ def gpu_cost(window: int, count: int, method: str, grid) -> None:
     )
 
 
-def gpu_shards(count: int, until: float, started: float) -> None:
-    """The next `count` shards of the k = 23 campaign from the bottom, on the GPU, as campaign jobs write them."""
+def gpu_shards(k: int, count: int, per_shard: int | None, until: float, started: float) -> None:
+    """The next `count` shards of size k's campaign from the bottom, on the GPU, as campaign jobs write them."""
     from engines.pipeline.jobs import read_timing, run_shard
     from engines.redblack.campaign import campaign_state
     from engines.redblack.campaign_next import plan_run
@@ -241,7 +241,9 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--k26-windows", type=int, default=224, help="the first N of config.yaml's k = 26 cost windows")
     ap.add_argument("--k26-deals", type=int, help="only the first N ranks of each k = 26 window (a quick run)")
     ap.add_argument("--cost-window", type=int, help="price the full deck on the GPU from windows of N ranks")
-    ap.add_argument("--shards", type=int, default=0, help="then compute N k = 23 campaign shards on the GPU")
+    ap.add_argument("--shards", type=int, default=0, help="then compute N campaign shards of size --k on the GPU")
+    ap.add_argument("--k", type=int, default=23, help="the campaign --shards works on (default: 23)")
+    ap.add_argument("--deals-per-shard", type=int, help="the grid of a campaign with no shard and no config block yet")
     ap.add_argument("--until", type=float, default=math.inf, help="start no shard that would end after S s")
     ap.add_argument("--method", choices=("owner", "brute"), default="owner")
     ap.add_argument("--grid", help="BLOCKS,THREADS (default: a few blocks per multiprocessor)")
@@ -277,7 +279,7 @@ def main() -> None:
         gpu_cost(ARGS.cost_window, ARGS.k26_windows, ARGS.method, grid)
     if ARGS.shards:
         write_record()
-        gpu_shards(ARGS.shards, ARGS.until, started)
+        gpu_shards(ARGS.k, ARGS.shards, ARGS.deals_per_shard, ARGS.until, started)
     finish(0)
 
 

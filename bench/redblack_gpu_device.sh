@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine (the `device` tool): versions, then bench/redblack_gpu.py's
-# checks, speeds, the full deck's GPU-hours and as many k = 23 campaign shards as fit; every
-# output under $OUT (the bench's log and JSON, the finished shards with their logs as one tar).
-# Usage: bash bench/redblack_gpu_device.sh SECONDS   (the bench starts no shard past SECONDS)
-# numba-cuda 0.30.4 needs a numpy with np.row_stack (< 2.5): carry the pinned numpy wheel in
-# PYTHONPATH where the machine has a newer one.
+# checks, speeds, the full deck's GPU-hours and as many campaign shards of size K as fit; every
+# output under $OUT (the bench's log and JSON, the kept measurement, the finished shards with
+# their logs as one tar: untar in the project, then `cardlab redblack campaign K --keep`).
+# Usage: bash bench/redblack_gpu_device.sh [SECONDS [K [DEALS_PER_SHARD]]]
+#   SECONDS: the bench starts no shard that would end later (default 400); K: the campaign
+#   (default 23); DEALS_PER_SHARD: its grid where no shard or config block gives one yet.
+# numba-cuda 0.30.4 needs a numpy with np.row_stack (< 2.5): where the machine has a newer one,
+# carry the pinned numpy wheel and put it first in PYTHONPATH (this script keeps PYTHONPATH).
 set -u
 OUT=${OUT:-/tmp/out}
+K=${2:-23}
 mkdir -p "$OUT"
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 {
@@ -14,12 +18,13 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
   python3 -c 'import numba, numpy, pyarrow, numba_cuda; print("numba", numba.__version__, "numba-cuda", numba_cuda.__version__, "numpy", numpy.__version__, "pyarrow", pyarrow.__version__)'
   grep -m1 "model name" /proc/cpuinfo
 } 2>&1 | tee "$OUT/bench.log"
-before=$(find results/redblack -name 'shard=*.parquet' -path '*exhaustive_k23*' | sort)
+shards() { find results/redblack -name 'shard=*.parquet' -path "*exhaustive_k${K}/*" | sort; }
+before=$(shards)
 python3 bench/redblack_gpu.py --check --k23-windows 8 --k23-window 25000000 --cost-window 20000000 \
-  --shards 58 --until "${1:-400}" --json "$OUT/gpu.json" --keep "$OUT/measurement.json" 2>&1 | tee -a "$OUT/bench.log"
-after=$(find results/redblack -name 'shard=*.parquet' -path '*exhaustive_k23*' | sort)
-new=$(comm -13 <(echo "$before") <(echo "$after"))
+  --shards 100000 --k "$K" ${3:+--deals-per-shard "$3"} --until "${1:-400}" \
+  --json "$OUT/gpu.json" --keep "$OUT/measurement.json" 2>&1 | tee -a "$OUT/bench.log"
+new=$(comm -13 <(echo "$before") <(shards))
 if [ -n "$new" ]; then
-  logs=$(for f in $new; do n=$(basename "$f" .parquet); echo "results/logs/redblack/exhaustive_k23/owner/$n.log"; done | sort -u)
-  tar cf "$OUT/k23-gpu-shards.tar" $new $logs && echo "tarred $(echo "$new" | wc -l) files"
+  logs=$(for f in $new; do echo "results/logs/redblack/exhaustive_k${K}/owner/$(basename "$f" .parquet).log"; done | sort -u)
+  tar cf "$OUT/k${K}-gpu-shards.tar" $new $logs && echo "tarred $(echo "$new" | wc -l) shard files with their logs"
 fi
