@@ -20,7 +20,7 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 } 2>&1 | tee "$OUT/bench.log"
 shards() { find results/redblack -name 'shard=*.parquet' -path "*exhaustive_k${K}/*" | sort; }
 before=$(shards)
-python3 bench/redblack_gpu.py --check --k23-windows 8 --k23-window 25000000 --cost-window 20000000 \
+python3 bench/redblack_gpu.py --check --k23-windows 8 --k23-window 25000000 --cost-window 1073741824 \
   --shards 100000 --k "$K" ${3:+--deals-per-shard "$3"} --until "${1:-400}" \
   --json "$OUT/gpu.json" --keep "$OUT/measurement.json" 2>&1 | tee -a "$OUT/bench.log"
 new=$(comm -13 <(echo "$before") <(shards))

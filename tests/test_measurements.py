@@ -11,7 +11,8 @@ import pytest
 
 from engines.core.errors import CardlabError
 from engines.pipeline.measurements import measurements_table
-from engines.redblack.report.gpu import gpu_section
+from engines.redblack.report.gpu import GPU_SHARD_WORK_SQL, gpu_cost_model, gpu_section
+from engines.report.common import records
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,22 +49,54 @@ def test_a_kept_measurement_loads_one_row_per_figure_and_reaches_the_report(tmp_
     assert {r["game"] for r in rows.values()} == {"redblack"} and rows["checks_identical"]["value"] == 2
     con = duckdb.connect()
     con.register("measurements", table)
-    con.execute(
-        "CREATE TABLE shard_timings AS SELECT 'redblack' AS game, 'exhaustive_k23' AS experiment, 3 AS shard, "
-        "1000 AS work, 2.0 AS wall_s, 'NVIDIA X1 (gpu, numba-cuda)' AS machine"
-    )
+    gpu_shards(con, [(3, 1000, 30_000, 2.0)])
     text = "\n".join(gpu_section(con))
     assert "about 7.00 GPU-hours** (95 % interval 6.00–8.00)" in text
     assert "| 2,000 | 100 | 20.0× |" in text
     assert "1 shard (3..3, 1,000 deals) computed on NVIDIA X1" in text
 
 
+def gpu_shards(con, shards: list[tuple[int, int, int, float]]) -> None:
+    """k = 23 shards (shard, deals, rounds, wall seconds) computed on a GPU, and one size left, k = 26."""
+    con.execute(
+        "CREATE TABLE shard_timings (game TEXT, experiment TEXT, variant TEXT, shard INT, work BIGINT, "
+        "wall_s DOUBLE, machine TEXT)"
+    )
+    con.execute(
+        "CREATE TABLE redblack_counts (experiment TEXT, method TEXT, algorithm TEXT, k INT, shard INT, "
+        "deals BIGINT, rounds BIGINT)"
+    )
+    for shard, deals, rounds, wall in shards:
+        con.execute(
+            "INSERT INTO shard_timings VALUES ('redblack', 'exhaustive_k23', 'owner', ?, ?, ?, "
+            "'NVIDIA X1 (gpu, numba-cuda)')",
+            [shard, deals, wall],
+        )
+        con.execute(
+            "INSERT INTO redblack_counts VALUES ('exhaustive_k23', 'exhaustive', 'owner', 23, ?, ?, ?)",
+            [shard, deals, rounds],
+        )
+    con.execute(
+        "CREATE TABLE redblack_coverage AS SELECT 26 AS k, 3600 AS deals_left, 10.0 AS rounds_per_deal, "
+        "false AS complete"
+    )
+    con.execute("CREATE TABLE redblack_window_cost AS SELECT 26 AS k, 10.0 AS rounds_per_deal")
+
+
+def test_the_gpu_shards_price_the_sizes_left():
+    """wall = 2 s a round + 5 s a deal, exactly: a deal of 10 rounds costs 25 s, 3,600 deals 25 hours."""
+    con = duckdb.connect()
+    con.register("measurements", measurements_table(Path("/nonexistent")))
+    gpu_shards(con, [(0, 10, 100, 250.0), (1, 20, 100, 300.0), (2, 10, 300, 650.0)])
+    assert gpu_cost_model(records(con, GPU_SHARD_WORK_SQL)) == pytest.approx((2.0, 5.0, 0.0), abs=1e-9)
+    text = "\n".join(gpu_section(con))
+    assert "3 shards of k = 23 a GPU computed" in text and "k = 26 about 25.0 GPU-hours" in text
+
+
 def test_no_measurement_no_gpu_section(tmp_path):
     con = duckdb.connect()
     con.register("measurements", measurements_table(tmp_path))
-    con.execute(
-        "CREATE TABLE shard_timings (game TEXT, experiment TEXT, shard INT, work BIGINT, wall_s DOUBLE, machine TEXT)"
-    )
+    gpu_shards(con, [])
     assert gpu_section(con) == []
 
 
