@@ -4,6 +4,7 @@
     sudo python3 tests/slurm_cluster.py start /tmp/cardlab-slurm [--accounting]
     export SLURM_CONF=/tmp/cardlab-slurm/slurm.conf      # then sinfo, sbatch, snakemake ...
     sudo python3 tests/slurm_cluster.py stop /tmp/cardlab-slurm
+    python3 tests/slurm_cluster.py packages --accounting    # the Debian packages start would install
 
 It installs Debian's packages when they are missing (root and apt-get), writes a
 slurm.conf for this node (CPUs and memory from `slurmd -C`), and starts its own munged,
@@ -55,10 +56,23 @@ def _missing(accounting: bool) -> list[str]:
     return [p for p in programs if shutil.which(p, path=_sbin_path()) is None]
 
 
+# Set, `make test` installs no system package: the tests that need one are skipped, saying so
+NO_SYSTEM_PACKAGES = "CARDLAB_NO_SYSTEM_PACKAGES"
+
+
+def missing_packages(accounting: bool) -> list[str]:
+    """The Debian packages :func:`install` would install here (none when every program is there)."""
+    if not _missing(accounting):
+        return []
+    return BASE_PACKAGES + (ACCOUNTING_PACKAGES if accounting else [])
+
+
 def unavailable_reason(accounting: bool) -> str | None:
     """Why a cluster cannot be started here, or None (packages present or installable, and root)."""
     if os.geteuid() != 0:
         return "starting slurmd needs root (it runs jobs as their users)"
+    if missing_packages(accounting) and os.environ.get(NO_SYSTEM_PACKAGES):
+        return f"{NO_SYSTEM_PACKAGES} is set, so Debian's {' '.join(missing_packages(accounting))} are not installed"
     if DEFAULT_CONF.exists() and not DEFAULT_CONF.is_symlink():
         return f"{DEFAULT_CONF} exists (a configured cluster); jobs would reach it, not a private one"
     if _missing(accounting) and shutil.which("apt-get") is None:
@@ -68,9 +82,11 @@ def unavailable_reason(accounting: bool) -> str | None:
 
 def install(accounting: bool, log: Path) -> float:
     """apt-get install the packages that are missing; the seconds it took (0 if nothing was missing)."""
-    if not _missing(accounting):
+    packages = missing_packages(accounting)
+    if not packages:
         return 0.0
-    packages = BASE_PACKAGES + (ACCOUNTING_PACKAGES if accounting else [])
+    # said on the terminal too (make test says it before the suite starts): a system-wide install
+    print(f"installing Debian's {' '.join(packages)} system-wide with apt-get (log: {log})", file=sys.stderr)
     began = time.monotonic()
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     with open(log, "a") as out:
@@ -413,10 +429,15 @@ def _is_ours(pid: int, started: int | None) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=["start", "stop"])
-    parser.add_argument("dir", type=Path)
+    parser.add_argument("action", choices=["start", "stop", "packages"], help="packages: what start would install")
+    parser.add_argument("dir", type=Path, nargs="?", help="the cluster's directory (start, stop)")
     parser.add_argument("--accounting", action="store_true", help="also MariaDB + slurmdbd (sacct works)")
     args = parser.parse_args(argv)
+    if args.action == "packages":
+        print(" ".join(missing_packages(args.accounting)))
+        return 0
+    if args.dir is None:
+        parser.error(f"{args.action} needs the cluster's directory, e.g. /tmp/cardlab-slurm")
     cluster = Cluster(args.dir, args.accounting)
     if args.action == "stop":
         cluster.stop()
