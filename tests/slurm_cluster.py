@@ -4,7 +4,6 @@
     sudo python3 tests/slurm_cluster.py start /tmp/cardlab-slurm [--accounting]
     export SLURM_CONF=/tmp/cardlab-slurm/slurm.conf      # then sinfo, sbatch, snakemake ...
     sudo python3 tests/slurm_cluster.py stop /tmp/cardlab-slurm
-    python3 tests/slurm_cluster.py packages --accounting    # the Debian packages start would install
 
 It installs Debian's packages when they are missing (root and apt-get), writes a
 slurm.conf for this node (CPUs and memory from `slurmd -C`), and starts its own munged,
@@ -39,6 +38,7 @@ START_TIMEOUT_S = 60
 # inside a job, so the cluster's configuration must be found here.
 DEFAULT_CONF = Path("/etc/slurm/slurm.conf")
 STOP_TIMEOUT_S = 20
+NO_SYSTEM_PACKAGES = "CARDLAB_NO_SYSTEM_PACKAGES"  # set, no apt-get install: the test is skipped, saying so
 
 
 class Unavailable(RuntimeError):
@@ -56,15 +56,9 @@ def _missing(accounting: bool) -> list[str]:
     return [p for p in programs if shutil.which(p, path=_sbin_path()) is None]
 
 
-# Set, `make test` installs no system package: the tests that need one are skipped, saying so
-NO_SYSTEM_PACKAGES = "CARDLAB_NO_SYSTEM_PACKAGES"
-
-
 def missing_packages(accounting: bool) -> list[str]:
     """The Debian packages :func:`install` would install here (none when every program is there)."""
-    if not _missing(accounting):
-        return []
-    return BASE_PACKAGES + (ACCOUNTING_PACKAGES if accounting else [])
+    return (BASE_PACKAGES + (ACCOUNTING_PACKAGES if accounting else [])) if _missing(accounting) else []
 
 
 def unavailable_reason(accounting: bool) -> str | None:
@@ -85,7 +79,6 @@ def install(accounting: bool, log: Path) -> float:
     packages = missing_packages(accounting)
     if not packages:
         return 0.0
-    # said on the terminal too (make test says it before the suite starts): a system-wide install
     print(f"installing Debian's {' '.join(packages)} system-wide with apt-get (log: {log})", file=sys.stderr)
     began = time.monotonic()
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
@@ -430,14 +423,12 @@ def _is_ours(pid: int, started: int | None) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=["start", "stop", "packages"], help="packages: what start would install")
-    parser.add_argument("dir", type=Path, nargs="?", help="the cluster's directory (start, stop)")
+    parser.add_argument("dir", type=Path, nargs="?", default=Path("/tmp/cardlab-slurm"), help="default: %(default)s")
     parser.add_argument("--accounting", action="store_true", help="also MariaDB + slurmdbd (sacct works)")
     args = parser.parse_args(argv)
     if args.action == "packages":
         print(" ".join(missing_packages(args.accounting)))
         return 0
-    if args.dir is None:
-        parser.error(f"{args.action} needs the cluster's directory, e.g. /tmp/cardlab-slurm")
     cluster = Cluster(args.dir, args.accounting)
     if args.action == "stop":
         cluster.stop()
