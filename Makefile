@@ -54,6 +54,7 @@ lint: $(BIN)/.installed-test
 # tests that need them are skipped, pytest's summary saying why.
 TEST_PACKAGES := chromium:/usr/bin/chromium ruby:/usr/bin/ruby
 SLURM_LOG = /tmp/cardlab-slurm-install.log
+TOOLS_LOG ?= /tmp/cardlab-test-tools.log
 test-tools:
 	@missing=""; for p in $(TEST_PACKAGES); do [ -x "$${p#*:}" ] || missing="$$missing $${p%%:*}"; done; \
 	slurm=$$($(PYTHON) tests/slurm_cluster.py packages --accounting); \
@@ -64,10 +65,10 @@ test-tools:
 		echo "CARDLAB_NO_SYSTEM_PACKAGES is set: not installing Debian's $$all; the tests that need them are skipped"; \
 	else \
 		echo "make test runs as root, so it installs Debian packages system-wide with apt-get (skip: CARDLAB_NO_SYSTEM_PACKAGES=1 make test):"; \
-		[ -z "$$missing" ] || echo "  now:$$missing (the browser and seed-program tests; log: /tmp/cardlab-test-tools.log)"; \
+		[ -z "$$missing" ] || echo "  now:$$missing (the browser and seed-program tests; log: $(TOOLS_LOG))"; \
 		[ -z "$$slurm" ] || echo "  when the real-SLURM test starts: $$slurm (about 1.5 min; log: $(SLURM_LOG))"; \
 		[ -z "$$missing" ] || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) \
-			>/tmp/cardlab-test-tools.log 2>&1 || { tail -20 /tmp/cardlab-test-tools.log; exit 1; }; \
+			>$(TOOLS_LOG) 2>&1 || { tail -20 $(TOOLS_LOG); exit 1; }; \
 	fi
 
 # The kernels' speed, then the cold start (bench-cold).

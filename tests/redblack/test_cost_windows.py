@@ -474,3 +474,11 @@ def test_core_hours_keep_three_significant_digits_below_a_hundred():
         "100",
         "2,201",
     ]
+
+
+def test_the_lists_say_near_the_top_why_most_deals_are_found_by_basin(built):
+    """A list called complete holds mostly `found_by = basin` deals: the report says why before any list."""
+    _, md = built
+    top = md[: md.index("## ")]
+    assert "`basin`, it lies in the basin of a cycle the search found" in top
+    assert "a complete list holds mostly `basin` deals" in top
