@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 
 import duckdb
 
-from ...core.fmt import hours_text
+from ...core.fmt import hours_text, plural
 from . import queries as q
 
 
@@ -57,8 +57,9 @@ class Rate:
 
 @dataclass(frozen=True)
 class Check:
-    """A size's windows in ranks its campaign has searched, beside what the campaign's shards
-    took there on the same kind of CPU: the ratio is the windows' measured miss."""
+    """A size's windows in ranks its campaign has searched, beside what that campaign's shards took
+    on one kind of CPU (the windows may have run on another): the ratio is the windows' measured
+    miss there."""
 
     k: int
     machine: str  # the shards' kind of CPU
@@ -179,7 +180,7 @@ def miss_for(k: int, kind: str | None, timed_by: str | None, checks: list[Check]
     mine = [c for c in checks if c.machine == kind and c.window_machine == timed_by]
     own = [c for c in mine if c.k == k]
     if own:
-        return Miss.of(own, f"k = {k}'s own campaign, {own[0].shards:,} shards on that CPU")
+        return Miss.of(own, f"k = {k}'s own campaign, {plural(own[0].shards, 'shard')} on that CPU")
     if mine:
         return Miss.of(mine, f"the campaigns of k = {sizes_text(mine)} on that CPU")
     return NO_MISS
