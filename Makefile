@@ -46,18 +46,30 @@ lint: $(BIN)/.installed-test
 	if [ -n "$$other" ]; then echo "$$out"; exit 1; fi; \
 	echo "snakemake --lint: clean (apart from conda/container directives: a pip environment is used)"
 
-# Two tests run outside programs: the report pages in headless Chromium and the seed's own Ruby
-# program on fresh decks (Debian packages `chromium` and `ruby`), installed here only when missing
-# and apt-get exists (CI: a clean Debian clone, as root).
+# Some tests run outside programs: the report pages in headless Chromium and the seed's own Ruby
+# program (Debian's `chromium` and `ruby`, installed here), and the real-SLURM test a private
+# cluster (Debian's SLURM and MariaDB packages, which tests/slurm_cluster.py installs when the test
+# starts).  As root with apt-get (CI: a clean Debian clone) they are installed system-wide when
+# missing, and the terminal says so first; CARDLAB_NO_SYSTEM_PACKAGES=1 installs none, and the
+# tests that need them are skipped, pytest's summary saying why.
 TEST_PACKAGES := chromium:/usr/bin/chromium ruby:/usr/bin/ruby
+SLURM_LOG = /tmp/cardlab-slurm-install.log
+TOOLS_LOG ?= /tmp/cardlab-test-tools.log
 test-tools:
 	@missing=""; for p in $(TEST_PACKAGES); do [ -x "$${p#*:}" ] || missing="$$missing $${p%%:*}"; done; \
-	if [ -n "$$missing" ] && command -v apt-get >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ]; then \
-			echo "installing Debian's$$missing (for the browser and seed-program tests; log: /tmp/cardlab-test-tools.log)"; \
-			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) \
-				>/tmp/cardlab-test-tools.log 2>&1 || { tail -20 /tmp/cardlab-test-tools.log; exit 1; }; \
-		else echo "note:$$missing missing, so the tests that need them are skipped: sudo apt-get install$$missing"; fi; fi
+	slurm=$$($(PYTHON) tests/slurm_cluster.py packages --accounting); \
+	all=$$(echo $$missing $$slurm); [ -n "$$all" ] && command -v apt-get >/dev/null 2>&1 || exit 0; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "note: $$all missing (installed only as root), so the tests that need them are skipped"; \
+	elif [ -n "$$CARDLAB_NO_SYSTEM_PACKAGES" ]; then \
+		echo "CARDLAB_NO_SYSTEM_PACKAGES is set: not installing Debian's $$all; the tests that need them are skipped"; \
+	else \
+		echo "make test runs as root, so it installs Debian packages system-wide with apt-get (skip: CARDLAB_NO_SYSTEM_PACKAGES=1 make test):"; \
+		[ -z "$$missing" ] || echo "  now:$$missing (the browser and seed-program tests; log: $(TOOLS_LOG))"; \
+		[ -z "$$slurm" ] || echo "  when the real-SLURM test starts: $$slurm (about 1.5 min; log: $(SLURM_LOG))"; \
+		[ -z "$$missing" ] || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing) \
+			>$(TOOLS_LOG) 2>&1 || { tail -20 $(TOOLS_LOG); exit 1; }; \
+	fi
 
 # The kernels' speed, then the cold start (bench-cold).
 bench: $(BIN)/.installed

@@ -38,6 +38,7 @@ START_TIMEOUT_S = 60
 # inside a job, so the cluster's configuration must be found here.
 DEFAULT_CONF = Path("/etc/slurm/slurm.conf")
 STOP_TIMEOUT_S = 20
+NO_SYSTEM_PACKAGES = "CARDLAB_NO_SYSTEM_PACKAGES"  # set, no apt-get install: the test is skipped, saying so
 
 
 class Unavailable(RuntimeError):
@@ -55,10 +56,17 @@ def _missing(accounting: bool) -> list[str]:
     return [p for p in programs if shutil.which(p, path=_sbin_path()) is None]
 
 
+def missing_packages(accounting: bool) -> list[str]:
+    """The Debian packages :func:`install` would install here (none when every program is there)."""
+    return (BASE_PACKAGES + (ACCOUNTING_PACKAGES if accounting else [])) if _missing(accounting) else []
+
+
 def unavailable_reason(accounting: bool) -> str | None:
     """Why a cluster cannot be started here, or None (packages present or installable, and root)."""
     if os.geteuid() != 0:
         return "starting slurmd needs root (it runs jobs as their users)"
+    if missing_packages(accounting) and os.environ.get(NO_SYSTEM_PACKAGES):
+        return f"{NO_SYSTEM_PACKAGES} is set, so Debian's {' '.join(missing_packages(accounting))} are not installed"
     if DEFAULT_CONF.exists() and not DEFAULT_CONF.is_symlink():
         return f"{DEFAULT_CONF} exists (a configured cluster); jobs would reach it, not a private one"
     if _missing(accounting) and shutil.which("apt-get") is None:
@@ -68,9 +76,10 @@ def unavailable_reason(accounting: bool) -> str | None:
 
 def install(accounting: bool, log: Path) -> float:
     """apt-get install the packages that are missing; the seconds it took (0 if nothing was missing)."""
-    if not _missing(accounting):
+    packages = missing_packages(accounting)
+    if not packages:
         return 0.0
-    packages = BASE_PACKAGES + (ACCOUNTING_PACKAGES if accounting else [])
+    print(f"installing Debian's {' '.join(packages)} system-wide with apt-get (log: {log})", file=sys.stderr)
     began = time.monotonic()
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     with open(log, "a") as out:
@@ -413,10 +422,13 @@ def _is_ours(pid: int, started: int | None) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=["start", "stop"])
-    parser.add_argument("dir", type=Path)
+    parser.add_argument("action", choices=["start", "stop", "packages"], help="packages: what start would install")
+    parser.add_argument("dir", type=Path, nargs="?", default=Path("/tmp/cardlab-slurm"), help="default: %(default)s")
     parser.add_argument("--accounting", action="store_true", help="also MariaDB + slurmdbd (sacct works)")
     args = parser.parse_args(argv)
+    if args.action == "packages":
+        print(" ".join(missing_packages(args.accounting)))
+        return 0
     cluster = Cluster(args.dir, args.accounting)
     if args.action == "stop":
         cluster.stop()

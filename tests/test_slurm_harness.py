@@ -115,3 +115,24 @@ def test_a_daemon_is_recognised_the_moment_it_is_started(tmp_path):
         daemon.kill()
         daemon.wait()
     assert not slurm_cluster._is_ours(daemon.pid, started)  # gone
+
+
+def test_no_system_packages_skips_the_slurm_install_saying_why(monkeypatch):
+    """CARDLAB_NO_SYSTEM_PACKAGES=1 make test: a missing SLURM is a reason to skip, never an apt-get install."""
+    monkeypatch.setattr(slurm_cluster, "_missing", lambda accounting: ["slurmd"])
+    monkeypatch.setattr(slurm_cluster.os, "geteuid", lambda: 0)
+    monkeypatch.setenv(slurm_cluster.NO_SYSTEM_PACKAGES, "1")
+    reason = slurm_cluster.unavailable_reason(accounting=True)
+    assert reason is not None and "CARDLAB_NO_SYSTEM_PACKAGES" in reason
+    assert "slurm-wlm munge slurmdbd mariadb-server" in reason
+    monkeypatch.delenv(slurm_cluster.NO_SYSTEM_PACKAGES)
+    assert slurm_cluster.missing_packages(accounting=False) == ["slurm-wlm", "munge"]
+
+
+def test_the_packages_command_names_what_start_would_install(monkeypatch, capsys):
+    """What `make test` prints before the suite: the packages, from the same list install() uses."""
+    monkeypatch.setattr(slurm_cluster, "_missing", lambda accounting: ["sacct"] if accounting else [])
+    assert slurm_cluster.main(["packages", "--accounting"]) == 0
+    assert capsys.readouterr().out.split() == ["slurm-wlm", "munge", "slurmdbd", "mariadb-server"]
+    assert slurm_cluster.main(["packages"]) == 0
+    assert capsys.readouterr().out.strip() == ""

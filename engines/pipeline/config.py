@@ -68,15 +68,29 @@ def describe(error) -> str:
     if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         return f"{where}: {error.message}"
     if v == "type":
-        return f"{where}: {error.instance!r} has the wrong type; expected {error.validator_value}"
+        return f"{where}: {short(error.instance)} has the wrong type; expected {error.validator_value}"
     if v == "pattern" and where.endswith(".name"):
         return f"{where}: {error.instance!r} is not safe as a path part; {SAFE_HINT}"
     if v == "not":
         return f"{where}: {describe_not(error.validator_value, error.instance)}"
     if v in ("oneOf", "anyOf"):
-        hints = sorted({describe(e) for e in error.context}) if error.context else []
-        return f"{where}: {error.message}" + ("; " + " | ".join(hints[:4]) if hints else "")
+        context = list(error.context or [])
+        # a value of the right shape for one form, wrong inside it: the inner problem is the one to fix
+        # (the other forms' "wrong type" would only repeat the whole value)
+        inner = [e for e in context if len(e.absolute_path) > len(error.absolute_path)]
+        if inner:
+            return "; ".join(sorted({describe(e) for e in inner})[:4])
+        hints = sorted({describe(e) for e in context})
+        return f"{where}: {short(error.instance)} fits none of the forms allowed here" + (
+            "; " + " | ".join(hints[:4]) if hints else ""
+        )
     return f"{where}: {error.message}"
+
+
+def short(value: Any, most: int = 60) -> str:
+    """A value as the config gave it, cut where a whole list or mapping would fill the line."""
+    text = repr(value)
+    return text if len(text) <= most else text[: most - 4] + " ..."
 
 
 def describe_not(forbidden: dict, instance: Any) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import CardlabError
-from ..core.fmt import duration, hours_text, plural
+from ..core.fmt import duration, plural
 from ..core.layout import RESULTS, ShardPlace, log_path, parse_shard_path, place_path
 from ..core.store import read_table
 from .rules import K_MAX, canonical_deals
@@ -184,24 +184,19 @@ def _machines(state: CampaignState) -> str:
     return "; ".join(f"{n:,} on {name}" for name, n in sorted(kinds.items(), key=lambda kv: -kv[1])) or "none timed"
 
 
-def cost_left_text(state: CampaignState, coverage: dict, machine: str | None, warehouse: str) -> str | None:
-    """The rest's cost as the report gives it (the warehouse's `redblack_coverage`), brought to the
-    shards finished since the warehouse was built: its cost is a rate per deal times the deals left."""
-    hours = coverage.get("core_hours_left")
-    if not hours or coverage.get("complete"):
+def cost_left_text(state: CampaignState, coverage: dict, costs: Sequence, line: Callable, warehouse: str) -> str | None:
+    """The rest's cost as the report gives it (the report's ``costs_to_finish``, one per kind of CPU, and its
+    ``cost_line``), brought to the shards finished since the warehouse was built: a rate per deal times
+    the deals left, so the same warehouse and the same shards give the report's figure exactly."""
+    if not costs or coverage.get("complete"):
         return None
     then = coverage["canonical_deals"] - (coverage["ranks_searched"] - coverage["window_only_ranks"])
-    scale = (state.total - state.searched) / then
-    text = f"  cost left: about {hours_text(hours * scale)} core-hours"
-    if coverage["cost_from"] == "windows":
-        lo, hi = hours_text(coverage["core_hours_lo95"] * scale), hours_text(coverage["core_hours_hi95"] * scale)
-        text += f" (95 % interval {lo}–{hi}) by the cost windows timed on {machine or 'a CPU they do not name'}"
-    else:
-        text += f" (rounds per deal on the {coverage['cost_from']} times CPU per round; no cost windows)"
-    text += f" ({warehouse}"
-    if then != state.total - state.searched:
+    now = state.total - state.searched
+    priced = [c if now == then else c.with_deals_left(c.deals_left * now // then) for c in costs]
+    text = f"  cost to finish, one figure per kind of CPU (the report's; {warehouse}"
+    if now != then:
         text += f", built when {then:,} deals were left: `snakemake --cores all` remeasures"
-    return text + ")"
+    return text + "):" + "".join(f"\n    {line(c)}" for c in priced)
 
 
 def describe(

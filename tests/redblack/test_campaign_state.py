@@ -153,48 +153,63 @@ def test_keep_records_the_finished_shards_in_the_ledger(results, capsys):
     assert f"k = {K}: 0 shards newly kept" in capsys.readouterr().out
 
 
-def fake_warehouse(results: Path, searched_then: int, cost_from: str = "windows") -> Path:
-    """A warehouse holding just what the campaign command reads: the size's coverage and window cost."""
+def fake_warehouse(results: Path, searched_then: int) -> Path:
+    """A warehouse holding just what the cost to finish reads (engines/redblack/report/cost.py): the
+    size's coverage, four cost windows in the ranks left on one kind of CPU (100..400 ns a deal), and
+    none checked by a campaign: the windows alone."""
     import duckdb
 
     db = results / "warehouse.duckdb"
     with duckdb.connect(str(db)) as con:
+        for stmt in engine("redblack").views_sql():
+            if stmt.startswith("CREATE MACRO student_t95"):
+                con.execute(stmt)
         con.execute(
             "CREATE TABLE redblack_coverage AS SELECT ? AS k, ?::BIGINT AS canonical_deals, ?::HUGEINT AS ranks_searched,"
-            " 0::HUGEINT AS window_only_ranks, false AS complete, 20.8::DOUBLE AS core_hours_left,"
-            " 8.32::DOUBLE AS core_hours_lo95, 41.6::DOUBLE AS core_hours_hi95, ? AS cost_from",
-            [K, canonical_deals(K), searched_then, cost_from],
+            " 0::HUGEINT AS window_only_ranks, false AS complete, ?::HUGEINT AS deals_left",
+            [K, canonical_deals(K), searched_then, canonical_deals(K) - searched_then],
         )
-        cols = "windows windows_searched window_deals deals cpu_s t95 rounds_per_deal startup_cpu_s probes".split()
-        per_deal = "cpu_s_per_deal lo95_cpu_s_per_deal hi95_cpu_s_per_deal min_cpu_s_per_deal"
-        cols += [*per_deal.split(), "median_cpu_s_per_deal", "max_cpu_s_per_deal"]
         con.execute(
-            f"CREATE TABLE redblack_window_cost AS SELECT {K} AS k, 'Test CPU' AS machine, "
-            + ", ".join(f"1 AS {c}" for c in cols)
+            "CREATE TABLE redblack_cost_windows AS SELECT ? AS k, i AS draw, i * 1000 AS range_start, "
+            "i * 1000 + 1000 AS range_stop, i * 1e-7 AS cpu_s_per_deal, 'Test CPU' AS machine, "
+            "false AS campaign_searched FROM range(1, 5) t(i)",
+            [K],
+        )
+        con.execute(
+            "CREATE TABLE redblack_campaign_shards (k INT, range_start HUGEINT, range_stop HUGEINT, deals HUGEINT, "
+            "cpu_s DOUBLE, machine VARCHAR)"
         )
     return db
 
 
-def test_the_command_prices_the_rest_by_the_warehouses_cost_windows(results, capsys):
-    """The warehouse was built when only shards 208..210 were kept; shard 1 came since: the rest is
-    207/208 of what the warehouse priced (its rate per deal times the deals left now)."""
+def test_the_command_prices_the_rest_as_the_report_does(results, capsys):
+    """The report's figure, from the same function on the same warehouse; built when only shards
+    208..210 were kept, with shard 1 finished since: 207/208 of it (a rate per deal times the deals left)."""
+    import duckdb
+
+    from engines.redblack.report.cost import cost_line, costs_to_finish
+
+    db = fake_warehouse(results, canonical_deals(K) - 207 * D)  # built with these 4 shards
+    with duckdb.connect(str(db), read_only=True) as con:
+        (cost,) = costs_to_finish(con)[K]
+    assert cost.hours == pytest.approx(207 * D * 250e-9 / 3600)  # the four windows' mean, 250 ns a deal
+    assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
+    assert capsys.readouterr().out.splitlines()[-2:] == [
+        f"  cost to finish, one figure per kind of CPU (the report's; {db}):",
+        f"    {cost_line(cost)}",
+    ]
+    db.unlink()
     db = fake_warehouse(results, canonical_deals(K) - 208 * D)
     assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == (
-        f"  cost left: about 20.7 core-hours (95 % interval 8.28–41.4) by the cost windows timed on Test CPU "
-        f"({db}, built when 1,040,000,000,000 deals were left: `snakemake --cores all` remeasures)"
-    )
-    db.unlink()
-    fake_warehouse(results, canonical_deals(K) - 207 * D, "uniform sample")  # built with these 4 shards
-    assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == (
-        f"  cost left: about 20.8 core-hours (rounds per deal on the uniform sample times CPU per round; no cost "
-        f"windows) ({db})"
-    )
+    assert capsys.readouterr().out.splitlines()[-2:] == [
+        f"  cost to finish, one figure per kind of CPU (the report's; {db}, built when 1,040,000,000,000 deals "
+        "were left: `snakemake --cores all` remeasures):",
+        f"    {cost_line(cost)}",
+    ]
 
 
 def test_a_warehouse_that_cannot_be_read_costs_only_the_cost_line(results, capsys):
     (results / "warehouse.duckdb").write_bytes(b"not a database" * 100)
     assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
     out = capsys.readouterr().out
-    assert "shards 0, 2..207 (207 shards)" in out and "cost left" not in out
+    assert "shards 0, 2..207 (207 shards)" in out and "cost to finish" not in out

@@ -11,11 +11,14 @@ import pytest
 from wfhelp import shards_warehouse
 
 from engines.core.errors import CardlabError
+from engines.core.fmt import hours_text
 from engines.redblack import search_range
 from engines.redblack.report import figures
 from engines.redblack.report import queries as q
+from engines.redblack.report.cost import NO_MISS, Check, CostToFinish, Rate, cost_line, costs_to_finish, window_checks
+from engines.redblack.report.cost_text import cost_check_section, cost_check_text
 from engines.redblack.report.figures import cost_windows_figure
-from engines.redblack.report.markdown import cost_check_section, cost_check_text, coverage_text, ranges_text
+from engines.redblack.report.markdown import coverage_text, ranges_text
 from engines.redblack.rules import canonical_deals
 from engines.redblack.search_shards import ExhaustiveSearch, search_tables
 from engines.redblack.window_shards import STARTUP_PROBES, STARTUP_VARIANT, window_experiment
@@ -233,20 +236,28 @@ def test_the_report_states_the_cost_with_its_interval(built):
     assert f"took {ns:,.0f} ns of CPU per deal on average (95 % interval {lo_ns:,.0f}–{hi_ns:,.0f} ns" in section
     assert "mean ± t·s/√n over the windows, Student's t = 3.182 with 3 degrees of freedom" in section
     assert f"min {mn:,.0f}, median {med:,.0f}, max {mx:,.0f} ns per deal" in section
-    assert f"**{hours:,.0f} core-hours** (95 % interval {lo:,.0f}–{hi:,.0f})" in section
+    # no campaign checks these windows: the windows alone, priced on the CPU that timed them, the view's figure
+    (cost,) = costs_to_finish(con)[26]
+    assert (cost.machine, cost.miss) == (CPU, NO_MISS)
+    assert (cost.hours, cost.lo95, cost.hi95) == pytest.approx((hours, lo, hi))
+    assert f"- {cost_line(cost)}, " in section and f"about {hours:,.0f} core-hours (95 % interval {lo:,.0f}–" in section
+    assert f"{hi:,.0f}) on {CPU}" in section and "the windows alone" in section
     assert "less a warm job's start-up, 0.40 CPU-s, the mean of 3 probes)" in section
-    # the cost is that CPU's: the report names it
-    (machine,) = con.execute("SELECT any_value(machine) FROM redblack_cost_windows WHERE k = 26").fetchone()
-    assert f"on the machine that timed the windows{f' ({machine})' if machine else ''}." in section
     (sample,) = con.execute("SELECT sample_core_hours_left FROM redblack_coverage WHERE k = 26").fetchone()
-    assert "Cross-check, the sample method: the rest costs " in section
-    assert f"about {sample:,.0f} core-hours; the windows measure {hours / sample:,.2f} times that." in section
-    assert "ns of CPU per round (measured by the same cost windows, on the same machine): about" in section
+    assert "Cross-check only, not a cost to finish (the sample method: " in section
+    assert (
+        f"about {sample:,.0f} core-hours; the cost to finish on the windows' own kind of CPU is "
+        f"{hours / sample:,.2f} times that." in section
+    )
+    assert "ns of CPU per round, measured by the same cost windows, on the same machine, averages over" in section
     assert "![CPU per deal of each cost window](redblack_cost_windows.png)" in md
     assert (
         "5,000 of 247,959,266,474,052 canonical deals searched (0.0000000020 %), 1,000 by search shards (the count of "
         "`cardlab redblack campaign 26`) and 4,000 by cost windows alone; ranks [0, 1,000) without a gap." in section
     )
+    # the coverage table's cost column is the same figure; the sample method's is labelled a cross-check
+    table = md[md.index("## Exhaustive coverage") :]
+    assert f"| {cost_line(cost)} |" in table and "| cross-check only: rounds × CPU per round (core-hours) |" in table
 
 
 def test_the_front_page_names_a_campaign_under_way_and_its_cost(built):
@@ -261,7 +272,7 @@ def test_the_front_page_names_a_campaign_under_way_and_its_cost(built):
     (line,) = campaigns_answer(con, full_deck=0)  # as if k = 26 were a campaign like k = 23
     assert line.startswith(
         f"Under way: k = 26, {small_pct(share)} of its 247,959,266,474,052 canonical deals searched exactly; the rest "
-        f"needs about {hours_text(hours)} core-hours (95 % interval {hours_text(lo)}–{hours_text(hi)}, from cost windows)"
+        f"needs about {hours_text(hours)} core-hours (95 % interval {hours_text(lo)}–{hours_text(hi)}) on {CPU}"
     )
 
 
@@ -369,16 +380,17 @@ def test_windows_in_a_campaigns_ranks_predict_what_it_took(built, monkeypatch, t
         # the cost to finish now comes from the other two windows (300 and 400 ns)
         (mean,) = con.execute("SELECT cpu_s_per_deal FROM redblack_window_cost").fetchone()
         assert mean == pytest.approx(350e-9)
-        checks = q.cost_checks(con)
+        checks = window_checks(con)
         text = cost_check_section(checks)
         assert text[0] == "## The cost windows, checked against the campaigns"
         line = text[-2]
-        assert line.startswith("- k = 26: the 2 windows in its campaign's ranks predicted 1.25e-07 core-hours")
-        assert "for the 3,000 deals of its 3 shards timed on the same machine; they took 0.000722 (" in line
-        assert line.endswith(
-            "above the interval). 2 more shards, timed on another kind of CPU or before the kind was recorded, "
-            "are left out."
+        assert line.startswith(
+            f"- k = 26, shards timed on {CPU}: the 2 windows in their ranks predicted 1.25e-07 core-hours"
         )
+        assert "for the 3,000 deals of the 3 shards; they took 0.000722 (" in line
+        # two windows bound nothing (Student's t = 12.7): the check is listed, and prices nothing
+        assert line.endswith("above the interval; too few windows to bound the miss: not used).")
+        assert costs_to_finish(con)[26][0].miss is NO_MISS
         assert text[-1] == ""  # a blank line before the next heading
         # a shard timed on another kind of CPU over the 300 ns window: that window checks nothing
         con.execute(
@@ -399,49 +411,50 @@ def test_windows_in_a_campaigns_ranks_predict_what_it_took(built, monkeypatch, t
 
 
 def test_the_check_says_where_the_cost_taken_falls():
-    row = {"k": 21, "windows": 34, "shards": 93, "deals": 185_128_937_220, "ratio": 1.06}
-    inside = cost_check_text(row | {"predicted_h": 5.0, "lo95_h": 4.1, "hi95_h": 5.9, "taken_h": 5.3})
+    def check(taken_h: float, windows: int = 34, machine: str = CPU) -> Check:
+        # 5.0 core-hours predicted for 1.8e11 deals: 100 ns a deal, 95 % interval 82-118 ns
+        rate = Rate(windows, 1e-7, 0.18e-7 * math.sqrt(windows) / 2.0345, 2.0345)
+        return Check(21, machine, CPU, rate, 93, 180_000_000_000, taken_h * 3600)
+
+    inside = cost_check_text(check(5.3))
     assert inside == (
-        "k = 21: the 34 windows in its campaign's ranks predicted 5.00 core-hours (95 % interval 4.10–5.90) for the "
-        "185,128,937,220 deals of its 93 shards timed on the same machine; they took 5.30 (1.06 times the "
-        "prediction, inside the interval)."
+        f"k = 21, shards timed on {CPU}: the 34 windows in their ranks predicted 5.00 core-hours (95 % interval "
+        "4.10–5.90) for the 180,000,000,000 deals of the 93 shards; they took 5.30 (1.06 times the prediction, "
+        "inside the interval; the miss 0.90–1.29)."
     )
-    one_elsewhere = cost_check_text(
-        row | {"predicted_h": 5.0, "lo95_h": 4.1, "hi95_h": 5.9, "taken_h": 5.3, "shards_elsewhere": 1}
-    )
-    assert one_elsewhere.endswith(
-        "inside the interval). 1 more shard, timed on another kind of CPU or before the kind was recorded, is left out."
-    )
-    below = cost_check_text(row | {"predicted_h": 150.0, "lo95_h": 120.0, "hi95_h": 180.0, "taken_h": 99.5})
-    assert "predicted 150 core-hours (95 % interval 120–180)" in below and "took 99.5 (" in below
-    assert below.endswith("below the interval).")
+    below = cost_check_text(check(3.0))
+    assert "took 3.00 (0.60 times the prediction, below the interval; the miss 0.51–0.73)." in below
+    above = cost_check_text(check(9.0, machine=OTHER_CPU))
+    assert above.startswith(f"k = 21, shards timed on {OTHER_CPU}: the 34 windows in their ranks (timed on {CPU})")
+    assert "above the interval" in above
     assert cost_check_section([]) == []
 
 
 def test_the_cost_text_says_which_windows_it_left_out():
     c = {
+        "k": 26,
         "ranks_searched": 3000,
         "canonical_deals": 10**6,
         "share_searched": 0.003,
         "prefix_done": 0,
-        "cost_from": "windows",
-        "core_hours_left": 2.0,
-        "core_hours_lo95": 1.0,
-        "core_hours_hi95": 3.0,
         "deals_left": 997000,
         "sample_core_hours_left": None,
     }
     w = {"windows": 3, "windows_searched": 1, "window_deals": 1000, "ns_per_deal": 250.0, "lo95_ns_per_deal": 100.0}
     w |= {"hi95_ns_per_deal": 400.0, "t95": 4.3027, "startup_cpu_s": 0.4, "probes": 3, "min_ns_per_deal": 100.0}
     w |= {"median_ns_per_deal": 250.0, "max_ns_per_deal": 400.0, "rounds_per_deal": 20.0}
-    text = coverage_text(c, w, [(10, 1010), (5000, 7000)])
+    cost = CostToFinish(26, CPU, CPU, 997000, Rate(3, 0.0072, 0.001, 4.3027), NO_MISS)
+    half = 4.3027 * 0.001 / math.sqrt(3)
+    hours = [hours_text(997000 * per_deal / 3600) for per_deal in (0.0072, 0.0072 - half, 0.0072 + half)]
+    text = coverage_text(c, [cost], w, [(10, 1010), (5000, 7000)])
     assert "without a gap" not in text  # no prefix searched: no "[0, 0)"
     assert "The searched ranks form 2 ranges, [10, 1,010), [5,000, 7,000): every cycle whose smallest" in text
     assert "equal parts of the ranks) (of 4 drawn, the 1 that fall in ranks a campaign has searched" in text
-    assert "**2.00 core-hours** (95 % interval 1.00–3.00), on the machine" in text  # no cluster for two core-hours
+    assert f"- about {hours[0]} core-hours (95 % interval {hours[1]}–{hours[2]}) on {CPU}: 3 cost windows" in text
+    assert "the windows alone" in text and "cluster" not in text  # no cluster for two core-hours
     assert "less a warm job's start-up, 0.40 CPU-s, the mean of 3 probes" in text
     # windows run in one job after the warm-up: the probes read nothing to subtract, and the text says so
-    text = coverage_text(c, w | {"startup_cpu_s": 0.0}, [(10, 1010), (5000, 7000)])
+    text = coverage_text(c, [cost], w | {"startup_cpu_s": 0.0}, [(10, 1010), (5000, 7000)])
     assert "the windows ran in one job after a warm-up that loaded the kernels, and the 3 probes after it" in text
     assert "0.00 CPU-s" not in text
     assert ranges_text([(i, i + 1) for i in range(0, 14, 2)]) == (
@@ -461,3 +474,11 @@ def test_core_hours_keep_three_significant_digits_below_a_hundred():
         "100",
         "2,201",
     ]
+
+
+def test_the_lists_say_near_the_top_why_most_deals_are_found_by_basin(built):
+    """A list called complete holds mostly `found_by = basin` deals: the report says why before any list."""
+    _, md = built
+    top = md[: md.index("## ")]
+    assert "`basin`, it lies in the basin of a cycle the search found" in top
+    assert "a complete list holds mostly `basin` deals" in top

@@ -111,22 +111,23 @@ def cmd_campaign(args) -> int:
 
 
 def cost_left(state, results: str) -> str | None:
-    """The rest's cost by the warehouse's cost windows, when there is a warehouse that prices it."""
+    """The rest's cost as the report prices it (engines/redblack/report/cost.py), when there is a warehouse."""
     import duckdb
 
     from ...pipeline.snapshot import warehouse_in
     from ...pipeline.warehouse import connect
     from ..campaign import cost_left_text
-    from ..report.queries import coverage_of, window_cost
+    from ..report.cost import cost_line, costs_to_finish
+    from ..report.queries import coverage_of
 
     db = warehouse_in(results)
     try:  # a warehouse being rebuilt, or one without RedBlack, only costs this line
         with connect(db) as con:
             coverage = coverage_of(con, state.k)
-            windows = window_cost(con, state.k)
+            costs = costs_to_finish(con).get(state.k, [])
     except (CardlabError, duckdb.Error):
         return None
-    return cost_left_text(state, coverage, windows.get("machine"), db) if coverage and state.shards else None
+    return cost_left_text(state, coverage, costs, cost_line, db) if coverage and state.shards else None
 
 
 def the_ledger(k: int, method: str, results: str):

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import duckdb
 
-from ...core.fmt import hours_text, plural, small_pct
+from ...core.fmt import plural, small_pct
 from ...report.html import esc, html_table
 from . import queries as q
-from .markdown import CLUSTER_CORES, describe_list, found_by_text
+from .cost import CostToFinish, cost_line, costs_to_finish
+from .cost_text import CLUSTER_CORES
+from .markdown import describe_list, found_by_text
 
 FOLD_ROWS = 30  # tables longer than this are folded into a <details> element
 
@@ -58,12 +60,7 @@ def full_deck_answer(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> li
             f" Exhaustive search has covered {small_pct(cov['share_searched'])} of the "
             f"{cov['canonical_deals']:,} canonical deals"
         )
-        if cov["core_hours_left"] is not None:
-            text += (
-                f"; finishing the proof needs about {cov['core_hours_left']:,.0f} core-hours at the measured rate"
-                f"{interval_text(cov)} ({cov['core_hours_left'] / CLUSTER_CORES:,.1f} hours on {CLUSTER_CORES:,} cores)"
-            )
-        text += "."
+        text += finish_answer(costs_to_finish(con).get(k, []), "; finishing the proof needs ") + "."
     return [text]
 
 
@@ -76,18 +73,24 @@ def campaigns_answer(con: duckdb.DuckDBPyConnection, full_deck: int = q.FULL_DEC
             f"Under way: k = {k}, {small_pct(cov['share_searched'])} of its {cov['canonical_deals']:,} canonical "
             "deals searched exactly"
         )
-        if cov["core_hours_left"] is not None:
-            text += f"; the rest needs about {hours_text(cov['core_hours_left'])} core-hours{interval_text(cov)}"
-        out.append(text + " (<code>infinite_games.md</code>, Campaigns in progress: what it proves so far).")
+        text += finish_answer(costs_to_finish(con).get(k, []), "; the rest needs ")
+        out.append(
+            text + " (<code>infinite_games.md</code>, Campaigns in progress: how it is priced, what it proves so far)."
+        )
     return out
 
 
-def interval_text(cov: dict) -> str:
-    """`` (95 % interval L–H, from cost windows)`` when the cost comes from cost windows, else nothing."""
-    if cov["cost_from"] != "windows":
+def finish_answer(costs: list[CostToFinish], lead: str) -> str:
+    """The cost to finish on each kind of CPU that measured it (the report's figure, cost.py), or nothing."""
+    if not costs:
         return ""
-    lo, hi = hours_text(cov["core_hours_lo95"]), hours_text(cov["core_hours_hi95"])
-    return f" (95 % interval {lo}–{hi}, from cost windows)"
+    parts = [f"{esc(cost_line(c))}{cluster_answer(c.hours)}" for c in costs]
+    return lead + "; ".join(parts)
+
+
+def cluster_answer(hours: float) -> str:
+    """`` (17.0 hours on 1,000 cores)`` for work that takes a cluster hours, else nothing."""
+    return f" ({hours / CLUSTER_CORES:,.1f} hours on {CLUSTER_CORES:,} cores)" if hours / CLUSTER_CORES >= 0.1 else ""
 
 
 def audit_answer(rows: list[dict]) -> list[str]:
@@ -123,7 +126,10 @@ def infinite_deals_html(con: duckdb.DuckDBPyConnection) -> list[str]:
         '<h3 id="redblack-infinite-deals">Infinite deals by k</h3>',
         "<p>Each deal as <code>P1 P2</code>, top card first, 0 red, 1 black; only the canonical deal of "
         "each colour-swap pair is listed (player 1's first card red). <b>complete</b>: every canonical "
-        "deal of that size was searched; <b>partial</b>: the deals met by sampling and in the cycles' basins.</p>",
+        "deal of that size was searched; <b>partial</b>: the deals met by sampling and in the cycles' basins. "
+        "<b>found_by = basin</b>: the deal lies in the basin of a cycle the search found (the owner rule stops "
+        "most deals before their cycle: the search proves which cycles exist, the basin walk lists every deal "
+        "that falls into them), so complete lists hold mostly basin deals.</p>",
     ]
     cols = ["P1", "P2", "cycle", "period", "rounds before cycle", "found by"]
     for k, deals in by_k.items():

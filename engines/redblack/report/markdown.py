@@ -6,18 +6,18 @@ from pathlib import Path
 
 import duckdb
 
-from ...core.fmt import hours_text, plural, small_pct, value
+from ...core.fmt import plural, small_pct, value
 from ...core.stats import wilson_upper
 from ...core.store import write_text
 from ...report.common import markdown_table, write_csv
 from . import queries as q
+from .cost import CostToFinish, cost_line, costs_to_finish, window_checks
+from .cost_text import cost_check_section, finish_text, sample_only_text
 from .figures import COST_PNG, LENGTHS_PNG, SHARE_PNG
 from .gpu import gpu_section
 from .published import audit_section, published_check_section
 
 MD, CSV, CYCLES_CSV = "infinite_games.md", "infinite_games.csv", "redblack_cycles.csv"
-
-CLUSTER_CORES = 1000  # the size of cluster a projection is also given for
 
 INTRO = (
     "A deal is infinite when play reaches a state seen before (exact cycle detection, no round "
@@ -25,14 +25,23 @@ INTRO = (
     "only the canonical deal of each colour-swap pair is listed (player 1's first card red), so "
     "the total is twice the canonical count."
 )
+# Why most deals of a list called complete were not met by the search itself (found_by = basin)
+FOUND_BY_NOTE = (
+    "`found_by` says how a deal was found: `exhaustive`, the search met it; `basin`, it lies in the basin "
+    "of a cycle the search found, listed by walking that basin backwards. The owner rule stops a deal as soon "
+    "as a smaller deal's game passes the same state, so most infinite deals are never played to their cycle: "
+    "the complete search proves which cycles exist (each is reached by the smallest deal of its basin) and the "
+    "basin walk lists every deal that falls into them, so a complete list holds mostly `basin` deals "
+    '(docs/redblack.md, "The owner rule").'
+)
 
 # Markdown headings of the status query's columns, in its order
 STATUS_COLUMNS = ("k", "list", "deals searched (exhaustive)", "deals sampled", "infinite (canonical)")
 STATUS_COLUMNS += ("infinite (total)", "cycles", "found only via basins", "longest finite game (rounds)")
 
 COVERAGE_COLUMNS = ("k", "cards", "canonical deals", "searched", "share", "prefix done", "complete")
-COVERAGE_COLUMNS += ("ns per round", "rounds per deal", "ns per deal (windows)", "core-hours left")
-COVERAGE_COLUMNS += ("95 % low", "95 % high", "cost from", "core-hours left (sample method)")
+COVERAGE_COLUMNS += ("ns per round", "rounds per deal", "ns per deal (windows)", "cost to finish (95 %)")
+COVERAGE_COLUMNS += ("cross-check only: rounds × CPU per round (core-hours)",)
 
 CYCLES_TEXT = (
     "{known}. Cycle ids are the cycle's least state modulo colour swap, `LEADER/OTHER`; the period "
@@ -54,7 +63,7 @@ def write_markdown(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
 
 
 def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple]]) -> str:
-    out = ["# Infinite RedBlack games", "", INTRO, ""]
+    out = ["# Infinite RedBlack games", "", INTRO, "", FOUND_BY_NOTE, ""]
     out += headline_section(q.headline(con))
     out += full_deck_section(con)
     out += audit_section(q.audit(con))
@@ -176,7 +185,8 @@ def full_deck_section(con: duckdb.DuckDBPyConnection, k: int = q.FULL_DECK) -> l
         out += ["No infinite full-deck deal is known to this warehouse.", ""]
     c = q.coverage_of(con, k)
     if c:
-        out += [coverage_text(c, q.window_cost(con, k), q.searched_ranges(con, k)), ""]
+        costs = costs_to_finish(con).get(k, [])
+        out += [coverage_text(c, costs, q.window_cost(con, k), q.searched_ranges(con, k)), ""]
     for s in q.sample_bounds(con, k):
         up = wilson_upper(int(s["infinite"]), int(s["deals"]))
         out += [
@@ -196,7 +206,7 @@ def deal_row(d: dict) -> tuple:
 RANGES_LISTED = 6
 
 
-def coverage_text(c: dict, w: dict, ranges: list[tuple[int, int]]) -> str:
+def coverage_text(c: dict, costs: list[CostToFinish], w: dict, ranges: list[tuple[int, int]]) -> str:
     """A partial exhaustive search: what it covered, what it proves, what the rest costs."""
     prefix = f"; ranks [0, {value(c['prefix_done'])}) without a gap" if c["prefix_done"] else ""
     text = (
@@ -204,9 +214,9 @@ def coverage_text(c: dict, w: dict, ranges: list[tuple[int, int]]) -> str:
         f"searched ({small_pct(c['share_searched'])}){searched_by_text(c)}{prefix}. {ranges_text(ranges)}: every "
         "cycle whose smallest basin deal has a rank in them has been found; nothing more is claimed."
     )
-    if c["cost_from"] == "windows":
-        return text + "\n\n" + window_cost_text(c, w) + sample_cost_text(c, " Cross-check, the sample method: ")
-    return text + sample_cost_text(c, " With the owner rule ")
+    if costs:
+        return text + "\n\n" + finish_text(c, costs, w)
+    return text + sample_only_text(c)
 
 
 def searched_by_text(c: dict) -> str:
@@ -228,145 +238,25 @@ def ranges_text(ranges: list[tuple[int, int]]) -> str:
     return text + ", " + ", ".join(f"[{value(a)}, {value(b)})" for a, b in ranges)
 
 
-def window_cost_text(c: dict, w: dict) -> str:
-    """The cost to finish a size from its cost windows: per deal with its interval, the spread, the total."""
-    hours = c["core_hours_left"]
-    left_out = (
-        f" (of {value(w['windows'] + w['windows_searched'])} drawn, the {value(w['windows_searched'])} that fall "
-        "in ranks a campaign has searched are left out: the rest are draws over the ranks left)"
-        if w["windows_searched"]
-        else ""
-    )
-    return (
-        f"**Cost to finish**, measured the way the campaign runs: {plural(w['windows'], 'window')} of "
-        f"{value(w['window_deals'])} consecutive ranks at stratified positions (window i uniform in the i-th of "
-        f"{value(w['windows'] + w['windows_searched'])} equal parts of the ranks){left_out}, each searched exhaustively "
-        f"with the owner rule like a campaign shard, took {w['ns_per_deal']:,.0f} ns of CPU per deal on average "
-        f"(95 % interval {w['lo95_ns_per_deal']:,.0f}–{w['hi95_ns_per_deal']:,.0f} ns: mean ± t·s/√n over the "
-        f"windows, Student's t = {w['t95']:.3f} with {w['windows'] - 1:,} degrees of freedom, which errs wide for "
-        f"stratified draws; {startup_text(w)}). Between windows: "
-        f"min {w['min_ns_per_deal']:,.0f}, median {w['median_ns_per_deal']:,.0f}, max "
-        f"{w['max_ns_per_deal']:,.0f} ns per deal ({w['rounds_per_deal']:,.1f} rounds per deal over the windows; "
-        f"figure `{COST_PNG}`). For the {value(c['deals_left'])} deals left that is about **{hours_text(hours)} "
-        f"core-hours** (95 % interval {hours_text(c['core_hours_lo95'])}–{hours_text(c['core_hours_hi95'])})"
-        f"{cluster_text(hours)}, on the machine that timed the windows{machine_text(w)}."
-    )
-
-
-def machine_text(w: dict) -> str:
-    """The kind of CPU that timed the windows, where their job logs name it (the cost is that CPU's)."""
-    return f" ({w['machine']})" if w.get("machine") else ""
-
-
-def startup_text(w: dict) -> str:
-    """How a warm job's start-up left the windows' times (the probes say whether there was any)."""
-    probes = plural(w["probes"], "probe")
-    if w["startup_cpu_s"] >= 0.005:
-        return (
-            f"each window's job time less a warm job's start-up, {w['startup_cpu_s']:.2f} CPU-s, the mean of {probes}"
-        )
-    return (
-        "each window's job time as measured: the windows ran in one job after a warm-up that loaded the kernels, "
-        f"and the {probes} after it measured no start-up (under 0.01 CPU-s)"
-    )
-
-
-def cluster_text(hours: float) -> str:
-    """``, 17.0 hours on a 1,000-core cluster ...``: for work that takes a cluster hours, else nothing."""
-    if hours / CLUSTER_CORES < 0.1:
-        return ""
-    return (
-        f", {hours / CLUSTER_CORES:,.1f} hours on a {CLUSTER_CORES:,}-core cluster through the SLURM profile "
-        "(docs/scaling.md)"
-    )
-
-
-def sample_cost_text(c: dict, lead: str) -> str:
-    """The cost from rounds per deal × CPU per round (the sample method), led in by ``lead``; empty without it."""
-    hours = c["sample_core_hours_left"]
-    if hours is None:
-        return ""
-    text = (
-        f"{lead}the rest costs {c['rounds_per_deal']:,.1f} rounds per deal (measured on "
-        f"{rounds_basis(c)}) at {1e9 * c['cpu_s_per_round']:,.1f} ns of CPU per round ({round_cost_basis(c)}): "
-        f"about {hours_text(hours)} core-hours"
-    )
-    if c["cost_from"] == "windows":
-        return text + f"; the windows measure {c['core_hours_left'] / hours:,.2f} times that."
-    return text + cluster_text(hours) + "."
-
-
-def round_cost_basis(c: dict) -> str:
-    """Where a size's CPU per round was measured, in words."""
-    if c["cpu_s_per_round_from"] == "cost windows":
-        return "measured by the same cost windows, on the same machine"
-    return "measured on this size's timed shards"
-
-
-def rounds_basis(c: dict) -> str:
-    """What a size's rounds per deal were measured on, in words."""
-    if c["rounds_per_deal_from"] == "uniform sample":
-        return f"a uniform sample of {plural(c['rounds_per_deal_sample'], 'deal')}"
-    return "the ranks searched"
-
-
 def coverage_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     _, rows = q.table(con, q.COVERAGE_SQL)
     if not rows:
         return []
+    costs = costs_to_finish(con)
+    rows = [(*r[:-1], "; ".join(cost_line(c) for c in costs.get(r[0], [])) or None, r[-1]) for r in rows]
     return [
         "## Exhaustive coverage",
         "",
         "Canonical deals searched per size (overlapping shards counted once); `prefix_done`: ranks "
-        "[0, prefix_done) searched without a gap; the cost of the rest (`cost from`): `windows`, the mean CPU per "
-        "deal of the size's cost windows with its 95 % interval; else the sample method, CPU per round from the "
-        "owner-rule shards' timed logs times rounds per deal from uniformly drawn deals when an owner-rule sample "
-        "exists (shown beside the windows as a cross-check).",
+        "[0, prefix_done) searched without a gap; `cost to finish`: the one cost of the ranks left, per kind of "
+        "CPU, from the size's cost windows in them times their measured miss (below); the last column is the sample "
+        "method (CPU per round times rounds per deal over the whole size), a cross-check only: the ranks left are "
+        "not the whole size.",
         "",
         markdown_table(COVERAGE_COLUMNS, rows),
         *campaigns_section(con),
-        *cost_check_section(q.cost_checks(con)),
+        *cost_check_section(window_checks(con)),
     ]
-
-
-def cost_check_section(rows: list[dict]) -> list[str]:
-    """The cost windows' prediction for the ranks campaigns have searched since, beside what they took."""
-    if not rows:
-        return []
-    return [
-        "## The cost windows, checked against the campaigns",
-        "",
-        "A cost window whose ranks a campaign has searched since is left out of the cost to finish, and "
-        "checks it instead: the windows that fall in a campaign's ranks are uniform draws over them, so they "
-        "predict what the campaign's shards took: the shards timed on the kind of CPU that timed the windows, "
-        "and the windows in their ranks (view `redblack_cost_check`; `shard_timings.machine`).",
-        "",
-        *(f"- {cost_check_text(r)}" for r in rows),
-        "",
-    ]
-
-
-def cost_check_text(r: dict) -> str:
-    """``k = 21: 34 windows predicted 5.0 core-hours (95 % interval 4.1-5.9) ...; they took 5.3 (1.06 times)``."""
-    lo, hi, taken = r["lo95_h"], r["hi95_h"], r["taken_h"]
-    verdict = (
-        "inside the interval" if lo <= taken <= hi else "above the interval" if taken > hi else "below the interval"
-    )
-    return (
-        f"k = {r['k']}: the {plural(r['windows'], 'window')} in its campaign's ranks predicted "
-        f"{hours_text(r['predicted_h'])} core-hours (95 % interval {hours_text(lo)}–{hours_text(hi)}) for the "
-        f"{value(r['deals'])} deals of its {plural(r['shards'], 'shard')} timed on the same machine; they took "
-        f"{hours_text(taken)} ({r['ratio']:.2f} times the prediction, {verdict}).{elsewhere_text(r)}"
-    )
-
-
-def elsewhere_text(r: dict) -> str:
-    """`` 112 more shards, timed on another kind of CPU or before the kind was recorded, are left out.``"""
-    n = r.get("shards_elsewhere") or 0
-    if not n:
-        return ""
-    verb = "is" if n == 1 else "are"
-    return f" {plural(n, 'more shard')}, timed on another kind of CPU or before the kind was recorded, {verb} left out."
 
 
 def campaigns_section(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -375,7 +265,8 @@ def campaigns_section(con: duckdb.DuckDBPyConnection) -> list[str]:
     out = []
     for k in q.partial_sizes(con):
         c, ranges = q.coverage_of(con, k), q.searched_ranges(con, k)
-        out += [f"### Campaign k = {k}", "", coverage_text(c, q.window_cost(con, k), ranges), ""]
+        costs = costs_to_finish(con).get(k, [])
+        out += [f"### Campaign k = {k}", "", coverage_text(c, costs, q.window_cost(con, k), ranges), ""]
         cycles = q.known_cycles(con, k)
         if cycles:
             out += [known_cycles_text(cycles, ranges), ""]

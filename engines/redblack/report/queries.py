@@ -56,10 +56,12 @@ FROM redblack_summary WHERE method = 'sample'
 GROUP BY ALL ORDER BY method, k
 """
 
+# The coverage table's columns (markdown.COVERAGE_COLUMNS puts the cost to finish, from cost.py,
+# before the last: the view's own core_hours_left leaves the windows' measured miss out)
 COVERAGE_SQL = """
-SELECT k, cards, canonical_deals, ranks_searched, window_only_ranks, share_searched, prefix_done, complete,
+SELECT k, cards, canonical_deals, ranks_searched, share_searched, prefix_done, complete,
        1e9 * cpu_s_per_round AS ns_per_round, rounds_per_deal, 1e9 * cpu_s_per_deal AS ns_per_deal,
-       core_hours_left, core_hours_lo95, core_hours_hi95, cost_from, sample_core_hours_left
+       sample_core_hours_left
 FROM redblack_coverage ORDER BY k
 """
 
@@ -73,12 +75,37 @@ SELECT k, windows, windows_searched, window_deals, deals, cpu_s, t95, rounds_per
 FROM redblack_window_cost ORDER BY k
 """
 
-# The cost windows' prediction for the ranks a campaign has searched, beside what it took (views.sql).
-COST_CHECK_SQL = """
-SELECT k, windows, shards, deals, predicted_cpu_s / 3600 AS predicted_h, lo95_cpu_s / 3600 AS lo95_h,
-       hi95_cpu_s / 3600 AS hi95_h, taken_cpu_s / 3600 AS taken_h, ratio, shards_elsewhere
-FROM redblack_cost_check ORDER BY k
+# The cost windows in the ranks left, per size and kind of CPU (engines/redblack/report/cost.py):
+# CPU seconds per deal, mean and spread; rates measured on two kinds never pool into one.
+WINDOWS_LEFT_SQL = """
+SELECT k, machine, count(*) AS windows, avg(cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(cpu_s_per_deal) AS sd,
+       student_t95(count(*) - 1) AS t95
+FROM redblack_cost_windows WHERE NOT campaign_searched
+GROUP BY k, machine HAVING count(*) >= 2 ORDER BY k, machine
 """
+
+# Per size, kind of CPU that timed campaign shards (machine) and kind that timed the cost windows
+# (window_machine): the windows whose ranks those shards have searched, beside what all of that kind's
+# shards of the size took; what they took over what the windows predict is the windows' measured miss.
+WINDOW_CHECKS_SQL = """
+WITH shards AS (
+    SELECT k, range_start, range_stop, deals, cpu_s, machine FROM redblack_campaign_shards WHERE machine IS NOT NULL
+), w AS (
+    SELECT x.k, s.machine, x.machine AS window_machine, count(DISTINCT x.draw) AS windows,
+           avg(x.cpu_s_per_deal) AS cpu_s_per_deal, stddev_samp(x.cpu_s_per_deal) AS sd
+    FROM redblack_cost_windows x
+    JOIN shards s ON s.k = x.k AND s.range_start <= x.range_start AND x.range_stop <= s.range_stop
+    WHERE x.campaign_searched AND x.machine IS NOT NULL
+    GROUP BY x.k, s.machine, x.machine HAVING count(*) >= 2
+), c AS (
+    SELECT k, machine, count(*) AS shards, sum(deals) AS deals, sum(cpu_s) AS cpu_s FROM shards GROUP BY k, machine
+)
+SELECT w.k, w.machine, w.window_machine, w.windows, w.cpu_s_per_deal, w.sd, student_t95(w.windows - 1) AS t95,
+       c.shards, c.deals, c.cpu_s AS taken_cpu_s
+FROM w JOIN c USING (k, machine) ORDER BY w.k, w.machine, w.window_machine
+"""
+
+DEALS_LEFT_SQL = "SELECT k, deals_left FROM redblack_coverage WHERE NOT complete ORDER BY k"
 
 # the campaign shards of each size with cost windows, timed on the windows' kind of CPU (their
 # costs are comparable only there), for the cost figure
@@ -205,8 +232,17 @@ def window_cost(con: Con, k: int) -> dict:
     return next((r for r in window_costs(con) if r["k"] == k), {})
 
 
-def cost_checks(con: Con) -> list[dict]:
-    return records(con, COST_CHECK_SQL)
+def windows_left(con: Con) -> list[dict]:
+    return records(con, WINDOWS_LEFT_SQL)
+
+
+def window_checks(con: Con) -> list[dict]:
+    return records(con, WINDOW_CHECKS_SQL)
+
+
+def deals_left(con: Con) -> dict[int, int]:
+    """Deals left per size searched in part."""
+    return {int(r["k"]): int(r["deals_left"]) for r in records(con, DEALS_LEFT_SQL)}
 
 
 def cost_windows(con: Con) -> list[dict]:
