@@ -119,8 +119,9 @@ class ShardKind(ABC):
         return self.default_backend
 
     def device(self, backend: str) -> str | None:
-        """What computes a shard under ``backend`` when it is not the job's CPU (a GPU's name), for its
-        timing record: CPU seconds of a CPU kind never price work done elsewhere.  None: the CPU."""
+        """What computes a shard under ``backend`` when it is not the job's CPU, for its timing record:
+        a GPU's name with GPU_MARK (``NVIDIA H200 (gpu, numba-cuda)``), so that CPU seconds of a CPU
+        kind never price work done elsewhere (:func:`on_gpu`).  None: the CPU."""
         return None
 
     @property
@@ -134,6 +135,15 @@ class ShardKind(ABC):
                 f"{where}: unknown backend {backend!r} for {self.name} shards; known: {', '.join(self.backends)}"
             )
         return backend
+
+
+GPU_MARK = "(gpu"
+"""In a timing record's ``machine``: the shard was computed on a GPU (:meth:`ShardKind.device`)."""
+
+
+def on_gpu(machine: str | None) -> bool:
+    """A timing record's machine names a GPU: its process's CPU seconds only waited on the device."""
+    return GPU_MARK in (machine or "")
 
 
 def kind_registry(game: str, kinds: Sequence[ShardKind], tables: Mapping[str, Any]) -> dict[str, ShardKind]:

@@ -28,6 +28,7 @@ PIPELINE_LAYER = {
     "plan": "warehouse",
     "batches": "warehouse",  # part of the plan: which small shards share a job
     "check_records": "warehouse",
+    "measurements": "warehouse",
     "jobs": "warehouse",
     "warehouse": "warehouse",
     "verify": "verify",

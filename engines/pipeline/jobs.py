@@ -20,6 +20,7 @@ from ..core.errors import CardlabError
 from ..core.layout import remove_temp_files
 from ..core.progress import Progress
 from ..core.provenance import provenance
+from ..kinds import on_gpu
 from ..registry import engine
 
 
@@ -63,13 +64,10 @@ def machine() -> str:
     return f"{name} ({', '.join(detail)})"
 
 
-DEVICE_TAG = "(gpu"  # a device's machine name: "<GPU name> (gpu, numba-cuda)", engines/redblack/gpu.py
-
-
 def cpu_priced(record: dict | None) -> float | None:
     """A timing record's CPU seconds where they price work on a CPU; None for a shard a device computed
     (its process's CPU time only waited on the GPU) or a log without a timing."""
-    if not record or DEVICE_TAG in str(record.get("machine", "")):
+    if not record or on_gpu(record.get("machine")):
         return None
     return record.get("cpu_s")
 

@@ -16,6 +16,7 @@ from ..core.errors import CardlabError
 from ..core.fmt import duration, plural
 from ..core.layout import RESULTS, ShardPlace, log_path, parse_shard_path, place_path
 from ..core.store import read_table
+from ..kinds import on_gpu
 from .rules import K_MAX, canonical_deals
 from .search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment
 from .tables import SEARCH_TABLES
@@ -33,6 +34,12 @@ class FinishedShard:
     stop: int
     cpu_s: float | None
     machine: str | None
+    wall_s: float | None = None
+
+    @property
+    def on_gpu(self) -> bool:
+        """Computed on a GPU: its log's CPU seconds only waited on the device, its wall time is the cost."""
+        return on_gpu(self.machine)
 
 
 @dataclass(frozen=True)
@@ -86,11 +93,16 @@ class CampaignState:
 
     @property
     def cpu_hours(self) -> float:
-        return sum(s.cpu_s or 0.0 for s in self.shards) / 3600
+        """CPU time of the shards computed on a CPU (a GPU shard's is its wall time, :attr:`gpu_hours`)."""
+        return sum(s.cpu_s or 0.0 for s in self.shards if not s.on_gpu) / 3600
 
     @property
     def timed(self) -> int:
-        return sum(s.cpu_s is not None for s in self.shards)
+        return sum(s.cpu_s is not None and not s.on_gpu for s in self.shards)
+
+    @property
+    def gpu_shards(self) -> list[FinishedShard]:
+        return [s for s in self.shards if s.on_gpu]
 
 
 def merge_windows(windows: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -149,7 +161,8 @@ def _finished(root: str, experiment: str, variant: str, n: int, timing) -> Finis
         raise CardlabError(f"{path}: expected one counts row, found {len(row)}")
     record = (timing(log_path(GAME, experiment, variant, n, root)) if timing else None) or {}
     cpu = record.get("cpu_s")
-    return FinishedShard(n, int(row[0]["range_start"]), int(row[0]["range_stop"]), cpu, record.get("machine"))
+    start, stop = int(row[0]["range_start"]), int(row[0]["range_stop"])
+    return FinishedShard(n, start, stop, cpu, record.get("machine"), record.get("wall_s"))
 
 
 def _check_grid(state: CampaignState, where: Path) -> None:
@@ -174,11 +187,22 @@ def _cpu_text(hours: float) -> str:
     return f"{hours:,.2f} core-hours" if hours >= 1 else f"{duration(hours * 3600)} of one core"
 
 
+def _gpu_lines(state: CampaignState) -> list[str]:
+    """The shards computed on a GPU, by device: how many and their wall time (never core-hours)."""
+    devices: dict[str, list[FinishedShard]] = {}
+    for s in state.gpu_shards:
+        devices.setdefault(str(s.machine), []).append(s)
+    return [
+        f"  GPU: {plural(len(done), 'shard')} in {duration(sum(s.wall_s or 0.0 for s in done))} on {name}"
+        for name, done in devices.items()
+    ]
+
+
 def _machines(state: CampaignState) -> str:
     """Which kinds of CPU the timed shards ran on (CPU seconds compare only within one kind)."""
     kinds: dict[str, int] = {}
     for s in state.shards:
-        if s.cpu_s is not None:
+        if s.cpu_s is not None and not s.on_gpu:
             name = s.machine or "a CPU the log does not name"
             kinds[name] = kinds.get(name, 0) + 1
     return "; ".join(f"{n:,} on {name}" for name, n in sorted(kinds.items(), key=lambda kv: -kv[1])) or "none timed"
@@ -217,6 +241,7 @@ def describe(
         f"k = {k} ({rule}): {plural(len(state.shards), 'shard')} finished, {grid}",
         f"  searched: {state.searched:,} of {state.total:,} canonical deals ({share:.1f} %)",
         f"  CPU: {_cpu_text(state.cpu_hours)} in the logs of {state.timed:,} of them; {_machines(state)}",
+        *_gpu_lines(state),
         "  windows searched: [" + ", ".join(f"[{a}, {b}]" for a, b in state.windows) + "]",
         *book,
     ]

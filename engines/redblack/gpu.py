@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from ..core.errors import CardlabError
+from ..kinds import GPU_MARK
 from .exhaustive import SEARCH_METHODS, search_range
 from .results import SearchResult
 from .rules import K_MAX, canonical_deals, deal_strings, rank_deal, to_bits
@@ -69,9 +70,9 @@ def device_name() -> str:
     from numba import config
 
     if config.ENABLE_CUDASIM:
-        return "numba-cuda simulator (gpu)"
+        return f"numba-cuda simulator {GPU_MARK})"
     name = cuda.get_current_device().name
-    return f"{name.decode() if isinstance(name, bytes) else name} (gpu, numba-cuda)"
+    return f"{name.decode() if isinstance(name, bytes) else name} {GPU_MARK}, numba-cuda)"
 
 
 def _support_errors() -> tuple[type[BaseException], ...]:
