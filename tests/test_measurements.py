@@ -11,6 +11,7 @@ import pytest
 
 from engines.core.errors import CardlabError
 from engines.pipeline.measurements import measurements_table
+from engines.redblack.report.cost import NO_MISS, CostToFinish, Miss, Rate
 from engines.redblack.report.gpu import GPU_SHARD_WORK_SQL, gpu_cost_model, gpu_section
 from engines.report.common import records
 
@@ -50,10 +51,10 @@ def test_a_kept_measurement_loads_one_row_per_figure_and_reaches_the_report(tmp_
     con = duckdb.connect()
     con.register("measurements", table)
     gpu_shards(con, [(3, 1000, 30_000, 2.0)])
-    text = "\n".join(gpu_section(con))
-    assert "about 7.00 GPU-hours** (95 % interval 6.00–8.00)" in text
+    text = "\n".join(gpu_section(con, {}))
+    assert "price the full deck at 7.00 GPU-hours (6.00–8.00)" in text
     assert "| 2,000 | 100 | 20.0× |" in text
-    assert "1 shard (3..3, 1,000 deals) computed on NVIDIA X1" in text
+    assert "exhaustive_k23, 1 shard (3..3, 1,000 deals) on NVIDIA X1" in text
 
 
 def gpu_shards(con, shards: list[tuple[int, int, int, float]]) -> None:
@@ -89,15 +90,27 @@ def test_the_gpu_shards_price_the_sizes_left():
     con.register("measurements", measurements_table(Path("/nonexistent")))
     gpu_shards(con, [(0, 10, 100, 250.0), (1, 20, 100, 300.0), (2, 10, 300, 650.0)])
     assert gpu_cost_model(records(con, GPU_SHARD_WORK_SQL)) == pytest.approx((2.0, 5.0, 0.0), abs=1e-9)
-    text = "\n".join(gpu_section(con))
+    text = "\n".join(gpu_section(con, {}))
     assert "3 shards of k = 23 a GPU computed" in text and "k = 26 about 25.0 GPU-hours" in text
+
+
+def test_the_gpu_cost_to_finish_is_the_reports_one_figure_in_gpu_hours():
+    con = duckdb.connect()
+    con.register("measurements", measurements_table(Path("/nonexistent")))
+    gpu_shards(con, [(0, 10, 100, 250.0)])
+    miss = Miss(2.0, 1.5, 3.0, "the campaigns of k = 23 on that machine")
+    cost = CostToFinish(26, "NVIDIA X1 (gpu, numba-cuda)", "a CPU", 3_600_000_000_000, Rate(4, 1e-9, 0.0, 2.0), miss)
+    cpu = CostToFinish(26, "a CPU", "a CPU", 3_600_000_000_000, Rate(4, 1e-9, 0.0, 2.0), NO_MISS)
+    text = "\n".join(gpu_section(con, {26: [cpu, cost]}))
+    assert "- k = 26: about 2.00 GPU-hours (95 % interval 1.50–3.00) on NVIDIA X1 (gpu, numba-cuda)" in text
+    assert "on a CPU" not in text  # a CPU's figure is the cost section's, not this one's
 
 
 def test_no_measurement_no_gpu_section(tmp_path):
     con = duckdb.connect()
     con.register("measurements", measurements_table(tmp_path))
     gpu_shards(con, [])
-    assert gpu_section(con) == []
+    assert gpu_section(con, {}) == []
 
 
 def test_a_damaged_measurement_is_named(tmp_path):

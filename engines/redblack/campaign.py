@@ -233,7 +233,7 @@ def describe(
     rule = "owner rule" if method == "owner" else "brute force"
     if not state.shards:
         lines = [f"k = {k} ({rule}): no finished shard under {results}/ ({state.total:,} canonical deals to search)"]
-        return lines + list(book) + [f"incomplete: {u} (rerun it)" for u in state.unfinished]
+        return lines + list(book) + [f"incomplete: {u} (rerun it)" for u in state.unfinished] + ([cost] if cost else [])
     share = 100 * state.searched / state.total
     d = state.deals_per_shard
     grid = f"{d:,} deals per shard" if d else "one shard holding the whole size"

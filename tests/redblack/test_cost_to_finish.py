@@ -79,7 +79,7 @@ def test_a_campaign_on_another_kind_prices_the_rest_there_by_its_measured_miss()
     mean, lo, hi = interval([1e-7, 2e-7, 3e-7, 4e-7])
     expected = (mean * 2.0, lo * there.miss.lo, hi * there.miss.hi)
     assert (there.hours, there.lo95, there.hi95) == pytest.approx(tuple(1e12 * x / 3600 for x in expected))
-    assert "k = 23's own campaign, 1 shard on that CPU" in there.miss.basis
+    assert "k = 23's own campaign, 1 shard on that machine" in there.miss.basis
     # the same miss prices a size with no campaign of its own there, said to come from k = 23's
     con.execute(
         "INSERT INTO redblack_cost_windows SELECT 26, draw + 100, range_start, range_stop, "
@@ -88,7 +88,7 @@ def test_a_campaign_on_another_kind_prices_the_rest_there_by_its_measured_miss()
     con.execute("INSERT INTO redblack_coverage VALUES (26, 10^14, false)")
     full = {c.machine: c for c in costs_to_finish(con)[26]}
     assert full[CAMPAIGN_CPU].miss.factor == pytest.approx(2.0)
-    assert full[CAMPAIGN_CPU].miss.basis == "the campaigns of k = 23 on that CPU"
+    assert full[CAMPAIGN_CPU].miss.basis == "the campaigns of k = 23 on that machine"
     assert full[WINDOWS_CPU].miss is NO_MISS
 
 

@@ -127,7 +127,7 @@ def cost_left(state, results: str) -> str | None:
             costs = costs_to_finish(con).get(state.k, [])
     except (CardlabError, duckdb.Error):
         return None
-    return cost_left_text(state, coverage, costs, cost_line, db) if coverage and state.shards else None
+    return cost_left_text(state, coverage, costs, cost_line, db) if coverage else None
 
 
 def the_ledger(k: int, method: str, results: str):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 import duckdb
 
 from ...core.fmt import hours_text, plural
+from ...kinds import on_gpu
 from . import queries as q
 
 
@@ -180,9 +181,9 @@ def miss_for(k: int, kind: str | None, timed_by: str | None, checks: list[Check]
     mine = [c for c in checks if c.machine == kind and c.window_machine == timed_by]
     own = [c for c in mine if c.k == k]
     if own:
-        return Miss.of(own, f"k = {k}'s own campaign, {plural(own[0].shards, 'shard')} on that CPU")
+        return Miss.of(own, f"k = {k}'s own campaign, {plural(own[0].shards, 'shard')} on that machine")
     if mine:
-        return Miss.of(mine, f"the campaigns of k = {sizes_text(mine)} on that CPU")
+        return Miss.of(mine, f"the campaigns of k = {sizes_text(mine)} on that machine")
     return NO_MISS
 
 
@@ -195,9 +196,11 @@ def machine_name(machine: str | None) -> str:
 
 
 def cost_line(cost: CostToFinish) -> str:
-    """``about 44.8 core-hours (95 % interval 30.1–61.0) on <CPU>``: the figure, wherever it is quoted."""
+    """``about 44.8 core-hours (95 % interval 30.1–61.0) on <CPU>``: the figure, wherever it is quoted.
+    A GPU's figure is in GPU-hours: its shards' logs time a host process that waits on the device."""
+    unit = "GPU-hours" if on_gpu(cost.machine) else "core-hours"
     return (
-        f"about {hours_text(cost.hours)} core-hours (95 % interval {hours_text(cost.lo95)}–"
+        f"about {hours_text(cost.hours)} {unit} (95 % interval {hours_text(cost.lo95)}–"
         f"{hours_text(cost.hi95)}) on {machine_name(cost.machine)}"
     )
 

@@ -3,13 +3,17 @@ shards it computed (``shard_timings`` rows whose machine names a GPU)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import duckdb
 import numpy as np
 
 from ...core.fmt import duration, hours_text, plural
+from ...kinds import GPU_MARK, on_gpu
 from ...report.common import markdown_table, records
+from .cost import CostToFinish, cost_line
 
-GPU_MACHINE = "%(gpu%"  # engines/redblack/gpu.py device_name(): "<name> (gpu, numba-cuda)"
+GPU_MACHINE = f"%{GPU_MARK}%"  # a GPU's machine name (engines/kinds.py)
 
 MEASUREMENTS_SQL = """
 SELECT record, device, host, measured_on, metric, value, low, high, unit, detail
@@ -44,46 +48,53 @@ RATE_COLUMNS = ("windows", "GPU deals/s", "one CPU core deals/s", "GPU / core", 
 WINDOWS = {"k23_windows": "k = 23, evenly spaced", "k26_windows": "k = 26 cost windows (10^6 ranks each)"}
 
 
-def gpu_section(con: duckdb.DuckDBPyConnection) -> list[str]:
-    """Each kept GPU measurement (newest last) and the campaign shards computed on a GPU; nothing without either."""
+def gpu_section(con: duckdb.DuckDBPyConnection, costs: Mapping[int, Sequence[CostToFinish]]) -> list[str]:
+    """The cost to finish on a GPU (``costs``: the report's one figure per size and kind,
+    engines/redblack/report/cost.py), then its cross-checks: each kept GPU measurement and the
+    projection from the shards a GPU computed."""
     rows = records(con, MEASUREMENTS_SQL)
     shards = records(con, GPU_SHARDS_SQL)
     if not rows and not shards:
         return []
     out = ["## On a GPU", ""]
     out.append(
-        "The `gpu` backend (numba-cuda) gives the CPU's results bit for bit; its speed was measured with "
-        "`bench/redblack_gpu.py` on a GPU lent for a session and kept under `results/measurements/redblack/` "
-        "(warehouse table `measurements`)."
+        "The `gpu` backend (numba-cuda) gives the CPU's results bit for bit. A GPU is a kind of machine of "
+        "its own in the cost to finish: its figure is the cost windows' scaled by the miss its campaign "
+        "shards measured, in GPU-hours (their logs time a host process that waits on the device)."
     )
-    out.append("")
+    gpu = [(k, c) for k, by_kind in sorted(costs.items()) for c in by_kind if on_gpu(c.machine)]
+    out += [""] + [f"- k = {k}: {cost_line(c)}" for k, c in gpu] + [""]
+    for s in shards:
+        out.append(
+            f"Shards computed on a GPU: {s['experiment']}, {plural(s['shards'], 'shard')} ({s['first']}..{s['last']}, "
+            f"{s['deals']:,} deals) on {s['machine']} in {duration(s['wall_s'])}, "
+            f"{s['deals'] / s['wall_s']:,.0f} deals/s (their job logs)."
+        )
+    out += ["", "Cross-checks, not costs:", ""]
     for record in dict.fromkeys(r["record"] for r in rows):
         out += measurement_lines([r for r in rows if r["record"] == record])
     out += projection_lines(records(con, GPU_SHARD_WORK_SQL), records(con, SIZES_LEFT_SQL))
-    for s in shards:
-        out.append(
-            f"- {s['experiment']}: {plural(s['shards'], 'shard')} ({s['first']}..{s['last']}, {s['deals']:,} deals) "
-            f"computed on {s['machine']} in {duration(s['wall_s'])}, {s['deals'] / s['wall_s']:,.0f} deals/s "
-            "(their job logs)."
-        )
-    return out + [""]
+    return out
 
 
 def measurement_lines(rows: list[dict]) -> list[str]:
-    """One kept measurement: the full deck's GPU-hours, the checks, and GPU against one core on the same windows."""
+    """One kept measurement (bench/redblack_gpu.py on a lent GPU): its own cost windows' price of the full
+    deck, the checks, and GPU against one core on the same windows."""
     by = {r["metric"]: r for r in rows}
     head = rows[0]
-    out = []
-    deck = by.get("full_deck_gpu_hours")
-    if deck:
-        out.append(
-            f"**The full deck on one {head['device'].split(' (')[0]}: about {hours_text(deck['value'])} GPU-hours** "
-            f"(95 % interval {hours_text(deck['low'])}–{hours_text(deck['high'])}), measured {head['measured_on']} "
-            f"on {deck['detail']}, beside the core-hours above."
-        )
+    out = [f"- **Measured by `bench/redblack_gpu.py` on {head['device']}**, {head['measured_on']} (kept in "
+           "`results/measurements/redblack/`, warehouse table `measurements`)."]  # fmt: skip
     checks = by.get("checks_identical")
     if checks:
-        out.append(f"Before timing: {checks['detail']} (complete k = 6 and 8, a k = 15 window, both methods).")
+        out[-1] += f" Before timing: {checks['detail']} (complete k = 6 and 8, a k = 15 window, both methods)."
+    deck = by.get("full_deck_gpu_hours")
+    if deck:
+        out[-1] += (
+            f" Its own cost windows ({deck['detail']}) price the full deck at {hours_text(deck['value'])} "
+            f"GPU-hours ({hours_text(deck['low'])}–{hours_text(deck['high'])}): launches that short pay their "
+            "set-up, their longest games and the CPU's replays of handed-back deals far more than a campaign "
+            "shard's launches of 2^30 deals, so they price the GPU low."
+        )
     table = [row for prefix, name in WINDOWS.items() if (row := window_rates(prefix, name, by))]
     if table:
         out += ["", markdown_table(RATE_COLUMNS, table), ""]
@@ -132,14 +143,11 @@ def projection_lines(work: list[dict], sizes: list[dict]) -> list[str]:
         for rpd in [float(s["rounds_per_deal"])]
     )
     return [
-        f"**Projected at the campaign shards' rate**: the {plural(len(work), 'shard')} of k = "
+        f"- **Projected at the campaign shards' rate**: the {plural(len(work), 'shard')} of k = "
         f"{', '.join(map(str, ks))} a GPU computed took {a * 1e12:.2f} ps per round and {b * 1e12:.1f} ps per "
         f"deal (wall = a·rounds + b·deals, fitted; no shard off by more than {miss:.1%}), so the rest costs: "
-        f"{costs}. A projection from another size's shards and the size's rounds per deal, not a measurement "
-        "of its ranks. The cost windows above were launched 2·10^7 deals at a time: such short launches (some "
-        "150 deals a thread) pay their set-up, their longest games and the CPU's replays of handed-back deals "
-        "far more than a shard's launches of 2^30 deals, so they price the GPU low (k = 23's evenly spaced "
-        "windows ran at a third of its shards' rounds per second); cost windows of 2^30 ranks would measure "
-        "the full deck's ranks at the shards' launch size (`bash bench/redblack_gpu_device.sh` does).",
+        f"{costs}: a projection from another size's shards and the size's rounds per deal, not a measurement "
+        "of its ranks. (The bench's cost windows of 2^30 ranks, `bash bench/redblack_gpu_device.sh`, would "
+        "measure them at a shard's launch size.)",
         "",
     ]

@@ -69,7 +69,7 @@ def markdown(con: duckdb.DuckDBPyConnection, cycles: tuple[list[str], list[tuple
     out += audit_section(q.audit(con))
     out += published_check_section(q.published_checks(con))
     out += coverage_section(con)
-    out += gpu_section(con)
+    out += gpu_section(con, costs_to_finish(con))
     out += ["## By size", "", markdown_table(STATUS_COLUMNS, q.table(con, q.STATUS_SQL)[1])]
     out += deals_section(q.infinite_by_k(con), q.status_by_k(con))
     cyc_cols, cyc_rows = cycles
