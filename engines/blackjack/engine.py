@@ -267,6 +267,8 @@ class BlackjackEngine(Engine):
         ReportFile("blackjack_bust.png", "blackjack_bust"),
         ReportFile("blackjack_effects.csv", "blackjack_effects_csv"),
         ReportFile("blackjack_effects.png", "blackjack_effects"),
+        ReportFile("blackjack_cutcard.csv", "blackjack_cutcard_csv"),
+        ReportFile("blackjack_cutcard.png", "blackjack_cutcard"),
     )
     figure_basis = {
         "blackjack_bust": (
@@ -277,6 +279,11 @@ class BlackjackEngine(Engine):
             "SELECT count(*) FROM blackjack_effects_of_removal WHERE outcome = 'bust' AND soft17 = 'stand' "
             "AND decks IN ('1', '8')",
             "{0} exact changes of the bust probability, one per shoe size, upcard and rank removed (no sampling error)",
+        ),
+        "blackjack_cutcard": (
+            "SELECT count(*), coalesce(sum(shoes), 0), (SELECT count(DISTINCT experiment) FROM blackjack_cutcard) "
+            "FROM blackjack_cutcard_sim WHERE round = 0 AND outcome = 'bust'",
+            "{0} simulated cut-card settings ({1} shoes), {2} of them also exact",
         ),
     }
 
