@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import permutations
-from math import factorial, prod
+from math import prod
 
 import numpy as np
 from numba import njit, types
@@ -92,8 +92,8 @@ def exact_rounds(shoe: Sequence[int], cut: int, players: int, soft17: str) -> di
     joint: list[list[Fraction]] = []  # P(round r dealt and outcome o)
     while len(keys):
         ends, acc = _next_rounds(keys, counts, cards, cards @ stride, w, np.array(shoe, np.int64), stride)
+        joint.append(_probabilities(ends, acc, shoe, stride, n))
         sizes = _decode(ends, shoe, stride).sum(axis=1)
-        joint.append(_probabilities(ends, acc, sizes, shoe, stride, n))
         going = sizes < cut
         keys, counts = ends[going], acc[going].sum(axis=1)
     return summarise(joint)
@@ -104,18 +104,33 @@ def _decode(keys: np.ndarray, shoe: Sequence[int], stride: np.ndarray) -> np.nda
     return (keys[:, None] // stride[None, :]) % np.array([c + 1 for c in shoe], np.int64)[None, :]
 
 
-def _probabilities(ends, acc, sizes, shoe, stride, n) -> list[Fraction]:
-    """sum over end multisets T of acc[T, o] * P(one given ordering of T), exactly, per outcome o."""
-    numer: dict[int, list[int]] = defaultdict(lambda: [0] * N_OUT)
-    for dealt, row, size in zip(_decode(ends, shoe, stride).tolist(), acc.tolist(), sizes.tolist()):
-        weight = sequence_weight(shoe, dealt)
-        total = numer[size]
-        for o in range(N_OUT):
-            total[o] += row[o] * weight
+def _probabilities(ends, acc, shoe, stride, n) -> list[Fraction]:
+    """sum over end multisets T of acc[T, o] * P(one given ordering of T), exactly, per outcome o.
+
+    P(one ordering of T) depends only on which counts T takes of values the shoe holds equally
+    often, so the multisets are first grouped into those classes (a few hundred), their sequence
+    counts summed in two 31-bit limbs (int64 sums that cannot overflow), and only the classes
+    are weighted with Python integers."""
+    dealt = _decode(ends, shoe, stride)
+    groups = [[v for v in range(1, 11) if shoe[v] == c] for c in sorted(set(shoe[1:]))]
+    signature = np.concatenate([np.sort(dealt[:, g], axis=1) for g in groups], axis=1)
+    radix = max(shoe) + 1  # one int64 per signature: unique on rows would sort them far slower
+    codes, which = np.unique(signature @ radix ** np.arange(signature.shape[1], dtype=np.int64), return_inverse=True)
+    classes = (codes[:, None] // radix ** np.arange(signature.shape[1], dtype=np.int64)[None, :]) % radix
+    which = which.reshape(-1)
+    limbs = []
+    for part in (acc >> 31, acc & ((1 << 31) - 1)):
+        summed = np.zeros((len(classes), N_OUT), np.int64)
+        np.add.at(summed, which, part)
+        limbs.append(summed.tolist())
     out = [Fraction(0)] * N_OUT
-    for size, total in numer.items():
+    for k, cls in enumerate(classes.tolist()):
+        counts = [0] * 11
+        for v, c in zip((v for g in groups for v in g), cls):
+            counts[v] = c
+        scale = Fraction(sequence_weight(shoe, counts), falling(n, sum(counts)))
         for o in range(N_OUT):
-            out[o] += Fraction(total[o], falling(n, size))
+            out[o] += ((limbs[0][k][o] << 31) + limbs[1][k][o]) * scale
     return out
 
 
@@ -178,8 +193,3 @@ def brute_rounds(shoe: Sequence[int], cut: int, players: int, soft17: str) -> di
                 joint.append([Fraction(0)] * N_OUT)
             joint[r][outcome_index(hand)] += Fraction(1, len(orders))
     return summarise(joint)
-
-
-def multiset_orderings(counts: Sequence[int]) -> int:
-    """Distinct orderings of a multiset given by its counts."""
-    return factorial(sum(counts)) // prod(factorial(c) for c in counts)

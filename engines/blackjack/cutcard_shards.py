@@ -140,7 +140,15 @@ class CutcardKind(ShardKind):
 
 
 def configured(section: Mapping[str, Any]) -> list[tuple[dict, str]]:
-    return [(exp, f"blackjack.cutcard[{i}]") for i, exp in enumerate(section.get("cutcard", []) or [])]
+    """The cut-card experiments with where each is in the config; a CardlabError for a repeated name."""
+    out, seen = [], {}
+    for i, exp in enumerate(section.get("cutcard", []) or []):
+        where = f"blackjack.cutcard[{i}]"
+        if exp["name"] in seen:
+            raise CardlabError(f"{where}.name: {exp['name']!r} is already the name of {seen[exp['name']]}")
+        seen[exp["name"]] = where
+        out.append((exp, where))
+    return out
 
 
 class CutcardExact(CutcardKind):

@@ -153,6 +153,14 @@ def test_bad_settings_are_refused_with_one_line(exp, message):
     assert "\n" not in str(err.value) and str(err.value).startswith("blackjack.cutcard[0]")
 
 
+def test_a_repeated_name_is_refused():
+    twice = [{"name": "x", "decks": 1, "cut": 5, "shoes": 10, "seed": s} for s in (1, 2)]
+    with pytest.raises(
+        CardlabError, match=r"blackjack.cutcard\[1\].name: 'x' is already the name of blackjack.cutcard\[0\]"
+    ):
+        engine("blackjack").plan({"cutcard": twice})
+
+
 def test_exact_limit_is_where_counts_would_overflow():
     check_exact(shoe_of_decks(1), 11, 0, "stand")
     with pytest.raises(CardlabError, match="use a cut of at most 11 cards"):
