@@ -212,6 +212,7 @@ def test_shards_views_and_report(tmp_path):
         z, cells, covered = zs.fetchone()
         assert z < 5 and cells == 7 * (1 + len(law["dealt"])) and covered >= cells - 5
         paths = report_blackjack.REPORT.build(con, tmp_path / "reports")
+        answer = report_blackjack.REPORT.answer(con)[-1]
         summary = con.execute(
             "SELECT printf('%.4f', dealt) FROM blackjack_cutcard_sim WHERE experiment = 'p8' AND round = 0 LIMIT 1"
         ).fetchone()[0]
@@ -222,3 +223,5 @@ def test_shards_views_and_report(tmp_path):
     assert "![bust probability by round number](blackjack_cutcard.png)" in md
     assert f"| 75% | 4 | stand | 3,000 | {summary} |" in md
     assert "- c4: " in md and f"of {cells} simulated 95 % intervals" in md
+    assert answer.startswith("Under a cut card (2 simulated settings, 1–8 decks)")
+    assert f"Exactly (c4): {100 * float(law['average'][0] - full_shoe_law(1, 'stand')[0]):+.5f} points" in answer

@@ -61,6 +61,16 @@ WHERE s.outcome = 'bust' AND s.soft17 = 'stand' AND s.round > 0 AND s.rounds >= 
 ORDER BY s.decks::INTEGER, s.players, s.cut, s.experiment, s.round
 """
 
+CUTCARD_ANSWER_SQL = """
+SELECT count(*) AS settings, min(decks::INTEGER) AS min_decks, max(decks::INTEGER) AS max_decks,
+       max(abs(effect)) * 100 AS largest, max(abs(effect) / standard_error) AS largest_z,
+       (SELECT 100 * any_value(effect ORDER BY cut) FROM blackjack_cutcard WHERE round = 0 AND outcome = 'bust') AS exact,
+       (SELECT any_value(experiment ORDER BY cut) FROM blackjack_cutcard WHERE round = 0 AND outcome = 'bust') AS exact_at,
+       (SELECT count(*) FILTER (WHERE covered) FROM blackjack_cutcard_compare) AS covered,
+       (SELECT count(*) FROM blackjack_cutcard_compare) AS cells
+FROM blackjack_cutcard_sim WHERE round = 0 AND outcome = 'bust' AND standard_error > 0
+"""
+
 CUT_QUERIES = {name.removesuffix("_SQL").lower(): sql for name, sql in list(globals().items()) if name.endswith("_SQL")}
 
 SECTION_TEXT = (
@@ -97,6 +107,26 @@ def cutcard_section(con: duckdb.DuckDBPyConnection) -> list[str]:
             )
         md.append("")
     return md
+
+
+def cutcard_answer(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The index's sentence on the cut card: the largest simulated effect on the bust per round dealt,
+    and the exact one with the simulation's coverage where the exact law exists."""
+    rows = records(con, CUTCARD_ANSWER_SQL)
+    d = rows[0] if rows else {}
+    if not d.get("settings"):
+        return []
+    text = (
+        f"Under a cut card ({d['settings']} simulated settings, {d['min_decks']}–{d['max_decks']} decks), "
+        f"the dealer busts per round dealt within {d['largest']:.4f} percentage points of the full shoe "
+        f"(largest |effect| = {d['largest_z']:.1f} standard errors)."
+    )
+    if d["exact"] is not None:
+        text += (
+            f" Exactly ({d['exact_at']}): {d['exact']:+.5f} points; the simulations' 95 % intervals cover "
+            f"the exact values in {d['covered']} of {d['cells']} cells."
+        )
+    return [text]
 
 
 def write_cutcard(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
