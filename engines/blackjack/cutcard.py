@@ -28,7 +28,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import combinations_with_replacement
 from math import factorial, prod
-from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -38,7 +37,7 @@ from ..core.kernel_cache import compiling_alone
 from ..core.rng import shuffle_inplace, shuffle_py, stream_start
 from ..core.threads import for_each_block
 from .rules import OUTCOMES, SOFT17, dealer_stands, hand_value, outcome_index, parse_choice, play_hand
-from .simulation import _keeps_drawing, _outcome_of
+from .simulation import KERNEL_MODULES, PACKAGE, _keeps_drawing, _outcome_of
 
 N_OUT = len(OUTCOMES)
 BLOCK_SHOES = 1 << 12
@@ -170,11 +169,6 @@ def _shoes_block(b, seed, first, n_shoes, shoe, cut, players, hit17, block, coun
             moments[b, o, 0] += per[o] * per[o]
             moments[b, o, 1] += per[o] * r
         moments[b, per.shape[0], 0] += r * r
-
-
-# modules with compiled code (numba checks a cache against its entry point's file only)
-KERNEL_MODULES = ("rules", "simulation", "cutcard")
-PACKAGE = Path(__file__).parent
 
 
 def simulate_cutcard(

@@ -7,7 +7,7 @@ every round of the shoe together (per round dealt).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -266,7 +266,7 @@ class CutcardSimulation(CutcardKind):
         return cols
 
 
-def cutcard_reference_checks(n: int):
+def cutcard_reference_checks(n: int) -> Iterator[tuple[str, list, list]]:
     """(label, kernel, reference) for ``n`` shoes of a few settings: counts and moments must be equal."""
     from .cutcard import simulate_cutcard_py
 

@@ -135,7 +135,7 @@ def write_cutcard(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
     return [write_csv(outdir / CUTCARD_CSV, *query(con, CUTCARD_CSV_SQL)), bust_by_round(con, outdir / CUTCARD_PNG)]
 
 
-def bust_by_round(con, path: Path) -> Path:
+def bust_by_round(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
     """P(bust) by round number within the shoe: one line per simulation (95 % bars), the exact law as
     open circles, the full shoe's law dashed; rounds dealt in fewer than MIN_ROUNDS shoes left out."""
     plt = pyplot()
