@@ -46,6 +46,37 @@ def test_exact_dp_equals_dealing_every_ordering(shoe, players, soft17):
         assert exact["dealt"][0] == 1 and all(sum(row) == 1 for row in exact["outcomes"])
 
 
+def deal_shoe_casino_order(cards, cut, soft17):
+    """One player's two cards dealt as a casino does: player, upcard, player, hole card, then draws."""
+    pos, outcomes = 0, []
+    while pos < cut:
+        upcard, hole = cards[pos + 1], cards[pos + 3]
+        pos += 4
+        hand = [upcard, hole]
+        while not (bj.hand_value(hand)[0] > 21 or bj.dealer_stands(*bj.hand_value(hand), soft17)):
+            hand.append(cards[pos])
+            pos += 1
+        outcomes.append(bj.outcome_index(hand))
+    return outcomes
+
+
+@pytest.mark.parametrize("soft17", bj.SOFT17)
+def test_interleaving_players_and_dealer_changes_no_law(soft17):
+    """The model deals the players' cards first; casino order gives the same joint law of every
+    shoe's sequence of dealer outcomes (exchangeability of a shuffled shoe), on every ordering."""
+    from collections import Counter
+    from itertools import permutations
+
+    shoe = (0, 1, 1, 0, 0, 1, 1, 1, 0, 1, 3)  # A 2 5 6 7 9 T T T
+    cards = [v for v in range(1, 11) for _ in range(shoe[v])]
+    for cut in range(1, deepest_cut(shoe, 2, soft17) + 1):
+        ours, casino = Counter(), Counter()
+        for order in set(permutations(cards)):
+            ours[tuple(bj.outcome_index(h) for _, h in deal_shoe(order, cut, 2, soft17))] += 1
+            casino[tuple(deal_shoe_casino_order(order, cut, soft17))] += 1
+        assert ours == casino, cut
+
+
 @pytest.mark.parametrize("players", [0, 2])
 @pytest.mark.parametrize("soft17", bj.SOFT17)
 def test_round_one_is_the_full_shoe_law(players, soft17):
