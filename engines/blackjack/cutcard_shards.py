@@ -12,13 +12,14 @@ from fractions import Fraction
 from functools import cache
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from ..core.errors import CardlabError
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..kinds import ShardKind
-from .cutcard import BLOCK_SHOES, check_cut, cut_of, max_rounds, shoe_of_decks, simulate_cutcard
+from .cutcard import BLOCK_SHOES, MOMENT_ROWS, check_cut, cut_of, max_rounds, shoe_of_decks, simulate_cutcard
 from .cutcard_exact import check_exact, exact_rounds
 from .exact import exact_outcomes
 from .rules import OUTCOMES, SOFT17, UPCARD_VALUE, UPCARDS, parse_choice
@@ -239,14 +240,15 @@ class CutcardSimulation(CutcardKind):
         start, stop = spec["range"]
         shoe = shoe_of_decks(int(spec["decks"]))
         cut, players = int(spec["cut"]), int(spec["players"])
-        counts = [[0] * len(OUTCOMES) for _ in range(max_rounds(cut, players))]
-        moments = None
+        counts = np.zeros((max_rounds(cut, players), len(OUTCOMES)), np.int64)
+        moments = np.zeros((MOMENT_ROWS, 2), np.int64)
         for lo in range(start, stop, BLOCK_SHOES * 16):  # progress every 65,536 shoes
             n = min(stop, lo + BLOCK_SHOES * 16) - lo
             c, m = simulate_cutcard(int(spec["seed"]), shoe, cut, players, spec["soft17"], n, first=lo)
-            counts = [[a + int(b) for a, b in zip(row, crow)] for row, crow in zip(counts, c)]
-            moments = m if moments is None else moments + m
+            counts += c
+            moments += m
             progress.update(n)
+        counts, m = counts.tolist(), moments.tolist()
         cols = empty_cut_tables()
         table = cols["blackjack_cutcard_counts"]
         shoes = stop - start
@@ -254,7 +256,6 @@ class CutcardSimulation(CutcardKind):
         for o in range(len(OUTCOMES)):
             row = setting_columns(spec, 0, o) | {"shard": int(spec["shard"]), "shoes": shoes}
             row |= {"rounds": sum(per_round), "count": sum(r[o] for r in counts)}
-            m = [[0, 0]] * (len(OUTCOMES) + 1) if moments is None else moments.tolist()
             row |= {"count_sq": m[o][0], "count_rounds": m[o][1], "rounds_sq": m[-1][0]}
             append_row(table, row)
         for r, row_counts in enumerate(counts):
