@@ -283,7 +283,7 @@ class BlackjackEngine(Engine):
         "blackjack_cutcard": (
             "SELECT count(*), coalesce(sum(shoes), 0), (SELECT count(DISTINCT experiment) FROM blackjack_cutcard) "
             "FROM blackjack_cutcard_sim WHERE round = 0 AND outcome = 'bust'",
-            "{0} simulated cut-card settings ({1} shoes), {2} of them also exact",
+            "{0} simulated cut-card settings ({1:,} shoes), {2} of them also exact",
         ),
     }
 
