@@ -17,11 +17,12 @@ from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
 from ..kinds import ShardKind
+from .cutcard_shards import CUT_TABLES, CutcardExact, CutcardSimulation, cutcard_reference_checks
 from .exact import exact_table
 from .rules import DECKS, OUTCOMES, PEEK, SHOES, SOFT17, UPCARD_VALUE, UPCARDS, parse_choice, parse_decks
 from .simulation import BLOCK_CONTINUOUS, simulate
 
-TABLES = {
+SHARD_TABLES = {
     "blackjack_exact_probs": pa.schema(
         [
             ("decks", pa.string()),
@@ -54,6 +55,8 @@ TABLES = {
     ),
 }
 
+TABLES = {**SHARD_TABLES, **CUT_TABLES}
+
 EXACT_EXPERIMENT = "exact"
 
 
@@ -82,7 +85,7 @@ def sim_variant(decks: str, soft17: str, peek: str) -> str:
 
 
 def _exact_columns(variants: Iterable[Sequence[str]], progress) -> dict[str, list]:
-    cols: dict[str, list] = {name: [] for name in TABLES["blackjack_exact_probs"].names}
+    cols: dict[str, list] = {name: [] for name in SHARD_TABLES["blackjack_exact_probs"].names}
     for decks, soft17, peek in variants:
         table = exact_table(decks, soft17, peek)
         for ui, upcard in enumerate(UPCARDS):
@@ -104,7 +107,7 @@ def _exact_columns(variants: Iterable[Sequence[str]], progress) -> dict[str, lis
 
 
 def _sim_columns(spec: dict, progress) -> dict[str, list]:
-    cols: dict[str, list] = {name: [] for name in TABLES["blackjack_sim_counts"].names}
+    cols: dict[str, list] = {name: [] for name in SHARD_TABLES["blackjack_sim_counts"].names}
     start, stop = spec["range"]
     for ui, upcard in enumerate(UPCARDS):
         counts = simulate(
@@ -140,7 +143,7 @@ def _sim_columns(spec: dict, progress) -> dict[str, list]:
 
 def empty_tables() -> dict[str, dict]:
     """Every table with no rows: each shard writes both tables (one stage), the one that does not apply empty."""
-    return {table: {name: [] for name in schema.names} for table, schema in TABLES.items()}
+    return {table: {name: [] for name in schema.names} for table, schema in SHARD_TABLES.items()}
 
 
 ROWS_PER_TABLE = len(UPCARDS) * len(OUTCOMES)  # one row per upcard and outcome
@@ -156,7 +159,7 @@ class ExactTables(ShardKind):
     """One shard for every exact variant together (well under a second)."""
 
     name = "exact"
-    tables = tuple(TABLES)
+    tables = tuple(SHARD_TABLES)
 
     def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
         variants = exact_variants(section)
@@ -190,7 +193,7 @@ class Simulation(ShardKind):
     """Each simulation experiment cut into ``shards`` ranges of hands per upcard."""
 
     name = "sim"
-    tables = tuple(TABLES)
+    tables = tuple(SHARD_TABLES)
 
     def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
         specs: list[dict] = []
@@ -255,7 +258,7 @@ class BlackjackEngine(Engine):
     work_unit = "hands"
     tables = TABLES
     # exact tables first: every simulated table is compared with one
-    kinds = (ExactTables(), Simulation())
+    kinds = (ExactTables(), Simulation(), CutcardExact(), CutcardSimulation())
     sharded_field = "hands_per_upcard"
     report_files = (
         ReportFile("blackjack.md"),
@@ -264,6 +267,8 @@ class BlackjackEngine(Engine):
         ReportFile("blackjack_bust.png", "blackjack_bust"),
         ReportFile("blackjack_effects.csv", "blackjack_effects_csv"),
         ReportFile("blackjack_effects.png", "blackjack_effects"),
+        ReportFile("blackjack_cutcard.csv", "blackjack_cutcard_csv"),
+        ReportFile("blackjack_cutcard.png", "blackjack_cutcard"),
     )
     figure_basis = {
         "blackjack_bust": (
@@ -274,6 +279,11 @@ class BlackjackEngine(Engine):
             "SELECT count(*) FROM blackjack_effects_of_removal WHERE outcome = 'bust' AND soft17 = 'stand' "
             "AND decks IN ('1', '8')",
             "{0} exact changes of the bust probability, one per shoe size, upcard and rank removed (no sampling error)",
+        ),
+        "blackjack_cutcard": (
+            "SELECT count(*), coalesce(sum(shoes), 0), (SELECT count(DISTINCT experiment) FROM blackjack_cutcard) "
+            "FROM blackjack_cutcard_sim WHERE round = 0 AND outcome = 'bust'",
+            "{0} simulated cut-card settings ({1:,} shoes), {2} of them also exact",
         ),
     }
 
@@ -289,6 +299,7 @@ class BlackjackEngine(Engine):
                     [int(c) for c in simulate(*args)],
                     [int(c) for c in simulate_py(*args)],
                 )
+        yield from cutcard_reference_checks(n)
 
     def warehouse_tables(self) -> dict:
         """The effects of removal (engines/blackjack/depleted.py): exact, from the rules alone, so a table
@@ -303,5 +314,9 @@ class BlackjackEngine(Engine):
             "experiments": [
                 {"name": "fresh2", "shoe": "fresh", "decks": 2, "hands_per_upcard": 300, "shards": 2, "seed": 4},
                 {"name": "cont1", "shoe": "continuous", "decks": 1, "hands_per_upcard": 300, "shards": 1, "seed": 5},
+            ],
+            "cutcard": [
+                {"name": "cut3", "decks": 1, "cut": 3, "shoes": 400, "shards": 2, "seed": 6, "exact": True},
+                {"name": "half2", "decks": 2, "penetration": 0.5, "players": 4, "shoes": 300, "seed": 7},
             ],
         }

@@ -184,8 +184,10 @@ def penetration_cut(decks: str, penetration: float) -> int:
     return max(1, min(size, int(round(penetration * size))))
 
 
-# modules with compiled code (numba checks a cache against its entry point's file only)
-KERNEL_MODULES = ("rules", "simulation")
+# modules with compiled code (numba checks a cache against its entry point's file only); one
+# list for every kernel of the package, since they share one mark of the caches' version
+# (two lists would each find the other's mark stale and drop the caches at every call)
+KERNEL_MODULES = ("rules", "simulation", "cutcard")
 PACKAGE = Path(__file__).parent
 BLOCK_FRESH = 1 << 16
 BLOCK_CONTINUOUS = 1 << 16

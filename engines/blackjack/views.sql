@@ -106,3 +106,60 @@ SELECT decks, soft17, peek, upcard, any_value(base_probability) * 100 AS base_bu
        any_value(upcard_order) AS upcard_order
 FROM e
 GROUP BY decks, soft17, peek, upcard;
+
+-- The cut-card effect on the dealer (engines/blackjack/cutcard.py).  round 1, 2, ...: the
+-- round's number within its shoe; round 0: every round dealt, together (per round dealt).
+-- full_shoe: the dealer's law from a full shoe with the upcard it deals (round 1's law).
+
+-- Simulated: shard counts summed.  round r > 0: probability = count / rounds (one round r at
+-- most per shoe, so binomial: standard_error = sqrt(p (1 - p) / rounds)), dealt = P(round r is
+-- dealt).  round 0: a ratio of per-shoe sums (X = rounds of the outcome in a shoe, Y = rounds in
+-- it), probability = sum X / sum Y with the delta-method standard error
+-- sqrt(sum (X - p Y)^2 / (shoes - 1) / shoes) / mean Y; dealt = mean rounds per shoe.
+-- lo95 / hi95 = probability -+ 1.96 standard errors; effect = probability - full_shoe.
+CREATE OR REPLACE VIEW blackjack_cutcard_sim AS
+WITH summed AS (
+    SELECT experiment, decks, soft17, players, cut, penetration, round, outcome, outcome_order, full_shoe,
+           sum(shoes)::BIGINT AS shoes, sum(rounds)::BIGINT AS rounds, sum("count")::BIGINT AS "count",
+           sum(count_sq)::DOUBLE AS count_sq, sum(count_rounds)::DOUBLE AS count_rounds,
+           sum(rounds_sq)::DOUBLE AS rounds_sq, count(*) AS shards
+    FROM blackjack_cutcard_counts
+    GROUP BY ALL
+), estimated AS (
+    SELECT *,
+           CASE WHEN rounds > 0 THEN "count" / rounds END AS probability,
+           rounds / shoes AS dealt
+    FROM summed
+), with_error AS (
+    SELECT *,
+           CASE WHEN rounds = 0 THEN NULL
+                WHEN round > 0 THEN sqrt(probability * (1 - probability) / rounds)
+                WHEN shoes > 1
+                THEN sqrt(greatest(count_sq - 2 * probability * count_rounds + probability * probability * rounds_sq, 0)
+                          / (shoes - 1) / shoes) / dealt
+           END AS standard_error
+    FROM estimated
+)
+SELECT experiment, decks, soft17, players, cut, penetration, round, outcome, shoes, rounds, "count",
+       dealt, probability, standard_error,
+       probability - 1.96 * standard_error AS lo95, probability + 1.96 * standard_error AS hi95,
+       full_shoe, probability - full_shoe AS effect, shards, outcome_order
+FROM with_error;
+
+-- Exact (dynamic programming, 1 deck at shallow cuts): dealt = P(round r is dealt) (round 0: the
+-- expected rounds per shoe), probability and exact fraction, effect = probability - full_shoe.
+CREATE OR REPLACE VIEW blackjack_cutcard AS
+SELECT experiment, decks, soft17, players, cut, penetration, round, outcome, dealt, dealt_exact,
+       probability, exact, full_shoe, full_shoe_exact, probability - full_shoe AS effect, outcome_order
+FROM blackjack_cutcard_exact;
+
+-- Simulated beside exact, where both exist: does the simulation's 95 % interval cover the exact value?
+CREATE OR REPLACE VIEW blackjack_cutcard_compare AS
+SELECT s.experiment, s.decks, s.soft17, s.players, s.cut, s.penetration, s.round, s.outcome,
+       e.probability AS exact, s.probability AS simulated, s.standard_error, s.lo95, s.hi95,
+       e.probability BETWEEN s.lo95 AND s.hi95 AS covered,
+       (s.probability - e.probability) / s.standard_error AS z,
+       e.dealt AS exact_dealt, s.dealt AS simulated_dealt, s.rounds, s.shoes, s.outcome_order
+FROM blackjack_cutcard_sim AS s
+JOIN blackjack_cutcard AS e USING (experiment, decks, soft17, players, cut, round, outcome)
+WHERE s.rounds > 0 AND s.standard_error > 0;

@@ -397,7 +397,7 @@ def test_run_shard_tables_fit_their_schemas():
     for spec in engine("blackjack").plan(SECTION)[:2]:
         progress = _Progress()
         tables = engine("blackjack").kind_of(spec).compute(spec, progress, [])
-        assert set(tables) == set(engine("blackjack").tables) and progress.done == spec["work"]
+        assert set(tables) == set(engine("blackjack").kind_of(spec).tables) and progress.done == spec["work"]
         for name, cols in tables.items():
             pa.table(cols, schema=engine("blackjack").tables[name])  # raises on a mismatch
     exact_spec, sim_spec = engine("blackjack").plan(SECTION)[:2]
@@ -488,7 +488,7 @@ def test_warehouse_views_and_report(tmp_path):
     for spec in engine("blackjack").plan(section):
         outs = {
             t: layout.shard_path("blackjack", t, spec, root=str(tmp_path / "results"))
-            for t in engine("blackjack").tables
+            for t in engine("blackjack").kind_of(spec).tables
         }
         jobs.run_shard("blackjack", spec, outs, log=str(tmp_path / "shard.log"))
         files += outs.values()
@@ -500,6 +500,10 @@ def test_warehouse_views_and_report(tmp_path):
     try:
         for table in engine("blackjack").tables:
             paths = [f for f in files if warehouse.check_file(f)["table"] == table]
+            if not paths:  # no cut-card experiments here: the warehouse makes such a table empty
+                con.register("empty_in", engine("blackjack").tables[table].empty_table())
+                con.execute(f"CREATE TABLE {table} AS SELECT * FROM empty_in")
+                continue
             con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet($p)", {"p": paths})
         for name, extra in engine("blackjack").warehouse_tables().items():  # as the warehouse loads them
             con.register("extra_in", extra)
@@ -545,6 +549,8 @@ def test_warehouse_views_and_report(tmp_path):
         "blackjack.csv",
         "blackjack.md",
         "blackjack_bust.png",
+        "blackjack_cutcard.csv",
+        "blackjack_cutcard.png",
         "blackjack_effects.csv",
         "blackjack_effects.png",
         "blackjack_sim.csv",

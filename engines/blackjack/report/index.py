@@ -7,6 +7,7 @@ import duckdb
 from ...core.fmt import pct
 from ...report.common import query
 from ...report.html import esc, html_table
+from .cutcard import cutcard_answer
 from .labels import hands_text, variant_title
 from .queries import BLACKJACK_BUST_SQL, Z_AGREE, agreement, exact_layout, seed_variant
 
@@ -38,7 +39,7 @@ def answer(con: duckdb.DuckDBPyConnection) -> list[str]:
             f"{head} {verdict} the exact table: largest |z| = {z:.2f} over {d['cells']:,} cells "
             f"(agreement: every |z| &lt; {Z_AGREE:g})."
         )
-    return out
+    return out + [esc(line) for line in cutcard_answer(con)]
 
 
 def tables(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -10,6 +10,7 @@ from ...core.fmt import plural
 from ...core.layout import WAREHOUSE
 from ...core.store import write_text
 from ...report.common import markdown_table, one, query, records, write_csv
+from .cutcard import cutcard_section
 from .figures import BUST_PNG, EFFECTS_PNG
 from .labels import false_alarm_bound, hands_text, variant_title
 from .queries import (
@@ -46,7 +47,7 @@ def write_markdown(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
     md = intro_section(con) + exact_section(con, variant) + simulations_section(con, variant)
     if variant is not None:
         md += effects_section(con)
-    md += removal_section(con)
+    md += removal_section(con) + cutcard_section(con)
     return [write_text(outdir / MD, "\n".join(md)), *files]
 
 

@@ -1,0 +1,162 @@
+"""The report's cut-card part: its queries, its section of ``blackjack.md``, ``blackjack_cutcard.csv``
+and ``blackjack_cutcard.png`` (bust probability by round number, simulated and exact)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from ...report.common import markdown_table, pyplot, query, records, save_figure, write_csv
+
+CUTCARD_CSV, CUTCARD_PNG = "blackjack_cutcard.csv", "blackjack_cutcard.png"
+# rounds shown in the figure: those dealt in at least this many shoes (the tail is noise)
+MIN_ROUNDS = 10000
+
+CUTCARD_SUMMARY_SQL = """
+SELECT s.experiment, s.decks, s.cut, printf('%.0f%%', 100 * s.penetration) AS penetration, s.players,
+       s.soft17, s.shoes, printf('%.4f', s.dealt) AS rounds_per_shoe,
+       printf('%.4f%% ± %.4f', 100 * s.probability, 196 * s.standard_error) AS bust,
+       printf('%.4f%%', 100 * s.full_shoe) AS full_shoe,
+       printf('%+.4f ± %.4f', 100 * s.effect, 196 * s.standard_error) AS effect,
+       coalesce(printf('%+.5f', 100 * e.effect), '') AS exact_effect,
+       CASE WHEN e.probability IS NULL THEN '' WHEN e.probability BETWEEN s.lo95 AND s.hi95 THEN 'yes' ELSE 'no' END AS covers
+FROM blackjack_cutcard_sim AS s
+LEFT JOIN blackjack_cutcard AS e USING (experiment, decks, soft17, players, cut, round, outcome)
+WHERE s.round = 0 AND s.outcome = 'bust'
+ORDER BY s.decks::INTEGER, s.players, s.cut, s.experiment
+"""
+
+CUTCARD_ROUNDS_SQL = """
+SELECT experiment, round, printf('%.6f', exact_dealt) AS exact_dealt, printf('%.6f', simulated_dealt) AS sim_dealt,
+       printf('%.4f%%', 100 * exact) AS exact_bust,
+       printf('%.4f%% ± %.4f', 100 * simulated, 196 * standard_error) AS sim_bust,
+       CASE WHEN covered THEN 'yes' ELSE 'no' END AS covers
+FROM blackjack_cutcard_compare WHERE outcome = 'bust'
+ORDER BY experiment, round
+"""
+
+CUTCARD_COVERAGE_SQL = """
+SELECT experiment, count(*) AS cells, count(*) FILTER (WHERE covered) AS covered,
+       printf('%.1f', 0.95 * count(*)) AS expected
+FROM blackjack_cutcard_compare GROUP BY experiment ORDER BY experiment
+"""
+
+CUTCARD_CSV_SQL = """
+SELECT s.experiment, s.decks, s.soft17, s.players, s.cut, s.penetration, s.round, s.outcome, s.shoes, s.rounds,
+       s.dealt, s.probability AS simulated, s.standard_error, s.lo95, s.hi95, e.dealt AS exact_dealt,
+       e.probability AS exact, e.exact AS exact_fraction, s.full_shoe, s.effect AS simulated_effect,
+       e.effect AS exact_effect
+FROM blackjack_cutcard_sim AS s
+LEFT JOIN blackjack_cutcard AS e USING (experiment, decks, soft17, players, cut, round, outcome)
+ORDER BY s.decks::INTEGER, s.players, s.cut, s.experiment, s.round, s.outcome_order
+"""
+
+CUTCARD_FIGURE_SQL = f"""
+SELECT s.experiment, s.decks, s.cut, s.players, s.penetration, s.round, 100 * s.probability AS bust,
+       196 * s.standard_error AS half_width, 100 * e.probability AS exact, 100 * s.full_shoe AS full_shoe
+FROM blackjack_cutcard_sim AS s
+LEFT JOIN blackjack_cutcard AS e USING (experiment, decks, soft17, players, cut, round, outcome)
+WHERE s.outcome = 'bust' AND s.soft17 = 'stand' AND s.round > 0 AND s.rounds >= {MIN_ROUNDS}
+ORDER BY s.decks::INTEGER, s.players, s.cut, s.experiment, s.round
+"""
+
+CUTCARD_ANSWER_SQL = """
+SELECT count(*) AS settings, min(decks::INTEGER) AS min_decks, max(decks::INTEGER) AS max_decks,
+       max(abs(effect)) * 100 AS largest, max(abs(effect) / standard_error) AS largest_z,
+       (SELECT 100 * any_value(effect ORDER BY cut) FROM blackjack_cutcard WHERE round = 0 AND outcome = 'bust') AS exact,
+       (SELECT any_value(experiment ORDER BY cut) FROM blackjack_cutcard WHERE round = 0 AND outcome = 'bust') AS exact_at,
+       (SELECT count(*) FILTER (WHERE covered) FROM blackjack_cutcard_compare) AS covered,
+       (SELECT count(*) FROM blackjack_cutcard_compare) AS cells
+FROM blackjack_cutcard_sim WHERE round = 0 AND outcome = 'bust' AND standard_error > 0
+"""
+
+CUT_QUERIES = {name.removesuffix("_SQL").lower(): sql for name, sql in list(globals().items()) if name.endswith("_SQL")}
+
+SECTION_TEXT = (
+    "A shoe is dealt round after round until the cut card comes out, then reshuffled. Each round deals "
+    "a fixed number of cards to the players (who stand), then the dealer's hand; the upcard is whatever "
+    "the shoe deals (`engines/blackjack/cutcard.py`). Which rounds get dealt depends on the cards the "
+    "earlier rounds used, so the dealer's outcome *per round dealt* is not the full-shoe law. "
+    "Round 1 is always the full-shoe law. Simulated: seeded shoes, 95 % intervals (per round number "
+    "binomial; per round dealt, the delta method over shoes). Exact: dynamic programming over the "
+    "shoe's composition (one deck, shallow cuts). Every row in `{csv}`."
+)
+
+
+def cutcard_section(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The section of ``blackjack.md``: the bust probability per round dealt beside the full shoe, and
+    exact against simulated by round number where the exact law exists."""
+    md = ["## The cut-card effect on the dealer", ""]
+    cols, rows = query(con, CUTCARD_SUMMARY_SQL)
+    if not rows:
+        return md + ["No cut-card experiments in the warehouse.", ""]
+    md += [SECTION_TEXT.format(csv=CUTCARD_CSV), "", "**Dealer busts per round dealt (95 % intervals)**", ""]
+    labels = ["experiment", "decks", "cut (cards)", "penetration", "player cards", "soft 17", "shoes"]
+    labels += ["rounds per shoe", "bust per round", "full shoe", "effect (points)", "exact effect", "covers"]
+    md += [markdown_table(labels, rows), f"![bust probability by round number]({CUTCARD_PNG})", ""]
+    cols, rows = query(con, CUTCARD_ROUNDS_SQL)
+    if rows:
+        md += ["**Exact against simulated, by round number (bust)**", ""]
+        labels = ["experiment", "round", "P(dealt) exact", "simulated", "bust exact", "simulated (95 %)", "covers"]
+        md += [markdown_table(labels, rows)]
+        for c in records(con, CUTCARD_COVERAGE_SQL):
+            md.append(
+                f"- {c['experiment']}: {c['covered']} of {c['cells']} simulated 95 % intervals (every outcome, "
+                f"every round number, per round dealt) cover the exact value; {c['expected']} expected."
+            )
+        md.append("")
+    return md
+
+
+def cutcard_answer(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The index's sentence on the cut card: the largest simulated effect on the bust per round dealt,
+    and the exact one with the simulation's coverage where the exact law exists."""
+    rows = records(con, CUTCARD_ANSWER_SQL)
+    d = rows[0] if rows else {}
+    if not d.get("settings"):
+        return []
+    text = (
+        f"Under a cut card ({d['settings']} simulated settings, {d['min_decks']}–{d['max_decks']} decks), "
+        f"the dealer busts per round dealt within {d['largest']:.4f} percentage points of the full shoe "
+        f"(largest |effect| = {d['largest_z']:.1f} standard errors)."
+    )
+    if d["exact"] is not None:
+        text += (
+            f" Exactly ({d['exact_at']}): {d['exact']:+.5f} points; the simulations' 95 % intervals cover "
+            f"the exact values in {d['covered']} of {d['cells']} cells."
+        )
+    return [text]
+
+
+def write_cutcard(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
+    """``blackjack_cutcard.csv`` and ``blackjack_cutcard.png``."""
+    outdir = Path(outdir)
+    return [write_csv(outdir / CUTCARD_CSV, *query(con, CUTCARD_CSV_SQL)), bust_by_round(con, outdir / CUTCARD_PNG)]
+
+
+def bust_by_round(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
+    """P(bust) by round number within the shoe: one line per simulation (95 % bars), the exact law as
+    open circles, the full shoe's law dashed; rounds dealt in fewer than MIN_ROUNDS shoes left out."""
+    plt = pyplot()
+    _, rows = query(con, CUTCARD_FIGURE_SQL)
+    lines: dict[tuple, list] = {}
+    for exp, decks, cut, players, pen, rnd, bust, half, exact, full in rows:
+        lines.setdefault((exp, decks, cut, players, pen, full), []).append((rnd, bust, half, exact))
+    fig, ax = plt.subplots(figsize=(9, 4.6))
+    for (exp, decks, cut, players, pen, full), pts in lines.items():
+        label = f"{decks} deck{'s' if decks != '1' else ''}, cut {cut} ({100 * pen:.0f} %), {players} player cards"
+        bar = ax.errorbar([p[0] for p in pts], [p[1] for p in pts], yerr=[p[2] for p in pts], lw=1, ms=3, marker="o")
+        bar.lines[0].set_label(label)
+        exact = [(p[0], p[3]) for p in pts if p[3] is not None]
+        if exact:
+            ax.plot(*zip(*exact), ls="none", marker="o", ms=8, mfc="none", color="black")
+    for full in sorted({k[5] for k in lines}):
+        ax.axhline(full, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("round number within the shoe")
+    ax.set_ylabel("P(dealer busts), %")
+    ax.grid(alpha=0.3)
+    if lines:
+        ax.legend(fontsize=7)
+    ax.set_title("Dealer bust by round number under a cut card (stand on soft 17; circles: exact; dashed: full shoe)")
+    return save_figure(fig, path)
