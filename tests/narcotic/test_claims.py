@@ -147,6 +147,7 @@ def test_the_built_report_has_the_claims_table_the_warehouse_computes(tmp_path):
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert cells[0] == f"`{r['claim']}`"
         if r["campaign"] == "wiki":
-            assert cells[4].startswith(f"**{figure(r['measure'], r['value'])}**") and "2,000 games" in cells[4]
-        assert cells[5].startswith(f"**{figure(r['measure'], r['seed_value'])}**")
-        assert cells[6].startswith("yes" if r["holds"] else "no")
+            assert cells[5].startswith(f"**{figure(r['measure'], r['value'])}**") and "2,000 games" in cells[5]
+        assert cells[6].startswith(f"**{figure(r['measure'], r['seed_value'])}**")
+        assert cells[7].startswith("yes" if r["holds"] else "no")
+        assert r["url"] in cells[1]

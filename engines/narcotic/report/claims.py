@@ -9,7 +9,7 @@ from ...core.fmt import MISSING, duration, missing
 from ...report.common import markdown_table
 from .labels import rules_in_words, rules_label
 
-COLUMNS = ("claim", "source says", "cardlab reads it as", "rules that reproduce it")
+COLUMNS = ("claim", "source", "it says", "cardlab reads it as", "rules that reproduce it")
 COLUMNS += ("cardlab (95 % interval)", "seed rules (95 % interval)", "holds")
 
 # how cardlab reads each measure a claim can name (the view's `measure`)
@@ -86,14 +86,16 @@ def cardlab_cell(r: dict, prefix: str = "") -> str:
 
 
 def source_link(r: dict, text: str) -> str:
-    """A link to a web source; a file (the seed document) by its path, which no report links to."""
-    return f"[{text}]({r['url']})" if r["url"].startswith("https://") else f"{text}, `{r['url']}`"
+    """A source and its address as text: the report's pages link only to their own files (they are
+    read offline, and a page that loads nothing from elsewhere is checked for it)."""
+    return f"{text}, `{r['url']}`"
 
 
 def claim_row(r: dict) -> tuple:
     return (
         f"`{r['claim']}`",
-        f"{claimed(r)} ({source_link(r, 'source')})",
+        source_link(r, r["source"]),
+        claimed(r),
         READINGS[r["measure"]],
         f"`{rules_label(r)}`: {rules_in_words(r)}",
         cardlab_cell(r) + (f", {r['games']:,} games" if r["games"] else ""),
@@ -103,8 +105,8 @@ def claim_row(r: dict) -> tuple:
 
 
 def claim_text(r: dict) -> str:
-    """The source, its words and its rule text, as quoted."""
-    return f"- `{r['claim']}`: {source_link(r, r['source'])}: “{r['quote']}”. Its rules: “{r['rules_quote']}”."
+    """The claim's words and its source's rule text, as quoted."""
+    return f"- `{r['claim']}`: “{r['quote']}”. Its rules: “{r['rules_quote']}”."
 
 
 def claims_section(rows: list[dict]) -> list[str]:
