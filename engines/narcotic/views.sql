@@ -203,3 +203,147 @@ SELECT experiment, variant, ranks, exact_win_p,
        narcotic_wilson(covered, batches, 1) AS covered_hi95
 FROM c GROUP BY ALL
 ORDER BY ranks, variant, experiment;
+
+-- Published claims (docs/narcotic.md, "Published claims"): each figure a source states, with the
+-- source's words and rule text, the measure cardlab reads it as, and the rule combination that
+-- reproduces it.  The texts are data, the figures are computed below.  claimed is in the
+-- measure's unit (a share, passes, seconds); half_unit is half a unit of the claim's last stated
+-- digit (its own precision); source_games is the sample the source played, when it says.
+CREATE TABLE narcotic_claim_texts AS
+SELECT ord::INTEGER AS ord, claim, source, url, quote, rules_quote, matching, gather, pile_four, measure,
+       claimed::DOUBLE AS claimed, half_unit::DOUBLE AS half_unit, source_games::BIGINT AS source_games
+FROM (VALUES
+    (1, 'wikipedia_cycles', 'Wikipedia, "Perpetual Motion (solitaire)"',
+     'https://en.wikipedia.org/wiki/Perpetual_Motion_(solitaire)',
+     'in about 45% of cases a cycle occurs: that is, the cards return to exactly the same sequence as one that has been seen previously',
+     'duplicates are moved to the leftmost pile with an equal card ... Only the top card of each pile is in play ... the piles are picked up, starting from the rightmost pile, and put over one another either faced down or face up',
+     'deal', 'bottom-right', 'keep', 'loop_share', 0.45, 0.005, NULL),
+    (2, 'wikipedia_rounds', 'Wikipedia, "Perpetual Motion (solitaire)"',
+     'https://en.wikipedia.org/wiki/Perpetual_Motion_(solitaire)',
+     'When the game can be won, it still takes an average of 128 rounds before completion',
+     'as above: a round is one pass through the stock',
+     'deal', 'bottom-right', 'keep', 'mean_passes_won', 128, 0.5, NULL),
+    (3, 'clarke_completed', 'M. C. Clarke, "On the Chances of Completing the Game of ''Perpetual Motion''" (arXiv:0907.1955, 2009)',
+     'https://arxiv.org/abs/0907.1955',
+     '54.55% +/- 0.89% of games can be completed (by a patient player!) but that the remaining 45.45% result in non-terminating cycles',
+     'the abstract states no rules, and solitairewinrates.com names left to right collection of piles between rounds as the rules of the paper',
+     'deal', 'bottom-right', 'keep', 'win_p', 0.5455, 0.00005, 10000),
+    (4, 'masten_won', 'BVS Solitaire, "Perpetual Motion Solitaire" (a computer analysis by Mark Masten)',
+     'https://www.bvssolitaire.com/rules/perpetual-motion.htm',
+     'Perpetual Motion is won 8.67% of the time, assuming every available move is played',
+     'The top card of each pile is available for play. If two or more cards on different tableaus have the same rank, they are moved to the leftmost of the equal cards',
+     'cascade', 'bottom-left', 'keep', 'win_p', 0.0867, 0.00005, NULL),
+    (5, 'masten_deals', 'BVS Solitaire, "Perpetual Motion Solitaire" (a computer analysis by Mark Masten)',
+     'https://www.bvssolitaire.com/rules/perpetual-motion.htm',
+     'it takes an average of 44.7 deals before a game is either won, or a repeating loop is encountered',
+     'as above: a deal read as one pass through the stock',
+     'cascade', 'bottom-left', 'keep', 'mean_passes_all', 44.7, 0.05, NULL),
+    (6, 'seed_completed_500', 'The seed document, its sample output (ruby narcotic.rb 500)',
+     '../shared/seeds/000_2140af09572abf64.txt',
+     '48.60 percent of decks can be completed',
+     'the seed''s Ruby program: proper_piles on each deal of four, piles gathered from right to left',
+     'deal', 'top-right', 'keep', 'win_p', 0.486, 0.00005, 500),
+    (7, 'seed_completed_50', 'The seed document, its sample output (ruby narcotic.rb 50)',
+     '../shared/seeds/000_2140af09572abf64.txt',
+     '34.00 percent of decks can be completed',
+     'as above',
+     'deal', 'top-right', 'keep', 'win_p', 0.34, 0.00005, 50),
+    (8, 'seed_time_500', 'The seed document, its sample output (ruby narcotic.rb 500)',
+     '../shared/seeds/000_2140af09572abf64.txt',
+     'Average estimated completion time is 3 hours 37 minutes',
+     'as above, and its average divides the time of won games by all trials and rounds the hours, so the one average it can print this for is 2 h 37 min',
+     'deal', 'top-right', 'keep', 'seed_average_s', 9420, 30, 500),
+    (9, 'seed_time_50', 'The seed document, its sample output (ruby narcotic.rb 50)',
+     '../shared/seeds/000_2140af09572abf64.txt',
+     'Average estimated completion time is 2 hours 14 minutes',
+     'as above: the one average it can print this for is 2 h 14 min',
+     'deal', 'top-right', 'keep', 'seed_average_s', 8040, 30, 50)
+) AS t(ord, claim, source, url, quote, rules_quote, matching, gather, pile_four, measure, claimed, half_unit,
+       source_games);
+
+-- Every figure a claim can name, per campaign and rule combination: its value, a 95 % interval
+-- (Wilson for shares, normal for means), sd (the spread of one game's value, from which the
+-- sampling error of a source's smaller sample follows) and n (the games it is a mean over).
+-- Means of passes come from the histogram of passes (narcotic_tally_passes), the seed's average
+-- from the sums of time and time squared of won games (a looping game counts as 0 s).
+CREATE VIEW narcotic_campaign_measures AS
+WITH t AS (
+    SELECT experiment, variant,
+           sum(games)::DOUBLE AS games, sum(wins)::DOUBLE AS wins,
+           sum(won_time_s)::DOUBLE AS won_time_s, sum(won_time_s2)::DOUBLE AS won_time_s2,
+           min(range_start) = 0 AND max(range_stop) = sum(range_stop - range_start) AS complete
+    FROM narcotic_tallies GROUP BY ALL
+), h AS (
+    SELECT experiment, variant,
+           sum(games) FILTER (WHERE won)::DOUBLE AS won_n,
+           sum(games::DOUBLE * passes) FILTER (WHERE won) AS won_s1,
+           sum(games::DOUBLE * passes * passes) FILTER (WHERE won) AS won_s2,
+           sum(games)::DOUBLE AS all_n,
+           sum(games::DOUBLE * passes) AS all_s1,
+           sum(games::DOUBLE * passes * passes) AS all_s2
+    FROM narcotic_tally_passes GROUP BY ALL
+), m AS (
+    SELECT experiment, variant, complete, games, 'win_p' AS measure, wins AS successes,
+           wins / games AS value, sqrt(wins / games * (1 - wins / games)) AS sd, games AS n
+    FROM t
+    UNION ALL
+    SELECT experiment, variant, complete, games, 'loop_share', games - wins,
+           1 - wins / games, sqrt(wins / games * (1 - wins / games)), games
+    FROM t
+    UNION ALL
+    SELECT experiment, variant, complete, games, 'mean_passes_won', NULL,
+           won_s1 / won_n, sqrt((won_s2 - won_s1 * won_s1 / won_n) / (won_n - 1)), won_n
+    FROM t JOIN h USING (experiment, variant)
+    UNION ALL
+    SELECT experiment, variant, complete, games, 'mean_passes_all', NULL,
+           all_s1 / all_n, sqrt((all_s2 - all_s1 * all_s1 / all_n) / (all_n - 1)), all_n
+    FROM t JOIN h USING (experiment, variant)
+    UNION ALL
+    SELECT experiment, variant, complete, games, 'seed_average_s', NULL,
+           won_time_s / games, sqrt((won_time_s2 - won_time_s * won_time_s / games) / (games - 1)), games
+    FROM t
+)
+SELECT experiment, variant, complete, games::BIGINT AS games, measure, value,
+       CASE WHEN successes IS NULL THEN value - 1.959963984540054 * sd / sqrt(n)
+            ELSE narcotic_wilson(successes, games, -1) END AS lo95,
+       CASE WHEN successes IS NULL THEN value + 1.959963984540054 * sd / sqrt(n)
+            ELSE narcotic_wilson(successes, games, 1) END AS hi95,
+       sd, n
+FROM m ORDER BY experiment, variant, measure;
+
+-- Each published claim beside cardlab's figure for it: the largest campaign of the claim's rule
+-- combination answers (a complete one first), and the seed rules' figure of the same measure
+-- stands beside it.  The claim holds when cardlab's figure is within the claim's own precision
+-- (half_unit) or, where the source names its sample, within that sample's 95 % sampling error
+-- (1.96 sd / sqrt(its games), its won games for a measure over won games).
+CREATE VIEW narcotic_claims AS
+WITH c AS (
+    SELECT t.*, v.variant
+    FROM narcotic_claim_texts t
+    LEFT JOIN narcotic_variants v
+        ON v.matching = t.matching AND v.gather = t.gather AND v.pile_four = t.pile_four
+           AND v.ranks = narcotic_full_deck()
+), best AS (
+    SELECT * FROM narcotic_campaign_measures
+    QUALIFY row_number() OVER (PARTITION BY variant, measure ORDER BY complete DESC, games DESC, experiment) = 1
+), seed AS (
+    SELECT b.* FROM best b JOIN narcotic_variants v USING (variant)
+    JOIN narcotic_presets p USING (matching, gather, pile_four, ranks) WHERE p.preset = 'seed'
+), j AS (
+    SELECT c.*, b.experiment AS campaign, b.games, b.complete, b.value, b.lo95, b.hi95,
+           b.value - c.claimed AS difference,
+           1.959963984540054 * b.sd / sqrt(c.source_games * b.n / b.games) AS source_error95,
+           s.experiment AS seed_campaign, s.value AS seed_value, s.lo95 AS seed_lo95, s.hi95 AS seed_hi95
+    FROM c
+    LEFT JOIN best b ON b.variant = c.variant AND b.measure = c.measure
+    LEFT JOIN seed s ON s.measure = c.measure
+)
+SELECT ord, claim, source, url, quote, rules_quote, matching, gather, pile_four, variant, measure,
+       claimed, half_unit, source_games, campaign, games, complete, value, lo95, hi95, difference,
+       source_error95,
+       abs(difference) <= half_unit AS within_precision,
+       CASE WHEN value IS NOT NULL THEN coalesce(abs(difference) <= source_error95, false) END AS within_sample,
+       CASE WHEN value IS NOT NULL
+            THEN abs(difference) <= half_unit OR coalesce(abs(difference) <= source_error95, false) END AS holds,
+       seed_campaign, seed_value, seed_lo95, seed_hi95
+FROM j ORDER BY ord;

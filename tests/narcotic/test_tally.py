@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-import duckdb
 import numpy as np
-import pyarrow as pa
 import pytest
+from tiny_warehouse import run, tiny_warehouse
 
 from engines.core.errors import CardlabError
-from engines.core.progress import Progress
 from engines.core.stats import wilson
 from engines.narcotic.report.markdown import campaign_section
 from engines.pipeline.plan import validate_config
@@ -20,10 +18,6 @@ from engines.registry import engine
 
 NARCOTIC = engine("narcotic")
 CAMPAIGN = {"name": "camp", "rules": "seed", "games": 5000, "games_per_shard": 2000, "seed": 77}
-
-
-def run(spec: dict) -> dict[str, dict]:
-    return NARCOTIC.kind_of(spec).compute(spec, Progress(1, "games", enabled=False), [])
 
 
 def sums_of_games(games: dict) -> dict:
@@ -136,19 +130,6 @@ def test_two_campaigns_of_one_name_are_refused():
 
 
 # ----------------------------------------------------------------------------- the view and the report
-
-
-def tiny_warehouse(shards: list[dict[str, dict]]) -> duckdb.DuckDBPyConnection:
-    """An in-memory warehouse of the engine's tables (empty but for the given shards) and its views."""
-    con = duckdb.connect()
-    for name, schema in NARCOTIC.tables.items():
-        parts = [pa.table(s[name], schema=schema) for s in shards if name in s] or [schema.empty_table()]
-        con.register(name, pa.concat_tables(parts))
-    for name, table in NARCOTIC.warehouse_tables().items():
-        con.register(name, table)
-    for stmt in NARCOTIC.views_sql():
-        con.execute(stmt)
-    return con
 
 
 def test_the_campaign_view_adds_up_the_shards_as_the_games_say():

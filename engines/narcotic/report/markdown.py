@@ -11,6 +11,7 @@ from ...core.layout import WAREHOUSE
 from ...core.store import write_text
 from ...report.common import markdown_table, one, query, records, write_csv
 from . import queries as q
+from .claims import claims_section
 from .decks import decks_section
 from .figures import PASSES_PNG, RULES_PNG
 from .labels import combination_cells, exp_label
@@ -47,6 +48,7 @@ def write_markdown(con: duckdb.DuckDBPyConnection, outdir: Path) -> list[Path]:
     md += answer_section(records(con, q.PRESETS_SQL))
     md += seed_section(records(con, q.SEED_STYLE_SQL))
     md += campaign_section(records(con, q.CAMPAIGN_SQL))
+    md += claims_section(records(con, q.CLAIMS_SQL))
     md += decks_section(records(con, q.DECKS_SQL), records(con, q.COVERAGE_SQL), records(con, q.EXACT_SQL))
     md += combinations_section(records(con, q.COMBOS_SQL))
     md += [

@@ -66,5 +66,8 @@ COVERAGE_SQL = """
 SELECT c.* FROM narcotic_coverage_check c ORDER BY ranks, variant, experiment
 """
 
+# each published claim beside cardlab's figure for it and the seed rules'
+CLAIMS_SQL = "SELECT * FROM narcotic_claims ORDER BY ord"
+
 # The report's named queries (``PRESETS_SQL`` is ``presets``), as its GameReport declares them
 QUERIES = {name.removesuffix("_SQL").lower(): sql for name, sql in list(globals().items()) if name.endswith("_SQL")}
