@@ -154,7 +154,7 @@ def test_a_failing_shard_of_a_batch_names_itself_in_its_own_log(tmp_path: Path, 
     specs = eng.plan({"experiments": [{"name": "seed", "rules": "seed", "games": 30, "shards": 3, "seed": 1}]})
     ran = []
 
-    def run_shard(game, spec, outputs, threads=1, inputs=(), log=None):
+    def run_shard(game, spec, outputs, threads=1, inputs=(), log=None, backend=None):
         ran.append(spec["shard"])
         if spec["shard"] == 1:
             raise CardlabError("the disk is full")
@@ -166,6 +166,7 @@ def test_a_failing_shard_of_a_batch_names_itself_in_its_own_log(tmp_path: Path, 
     class Smk:
         params = type("P", (), {"game": "narcotic", "specs": specs, "step": "batch"})
         threads = 1
+        config: dict = {}  # the run's config: no backend chosen
         log = ["results/logs/narcotic/seed/deal.top-right.keep/shard=0000.log"]
         input = type("Input", (list,), {"items": lambda self: []})()  # Snakemake's named list, empty
 
