@@ -45,6 +45,7 @@ PIPELINE_LAYER = {
     "runlog": "verify",
     "runstate": "verify",
     "progress_model": "verify",
+    "pricing": "verify",
     "failures": "verify",
     "snapshot": "steps",
     "live": "steps",

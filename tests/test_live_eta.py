@@ -1,0 +1,92 @@
+"""The live view's ETA on recorded runs, replayed through the pure model (no clock, no race).
+
+tests/data/live_cold.json is a cold run of tests/live_recording.py's small config (no results, no
+compiled kernels: every kind compiles in its first job); tests/data/live_warm.json the run after it,
+with every other shard's files removed (their logs, the previous run's timings, stay).  Each
+recording's end (Snakemake's exit, after the warehouse and reports) is the known answer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import live_recording
+import pytest
+
+from engines.pipeline.live import view
+from engines.pipeline.progress_model import model
+
+DATA = Path(__file__).parent / "data"
+RUNS = ["live_cold.json", "live_warm.json"]
+
+
+def replayed(name: str) -> tuple[dict, list]:
+    rec = live_recording.load(DATA / name)
+    out, shown = [], None
+    for t, snap in live_recording.frames(rec):
+        m = model(snap, shown)
+        shown = m.shown
+        out.append((t, snap, m))
+    return rec, out
+
+
+@pytest.fixture(scope="module", params=RUNS)
+def run(request):
+    return replayed(request.param)
+
+
+def frame_at(frames: list, t: float):
+    return min(frames, key=lambda f: abs(f[0] - t))
+
+
+def test_the_recordings_are_a_cold_and_a_warm_run():
+    cold, _ = replayed("live_cold.json")
+    warm, _ = replayed("live_warm.json")
+    assert cold["plan"] == warm["plan"] and len(cold["plan"]) >= 20
+    assert not any(when < 0 for when in cold["files"].values())  # nothing there before the cold run
+    kept = [f for f, when in warm["files"].items() if when < 0]
+    assert 0 < len(kept) < len(warm["files"])
+    assert len(cold["steps"]) == len(warm["steps"]) == 2 + len(cold["units"])  # warehouse, reports, index
+
+
+def test_the_first_frame_has_an_eta(run):
+    rec, frames = run
+    t, snap, m = frames[0]
+    assert t < 1.0 and m.eta_s is not None and m.eta_s > 0
+    assert "ETA about" in view(snap).lines[0]
+
+
+@pytest.mark.parametrize(("share", "within"), [(0.1, 2.0), (0.5, 1.3)])
+def test_the_eta_is_within_a_factor_of_the_truth(run, share, within):
+    """At 10 % of the run within a factor 2 of the time it still took, at 50 % within 30 %."""
+    rec, frames = run
+    t, _snap, m = frame_at(frames, share * rec["ended"])
+    truth = rec["ended"] - t
+    assert truth / within <= m.eta_s <= truth * within, (t, m.eta_s, truth)
+
+
+def test_the_eta_never_jumps_by_an_order_of_magnitude(run):
+    """From one frame to the next (half a second) the shown ETA moves by less than half or twice (while
+    it is over 10 s: the last seconds' steps are short)."""
+    _rec, frames = run
+    shown = [m.eta_s for _t, _s, m in frames if m.eta_s is not None]
+    assert len(shown) > 0.9 * len(frames) - 2  # shown from the first frame to the run's end
+    pairs = [(a, b) for a, b in zip(shown, shown[1:]) if a > 10 and b > 10]
+    assert pairs and all(0.5 < b / a < 2.0 for a, b in pairs), max(pairs, key=lambda p: max(p) / min(p))
+
+
+def test_kept_shards_are_said_apart_and_the_tallies_are_this_runs_work():
+    """The warm run reran half the shards: its first frame counts the others as kept, not as work done."""
+    rec, frames = replayed("live_warm.json")
+    t, snap, m = frames[0]
+    kept = {f for f, when in rec["files"].items() if when < 0}
+    kept_shards = [s for s in rec["plan"] if set(s["files"]) <= kept]
+    assert m.estimate.kept == len(kept_shards) and m.total == len(rec["plan"]) - len(kept_shards)
+    assert m.done == 0 and all(g.percent < 100.0 for g in m.games if g.main.shards)
+    assert sum(g.kept for g in m.games) == len(kept_shards)
+    lines = view(snap).lines
+    assert f"0/{m.total} shards done ({len(kept_shards)} shards kept)" in lines[0], lines
+    assert any("kept: " in line for line in lines[1:]), lines
+    # once the run has ended, nothing is "kept": the whole plan is done
+    t, snap, m = frames[-1]
+    assert not snap.alive and m.estimate.kept == 0 and m.done == m.total == len(rec["plan"])
