@@ -136,10 +136,10 @@ def test_batched_and_unbatched_runs_write_the_same_files(tmp_path: Path):
             batched = {j: n for j, n in jobs.items() if j.endswith("_batch1")}
             assert sorted(j.split("_shard_")[0] for j in batched) == ["blackjack", "narcotic"], jobs
             assert set(batched.values()) == {1}
-            # the exact tables are an experiment of one shard: a job of its own
-            assert "narcotic_shard" not in jobs and jobs["blackjack_shard"] == 1, jobs
+            # the exact tables: the configured variants' shard and fresh2's own variant's, each a job of its own
+            assert "narcotic_shard" not in jobs and jobs["blackjack_shard"] == 2, jobs
         else:
-            assert jobs["narcotic_shard"] == 3 and jobs["blackjack_shard"] == 3, jobs
+            assert jobs["narcotic_shard"] == 3 and jobs["blackjack_shard"] == 4, jobs
             assert not [j for j in jobs if "_batch" in j], jobs
         runs[limit] = digests(wd)
         logs = sorted((wd / "results/logs/narcotic/seed").rglob("shard=*.log"))
