@@ -107,7 +107,8 @@ def steps_of(
     results: str, games, run_started: float | None, current: bool
 ) -> tuple[tuple[str, ...], tuple[str, float] | None]:
     """The steps after the shards this run has still to begin (none when the warehouse and reports are
-    current), and the latest begun, with its log's time: a step's log is older than the run until it begins."""
+    current; a report only for the ``games`` with work in this run: another game's report is left as it
+    is), and the latest begun, with its log's time: a step's log is older than the run until it begins."""
     if current or run_started is None:
         return (), None
     logs = step_logs(results, games)
@@ -144,7 +145,8 @@ def snapshot(
     warehouse = warehouse_state(results, all_done, newest)
     report = reports_state(results, reports, warehouse)
     kept = frozenset(f for f, t in stamps.items() if t is not None and alive and run_started and t < run_started)
-    games = [g for g in units if any(s.game == g for s in plan)]
+    # the games this run computes shards of (a file missing, or written since the run began)
+    games = [g for g in units if any(s.game == g and not all(f in kept for f in s.files) for s in plan)]
     steps, began = ((), None) if only is not None else steps_of(results, games, run_started, report == "current")
     return Snapshot(
         tuple(plan),
