@@ -118,3 +118,31 @@ def test_the_cores_of_a_snakemake_command_line():
     every = os.cpu_count()
     assert cores_of(["snakemake", "--cores", "3"]) == 3 and cores_of(["snakemake", "--cores=4", "-n"]) == 4
     assert cores_of(["snakemake", "-c", "all"]) == every and cores_of(["snakemake", "-n"]) == every
+
+
+def test_a_snapshot_on_disk_tells_kept_files_and_the_steps_left(tmp_path, monkeypatch):
+    """Files older than the run's start are kept; the warehouse, the report of each game with work in this
+    run and the index are steps left until their logs are newer than the start."""
+    import os
+
+    from engines.pipeline.snapshot import snapshot
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text(
+        "blackjack:\n  exact: {decks: [1], soft17: [stand], peek: ['no']}\n  experiments:\n"
+        "    - {name: f, shoe: fresh, decks: 1, hands_per_upcard: 100, shards: 2, seed: 1}\n"
+    )
+    snap = snapshot("config.yaml", "results", alive=True, run_started=1000.0, cores=2)
+    shards = {s.shard: s for s in snap.plan if s.experiment == "f"}
+    for f in shards[0].files:  # shard 0 of f was there before the run
+        Path(f).parent.mkdir(parents=True, exist_ok=True)
+        Path(f).write_bytes(b"")
+        os.utime(f, (900.0, 900.0))
+    Path("results/logs").mkdir(parents=True)
+    Path("results/logs/warehouse.log").write_text("")
+    os.utime("results/logs/warehouse.log", (1100.0, 1100.0))  # the warehouse began at 1100
+    snap = snapshot("config.yaml", "results", alive=True, run_started=1000.0, cores=2)
+    assert snap.kept == frozenset(shards[0].files) and snap.cores == 2
+    assert snap.steps == ("report", "index") and snap.step_began == ("warehouse", 1100.0)
+    m = model(snap)
+    assert m.estimate.kept == 1 and m.total == len(snap.plan) - 1
