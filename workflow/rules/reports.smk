@@ -21,6 +21,10 @@ for _game in RUN_GAMES:
         log:
             f"results/logs/reports/{_game}.inputs.log",
         localrule: True
+        threads: 1
+        resources:
+            runtime=1,
+            mem_mb=200,
         params:
             views=views_version(_game),
         run:
