@@ -115,7 +115,8 @@ def recorded_run(work: Path, plan, cores: int, poll_s: float) -> dict:
                 text = Path(s.log).read_text(errors="replace").splitlines()
                 seen = lines.setdefault(s.log, [])
                 seen += [(stamp, ln) for ln in text[len(seen) :]]
-        for log in [STEP_LOGS[0], *map(str, Path(STEP_LOGS[1]).glob("*.log"))]:
+        reports = [str(p) for p in Path(STEP_LOGS[1]).glob("*.log") if not p.name.endswith(".inputs.log")]
+        for log in [STEP_LOGS[0], *reports]:
             if log not in steps and os.path.exists(log) and os.stat(log).st_mtime >= t0:
                 steps[log] = round(time.time() - t0, 3)
         polls.append(round(time.time() - t0, 3))
@@ -144,24 +145,26 @@ def snapshot_at(rec: dict, t: float) -> Snapshot:
             logs[log] = LogFile("", opened)
     alive = t < rec["ended"]
     kept = frozenset(f for f, when in rec["files"].items() if when < 0) if alive else frozenset()
-    steps, began = steps_at(rec, t) if alive else ((), None)
+    steps, since = steps_at(rec, t) if alive else ((), None)
     return Snapshot(
-        plan, rec["units"], files, logs, alive, t, 0.0, kept=kept, cores=rec["cores"], steps=steps, step_began=began
+        plan, rec["units"], files, logs, alive, t, 0.0, kept=kept, cores=rec["cores"], steps=steps, steps_since=since
     )
 
 
-def steps_at(rec: dict, t: float) -> tuple[tuple[str, ...], tuple[str, float] | None]:
-    """The steps after the shards not begun at ``t``, and the latest one begun (recordings before steps: none)."""
+def steps_at(rec: dict, t: float) -> tuple[tuple[str, ...], float | None]:
+    """The steps after the shards not finished at ``t`` (a step writes its log as it ends), and when the
+    latest finished (recordings before steps: none)."""
     if "steps" not in rec:
         return (), None
     kind = lambda log: (
         "warehouse" if log.endswith("warehouse.log") else "index" if log.endswith("index.log") else "report"
     )  # noqa: E731
     every = ["warehouse"] + ["report"] * len(rec["units"]) + ["index"]
-    begun = sorted((when, kind(log)) for log, when in rec["steps"].items() if when <= t)
-    for _, k in begun:
+    steps = {log: when for log, when in rec["steps"].items() if not log.endswith(".inputs.log")}  # a list, no step
+    ended = sorted((when, kind(log)) for log, when in steps.items() if when <= t)
+    for _, k in ended:
         every.remove(k)
-    return tuple(every), (begun[-1][1], begun[-1][0]) if begun else None
+    return tuple(every), ended[-1][0] if ended else None
 
 
 def frames(rec: dict) -> Iterator[tuple[float, Snapshot]]:

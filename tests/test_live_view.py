@@ -130,13 +130,15 @@ def test_a_group_not_started_takes_its_kinds_rate_and_an_unmeasured_kind_its_est
 
 def test_estimates_are_scaled_by_what_this_machine_measured_against_them():
     """Seed's shard took 2 s where its kind estimated 1: the machine runs at twice the estimates, a ratio
-    counted beside PRIOR_WEIGHT times the estimates' own (1): Blackjack's 20 CPU-s are priced 20 x 2^(1/3) s."""
+    counted beside PRIOR_WEIGHT times the estimates' own (1): Blackjack's 20 CPU-s are priced 20 x 2^(1/3) s.
+    Classic, priced by its kind's one measurement (a first job may have compiled), takes the faster of
+    that (2 s) and its own estimate at the scale (2^(1/3) s)."""
     s0, c0 = replace(shard(exp="seed"), estimate_s=1.0), replace(shard(exp="classic"), estimate_s=1.0)
     bj = replace(shard("blackjack", "sim", "fresh", 0, 5000, "hands"), estimate_s=20.0)
     logs = {s0.log: finished_log(s0, 2.0, mtime=100.0)}
     m = model(snap([s0, c0, bj], files=s0.files, logs=logs, units={"narcotic": "games", "blackjack": "hands"}))
     scale = 2 ** (1 / (1 + PRIOR_WEIGHT))
-    assert m.estimate.seconds == pytest.approx(2.0 + 20.0 * scale)
+    assert m.estimate.seconds == pytest.approx(1.0 * scale + 20.0 * scale)
     assert m.estimate.unmeasured == [("blackjack", "sim")]
 
 

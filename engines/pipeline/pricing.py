@@ -160,10 +160,16 @@ def priced(states: Sequence[ShardState], rates: Sequence[float | None]) -> list[
     """Each shard's rate, beside ``states``: its measured one (:func:`rates_of`), else its kind's estimate
     at this machine's measured scale (:func:`estimate_scale`), else ``UNESTIMATED_S`` at that scale.
 
-    A group measured only once prices its shards left at the faster of the two: that one measurement is
-    often its kind's first job, which compiled the kernels its other jobs load."""
+    A group priced by one measurement (its own, or its kind's when it has none) prices its shards left
+    at the faster of the two: that one measurement is often its kind's first job, which compiled the
+    kernels its other jobs load."""
     scale = estimate_scale(states)
-    once = {g for g, n in measurement_counts(states).items() if n == 1}
+    counts = measurement_counts(states)
+    by_kind: dict[tuple[str, str], int] = {}
+    for (game, kind, _exp), n in counts.items():
+        by_kind[game, kind] = by_kind.get((game, kind), 0) + n
+    # priced by one measurement: the group's own, or (none of its own) its kind's
+    once = {g for g, n in counts.items() if n == 1 or (n == 0 and by_kind[g[:2]] == 1)}
     out = []
     for s, rate in zip(states, rates, strict=True):
         if rate is None or (s.spec.group in once and s.spec.estimate_s):

@@ -43,7 +43,8 @@ CAP_PERCENT = 99.9  # what a game with work left shows at most
 JOB_START_S = 4.0
 PRIOR_JOBS = 2  # how many jobs JOB_START_S counts as once this run's own are measured
 COMPILE_S = 20.0
-STEP_S = {"warehouse": 20.0, "report": 12.0, "index": 4.0}  # each step's wall seconds, its start-up included
+# each step's wall seconds, its start-up included (the index's with Snakemake's own end)
+STEP_S = {"warehouse": 5.0, "report": 16.0, "index": 6.0}
 
 
 @dataclass(frozen=True)
@@ -84,8 +85,8 @@ class Snapshot:
     warehouse: str = ""
     reports: str = ""
     kept: frozenset[str] = frozenset()  # shard files there before this run began: not this run's work
-    steps: tuple[str, ...] = ()  # the steps after the shards this run has still to begin (warehouse, report, index)
-    step_began: tuple[str, float] | None = None  # the latest step begun, and when
+    steps: tuple[str, ...] = ()  # the steps after the shards this run has still to finish (warehouse, report, index)
+    steps_since: float | None = None  # when the latest of them finished: the next has run since
     cores: int = 1  # the most jobs the run runs at once
     setup: Setup | None = None  # a start-up step under way before Snakemake runs
 
@@ -216,15 +217,14 @@ def compiles_left(states: Sequence[ShardState]) -> int:
 
 
 def finishing(snap: Snapshot) -> float:
-    """Wall seconds of the steps after the shards: the one under way (what is left of its ``STEP_S``), then
-    those not begun, one after another but for the reports, which run side by side on the run's cores."""
-    left = 0.0
-    if snap.step_began is not None:
-        kind, began = snap.step_began
-        left = max(0.0, STEP_S[kind] - (snap.now - began))
+    """Wall seconds of the steps after the shards still to finish: one after another but for the reports,
+    which run side by side on the run's cores; the first of them under way since the latest finished."""
     reports = snap.steps.count("report")
     rounds = -(-reports // max(1, min(snap.cores, reports))) if reports else 0
-    return left + sum(STEP_S[k] for k in snap.steps if k != "report") + rounds * STEP_S["report"]
+    left = sum(STEP_S[k] for k in snap.steps if k != "report") + rounds * STEP_S["report"]
+    if snap.steps and snap.steps_since is not None:
+        left -= min(STEP_S[snap.steps[0]], snap.now - snap.steps_since)
+    return max(0.0, left)
 
 
 def estimate(
@@ -370,7 +370,7 @@ def model(snap: Snapshot, previous: Shown | None = None) -> Model:
     est = estimate(states, snap, parallel, rates)
     if snap.setup is not None:  # Snakemake has not started: the whole run is still ahead
         est.seconds += snap.setup.seconds_left(snap.now)
-    going = snap.alive and (est.done < est.total or snap.steps or snap.step_began or snap.setup is not None)
+    going = snap.alive and (est.done < est.total or snap.steps or snap.setup is not None)
     eta = smoothed(est.seconds, previous, snap.now) if going else None
     return Model(states, tallies(snap, states, rates), est, eta, Shown(eta, snap.now, est.parallel))
 

@@ -103,19 +103,17 @@ def step_logs(results: str, games) -> list[str]:
     ]
 
 
-def steps_of(
-    results: str, games, run_started: float | None, current: bool
-) -> tuple[tuple[str, ...], tuple[str, float] | None]:
-    """The steps after the shards this run has still to begin (none when the warehouse and reports are
+def steps_of(results: str, games, run_started: float | None, current: bool) -> tuple[tuple[str, ...], float | None]:
+    """The steps after the shards this run has still to finish (none when the warehouse and reports are
     current; a report only for the ``games`` with work in this run: another game's report is left as it
-    is), and the latest begun, with its log's time: a step's log is older than the run until it begins."""
+    is), and when the latest finished: a step writes its log as it ends."""
     if current or run_started is None:
         return (), None
     logs = step_logs(results, games)
     kinds = ["warehouse"] + ["report"] * len(games) + ["index"]
-    begun = [(t, k) for log, k in zip(logs, kinds, strict=True) if (t := mtime(log) or 0.0) >= run_started]
+    ended = [t for log in logs if (t := mtime(log) or 0.0) >= run_started]
     left = tuple(k for log, k in zip(logs, kinds, strict=True) if (mtime(log) or 0.0) < run_started)
-    return left, (max(begun)[1], max(begun)[0]) if begun else None
+    return left, max(ended, default=None)
 
 
 def snapshot(
@@ -147,7 +145,7 @@ def snapshot(
     kept = frozenset(f for f, t in stamps.items() if t is not None and alive and run_started and t < run_started)
     # the games this run computes shards of (a file missing, or written since the run began)
     games = [g for g in units if any(s.game == g and not all(f in kept for f in s.files) for s in plan)]
-    steps, began = ((), None) if only is not None else steps_of(results, games, run_started, report == "current")
+    steps, since = ((), None) if only is not None else steps_of(results, games, run_started, report == "current")
     return Snapshot(
         tuple(plan),
         units,
@@ -160,7 +158,7 @@ def snapshot(
         report,
         kept,
         steps,
-        began,
+        since,
         cores,
         setup,
     )
