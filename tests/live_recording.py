@@ -1,13 +1,17 @@
 """A recorded campaign for the live view's tests: record one, replay its frames.
 
-Recording (``python tests/live_recording.py OUT.json [--config small.yaml]``) runs
-``snakemake`` on a small config in a temporary copy of the project and polls every
-half second: each shard file's modification time (when it appeared) and each log
-line, stamped with its log's modification time at the poll that first saw it.
-The fixture keeps the plan, those stamps (and when each log appeared: a job's
-first line may come only at its end) and the poll times, relative to the
-start, so a frame at any recorded time is rebuilt exactly (:func:`frames`) and the
-known answers come from the recording itself (its last shard's time).
+Recording (``python tests/live_recording.py OUT.json [--config small.yaml] [--warm WARM.json]``)
+runs ``snakemake`` on a small config in a temporary copy of the project without its compiled
+kernels (a cold run, as from a fresh clone) and polls every half second: each shard file's
+modification time (when it appeared), each log line, stamped with its log's modification time
+at the poll that first saw it, and when each step after the shards (warehouse, reports, index)
+began.  The fixture keeps the plan (with each shard's kind estimate and batch job), those stamps
+(and when each log appeared: a job's first line may come only at its end) and the poll times,
+relative to the start, so a frame at any recorded time is rebuilt exactly (:func:`frames`) and
+the known answers come from the recording itself (its end).  ``--warm`` then removes every
+other shard's files and records the next run: the files left are kept (negative times), the
+logs of the first run its previous timings.  tests/data/live_cold.json and live_warm.json were
+recorded so on the 2-core machine under load (175 s and 70 s).
 """
 
 from __future__ import annotations
@@ -47,7 +51,12 @@ blackjack:
 """
 
 
-def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2) -> None:
+STEP_LOGS = ("results/logs/warehouse.log", "results/logs/reports")  # the jobs after the shards: when each began
+
+
+def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2, warm: Path | None = None) -> None:
+    """Record a cold run (no numba cache, no results) into ``out``; with ``warm``, then remove every other
+    shard's files (their logs stay: the previous run's timings) and the warehouse, and record that run too."""
     import yaml
 
     from engines.pipeline.plan import Plan
@@ -57,56 +66,66 @@ def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2) -> 
     try:
         for name in ("Snakefile", "workflow", "profiles", "engines", "pyproject.toml"):
             src = ROOT / name
-            (shutil.copytree if src.is_dir() else shutil.copy2)(src, work / name)
+            if src.is_dir():  # no compiled kernels: a cold run compiles them, as a fresh clone does
+                shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy2(src, work / name)
         (work / "config.yaml").write_text(config_text)
         os.chdir(work)
         plan, units = planned_shards(Plan.build(yaml.safe_load(config_text), "config"))
-        snakemake = str(Path(sys.executable).with_name("snakemake"))
-        env = {**os.environ, "PYTHONPATH": str(work)}
-        t0 = time.time()
-        proc = subprocess.Popen(
-            [snakemake, "--cores", str(cores), "--quiet", "all"],
-            stdout=open(work / "snakemake.out", "w"),
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
-        files: dict[str, float] = {}
-        opened: dict[str, float] = {}  # when each log appeared: a job has started (its first line comes later)
-        lines: dict[str, list[tuple[float, str]]] = {}
-        polls: list[float] = []
-        while True:
-            ended = proc.poll() is not None
-            for s in plan:
+        fixture = {"config": config_text, "cores": cores, "units": units}
+        fixture["plan"] = [s.__dict__ | {"files": list(s.files)} for s in plan]
+        out.write_text(json.dumps(fixture | recorded_run(work, plan, cores, poll_s), separators=(",", ":")))
+        if warm is not None:
+            for s in plan[::2]:
                 for f in s.files:
-                    if f not in files and os.path.exists(f):
-                        files[f] = round(os.stat(f).st_mtime - t0, 3)
-                if os.path.exists(s.log):
-                    stamp = round(os.stat(s.log).st_mtime - t0, 3)
-                    opened.setdefault(s.log, stamp)
-                    text = Path(s.log).read_text(errors="replace").splitlines()
-                    seen = lines.setdefault(s.log, [])
-                    seen += [(stamp, ln) for ln in text[len(seen) :]]
-            polls.append(round(time.time() - t0, 3))
-            if ended:
-                break
-            time.sleep(poll_s)
-        if proc.returncode != 0:
-            raise SystemExit(f"snakemake failed: {(work / 'snakemake.out').read_text()[-3000:]}")
-        fixture = {
-            "config": config_text,
-            "cores": cores,
-            "ended": polls[-1],
-            "units": units,
-            "plan": [s.__dict__ | {"files": list(s.files)} for s in plan],
-            "files": files,
-            "opened": opened,
-            "logs": lines,
-            "polls": polls,
-        }
-        out.write_text(json.dumps(fixture, separators=(",", ":")))
+                    Path(f).unlink(missing_ok=True)
+            warm.write_text(json.dumps(fixture | recorded_run(work, plan, cores, poll_s), separators=(",", ":")))
     finally:
         os.chdir(ROOT)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def recorded_run(work: Path, plan, cores: int, poll_s: float) -> dict:
+    """Run snakemake in ``work`` and poll it: when each shard file and step log appeared (files there before the
+    run: negative times), and each log line with its log's modification time at the poll that first saw it."""
+    snakemake = str(Path(sys.executable).with_name("snakemake"))
+    env = {**os.environ, "PYTHONPATH": str(work)}
+    t0 = time.time()
+    proc = subprocess.Popen(
+        [snakemake, "--cores", str(cores), "--quiet", "all"],
+        stdout=open(work / "snakemake.out", "w"),
+        stderr=subprocess.STDOUT,
+        env=env,
+    )
+    files: dict[str, float] = {}
+    opened: dict[str, float] = {}  # when each log appeared: a job has started (its first line comes later)
+    steps: dict[str, float] = {}
+    lines: dict[str, list[tuple[float, str]]] = {}
+    polls: list[float] = []
+    while True:
+        ended = proc.poll() is not None
+        for s in plan:
+            for f in s.files:
+                if f not in files and os.path.exists(f):
+                    files[f] = round(os.stat(f).st_mtime - t0, 3)
+            if os.path.exists(s.log):
+                stamp = round(os.stat(s.log).st_mtime - t0, 3)
+                opened.setdefault(s.log, stamp)
+                text = Path(s.log).read_text(errors="replace").splitlines()
+                seen = lines.setdefault(s.log, [])
+                seen += [(stamp, ln) for ln in text[len(seen) :]]
+        reports = [str(p) for p in Path(STEP_LOGS[1]).glob("*.log") if not p.name.endswith(".inputs.log")]
+        for log in [STEP_LOGS[0], *reports]:
+            if log not in steps and os.path.exists(log) and os.stat(log).st_mtime >= t0:
+                steps[log] = round(time.time() - t0, 3)
+        polls.append(round(time.time() - t0, 3))
+        if ended:
+            break
+        time.sleep(poll_s)
+    if proc.returncode != 0:
+        raise SystemExit(f"snakemake failed: {(work / 'snakemake.out').read_text()[-3000:]}")
+    return {"ended": polls[-1], "files": files, "opened": opened, "steps": steps, "logs": lines, "polls": polls}
 
 
 def load(path: Path) -> dict:
@@ -124,7 +143,28 @@ def snapshot_at(rec: dict, t: float) -> Snapshot:
             logs[log] = LogFile("\n".join(ln for _, ln in seen) + "\n", seen[-1][0])
         elif opened <= t:
             logs[log] = LogFile("", opened)
-    return Snapshot(plan, rec["units"], files, logs, t < rec["ended"], t, run_started=0.0)
+    alive = t < rec["ended"]
+    kept = frozenset(f for f, when in rec["files"].items() if when < 0) if alive else frozenset()
+    steps, since = steps_at(rec, t) if alive else ((), None)
+    return Snapshot(
+        plan, rec["units"], files, logs, alive, t, 0.0, kept=kept, cores=rec["cores"], steps=steps, steps_since=since
+    )
+
+
+def steps_at(rec: dict, t: float) -> tuple[tuple[str, ...], float | None]:
+    """The steps after the shards not finished at ``t`` (a step writes its log as it ends), and when the
+    latest finished (recordings before steps: none)."""
+    if "steps" not in rec:
+        return (), None
+    kind = lambda log: (
+        "warehouse" if log.endswith("warehouse.log") else "index" if log.endswith("index.log") else "report"
+    )  # noqa: E731
+    every = ["warehouse"] + ["report"] * len(rec["units"]) + ["index"]
+    steps = {log: when for log, when in rec["steps"].items() if not log.endswith(".inputs.log")}  # a list, no step
+    ended = sorted((when, kind(log)) for log, when in steps.items() if when <= t)
+    for _, k in ended:
+        every.remove(k)
+    return tuple(every), ended[-1][0] if ended else None
 
 
 def frames(rec: dict) -> Iterator[tuple[float, Snapshot]]:
@@ -138,8 +178,10 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--config", type=Path, help="config file (default: the small one above)")
     ap.add_argument("--cores", type=int, default=2)
+    ap.add_argument("--warm", type=Path, help="then record a warm run here (every other shard removed)")
     args = ap.parse_args()
-    record(args.out.resolve(), args.config.read_text() if args.config else CONFIG, cores=args.cores)
+    warm = args.warm.resolve() if args.warm else None
+    record(args.out.resolve(), args.config.read_text() if args.config else CONFIG, cores=args.cores, warm=warm)
 
 
 if __name__ == "__main__":

@@ -59,7 +59,14 @@ def other_run(tmp_path_factory) -> Path:
 
 def test_configfile_plans_only_the_given_file(other_run):
     dry = snakemake(other_run, "-n", "--configfile", "other.yaml", "-F")
-    assert planned_stages(dry.stdout) == {"narcotic_shard", "warehouse", "narcotic_report", "report_index", "all"}
+    assert planned_stages(dry.stdout) == {
+        "narcotic_shard",
+        "warehouse",
+        "narcotic_report_inputs",
+        "narcotic_report",
+        "report_index",
+        "all",
+    }
     # the terminal: one "Job stats" table, no hint at job blocks the profile hides
     out = dry.stdout + dry.stderr
     assert out.count("Job stats:") == 1 and "check individual jobs above" not in out, out

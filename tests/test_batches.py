@@ -136,10 +136,10 @@ def test_batched_and_unbatched_runs_write_the_same_files(tmp_path: Path):
             batched = {j: n for j, n in jobs.items() if j.endswith("_batch1")}
             assert sorted(j.split("_shard_")[0] for j in batched) == ["blackjack", "narcotic"], jobs
             assert set(batched.values()) == {1}
-            # the exact tables are an experiment of one shard: a job of its own
-            assert "narcotic_shard" not in jobs and jobs["blackjack_shard"] == 1, jobs
+            # the exact tables: the configured variants' shard and fresh2's own variant's, each a job of its own
+            assert "narcotic_shard" not in jobs and jobs["blackjack_shard"] == 2, jobs
         else:
-            assert jobs["narcotic_shard"] == 3 and jobs["blackjack_shard"] == 3, jobs
+            assert jobs["narcotic_shard"] == 3 and jobs["blackjack_shard"] == 4, jobs
             assert not [j for j in jobs if "_batch" in j], jobs
         runs[limit] = digests(wd)
         logs = sorted((wd / "results/logs/narcotic/seed").rglob("shard=*.log"))
@@ -190,24 +190,54 @@ blackjack:
 """
 
 
+def jobs_of(config_text: str) -> dict[str, list]:
+    """Every job of a config: a batch's rule name -> its specs, and each other shard by its key -> its spec."""
+    import yaml
+
+    from engines.pipeline.plan import Plan
+
+    plan = Plan.build(yaml.safe_load(config_text), "config")
+    jobs = {b.rule: list(b.specs) for batches in plan.batches.values() for b in batches}
+    batched = {
+        (b.game, s["experiment"], s["variant"], s["shard"]) for bs in plan.batches.values() for b in bs for s in b.specs
+    }
+    jobs |= {str(s.key): [dict(s.spec)] for s in plan if s.key not in batched}
+    return jobs
+
+
+def test_an_edit_of_one_experiment_leaves_every_other_jobs_rule_and_params():
+    """b's rules edited: only b's jobs, and the exact table of b's new variant, differ; every other job
+    (a's batch, the configured exact tables, Narcotic's) keeps its rule name and its specs."""
+    before = jobs_of(EDITED)
+    after = jobs_of(EDITED.replace("decks: 1, soft17: stand", "decks: 1, soft17: hit"))
+    changed = {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}
+    assert changed and all("_b_" in name or "'b'" in name or "soft17=hit" in name for name in changed), changed
+    assert any("blackjack_shard_a_" in name for name in before) and "('blackjack', 'exact', 'all', 0)" in before
+
+
 def test_an_experiment_edited_and_the_edit_undone_reruns_no_shard(tmp_path: Path):
-    """Editing one experiment reruns only its shards, and undoing the edit reruns none: each batch holds one
-    experiment's shards, so no other batch's params change; the edited run's files are then unplanned,
-    which verify lists without failing (the warehouse never loads them)."""
+    """Editing one experiment reruns only its shards (and the exact table of its new variant, a shard of its
+    own), and undoing the edit reruns none: the files of the config as it was are all there, and every job's
+    params are as they were.  A Blackjack edit rebuilds the warehouse, Blackjack's report and the index,
+    not the other games' reports.  The edited run's files are then unplanned, which verify lists without
+    failing (the warehouse never loads them)."""
     wd = workdir(tmp_path / "wd", EDITED)
     snakemake(wd, "--cores", "2")
     edited = EDITED.replace("decks: 1, soft17: stand", "decks: 1, soft17: hit")
     (wd / "config.yaml").write_text(edited)
     dry = snakemake(wd, "-n", "--cores", "2")
     jobs = planned_jobs(dry.stdout + dry.stderr)
-    # b's shards, and the exact table of b's new variant (a job of its own); nothing of a or narcotic
-    assert {j.split("_batch")[0][:17] for j in jobs if "_shard" in j} == {"blackjack_shard", "blackjack_shard_b"}, jobs
+    shards = {j.split("_batch")[0][:17] for j in jobs if "_shard" in j}
+    assert shards == {"blackjack_shard", "blackjack_shard_b"}, jobs  # nothing of a, exact 'all' or narcotic
+    assert {j for j in jobs if "report" in j} == {"blackjack_report_inputs", "blackjack_report", "report_index"}, jobs
     snakemake(wd, "--cores", "2")
     (wd / "config.yaml").write_text(EDITED)
-    undone = snakemake(wd, "--cores", "2")
-    # no simulation shard reruns; the exact tables are one shard for every variant the config names
-    # (b's variant joined and left it), computed in well under a second
-    assert [j for j in planned_jobs(undone.stdout + undone.stderr) if "_shard" in j] == ["blackjack_shard"]
+    dry = snakemake(wd, "-n", "--cores", "2")
+    jobs = planned_jobs(dry.stdout + dry.stderr)
+    assert not [j for j in jobs if "_shard" in j or j.startswith(("narcotic", "redblack"))], jobs
+    assert "Params have changed" not in dry.stdout + dry.stderr
+    snakemake(wd, "--cores", "2")
+    assert "Nothing to be done" in (lambda r: r.stdout + r.stderr)(snakemake(wd, "-n"))
     res = cardlab(wd, "verify")
     assert res.returncode == 0, res.stdout + res.stderr
     assert "unexpected:" in res.stdout and "unplanned file(s) left as they are" in res.stdout, res.stdout

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
+import sys
 
-from wfhelp import cardlab, snakemake
+from wfhelp import cardlab, env, snakemake
 
 NOISE = "missing provenance/metadata"
 
@@ -43,3 +45,50 @@ def test_cardlab_run_records_metadata_for_kept_files_once_and_changes_no_byte(fi
 
     res = cardlab(wd, "run", "warehouse", "--cores", "2")  # the same kept files: nothing to record again
     assert res.returncode == 0 and "recording Snakemake metadata" not in (wd / "results/logs/snakemake.log").read_text()
+
+
+def records(wd, paths) -> dict:
+    """Each file's Snakemake record, less the job's own times."""
+    from engines.pipeline.adopt import VOLATILE, record_path
+
+    out = {}
+    for p in paths:
+        rec = json.loads((wd / record_path(p)).read_text())
+        out[p] = {k: v for k, v in rec.items() if k not in VOLATILE}
+    return out
+
+
+def test_the_kept_files_records_come_from_the_tracked_index_where_it_is_current(finished_run):
+    """Snakemake's --touch records the kept files once (about 0.12 s a file); the index of those records
+    then lets a fresh checkout write them in a second, each only where it is current: an entry whose stamp
+    no longer matches what the plan gives its file (as after a change of its params) is left to --touch,
+    and the records are the ones Snakemake wrote."""
+    from engines.pipeline.adopt import INDEX, MARK, record_path
+
+    wd = finished_run
+    kept = sorted(str(p.relative_to(wd)) for p in (wd / "results/redblack/redblack_counts").rglob("*.parquet"))
+    assert len(kept) >= 2
+    git = lambda *a: subprocess.run(["git", *a], cwd=wd, check=True, capture_output=True)  # noqa: E731
+    git("init", "-q")
+    git("add", "-f", *kept)
+    snakemake(wd, "--cleanup-metadata", *kept)
+    assert cardlab(wd, "run", "warehouse", "--cores", "2").returncode == 0  # no index yet: all by --touch
+    log = (wd / "results/logs/snakemake.log").read_text()
+    assert f"0 from {INDEX}, {len(kept)} by snakemake --touch" in log, log
+    touched = records(wd, kept)
+    res = subprocess.run(
+        [sys.executable, "-m", "engines.pipeline.adopt"], cwd=wd, env=env(), capture_output=True, text=True
+    )
+    assert f"the records of {len(kept)} kept file(s)" in res.stdout, res.stdout + res.stderr
+
+    index = json.loads((wd / INDEX).read_text())
+    index["files"][kept[0]][1] = "0" * 20  # its job's params are no longer what the index recorded
+    (wd / INDEX).write_text(json.dumps(index))
+    for p in kept:  # a fresh checkout: the kept files' records gone
+        (wd / record_path(p)).unlink()
+    (wd / MARK).unlink()
+    assert cardlab(wd, "run", "warehouse", "--cores", "2").returncode == 0
+    log = (wd / "results/logs/snakemake.log").read_text()
+    assert f"{len(kept) - 1} from {INDEX}, 1 by snakemake --touch" in log, log
+    assert records(wd, kept) == touched
+    assert NOISE not in snakemake(wd, "-n").stdout

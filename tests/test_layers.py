@@ -46,6 +46,7 @@ PIPELINE_LAYER = {
     "runlog": "verify",
     "runstate": "verify",
     "progress_model": "verify",
+    "pricing": "verify",
     "failures": "verify",
     "snapshot": "steps",
     "live": "steps",

@@ -1,4 +1,5 @@
-"""The Blackjack engine: one shard of exact tables, seeded simulation shards of counts per upcard and outcome.
+"""The Blackjack engine: exact tables (the configured variants in one shard, each simulated variant
+outside them in one of its own), seeded simulation shards of counts per upcard and outcome.
 
 Both kinds run under one Snakemake stage and write both tables (the interface gives
 every shard of a stage the same outputs); the table that does not apply is empty.
@@ -60,24 +61,26 @@ TABLES = {**SHARD_TABLES, **CUT_TABLES}
 EXACT_EXPERIMENT = "exact"
 
 
-def exact_variants(section: dict) -> list[tuple[str, str, str]]:
+def exact_variants(section: dict) -> tuple[list[tuple[str, str, str]], list[tuple[str, str, str]]]:
     """(decks, soft17, peek) of every exact variant to compute: all combinations of the
-    configured values (absent: all 36), plus each simulation's own variant, so that
-    every simulated table has an exact one to be compared with."""
+    configured values (absent: all 36), and apart, each simulation's own variant outside them,
+    so that every simulated table has an exact one to be compared with."""
     spec = section.get("exact") or {}
     decks = [parse_decks(d) for d in spec.get("decks", DECKS)]
     soft17 = [parse_choice("soft17", s, SOFT17) for s in spec.get("soft17", SOFT17)]
     peek = [parse_choice("peek", p, PEEK) for p in spec.get("peek", PEEK)]
-    variants = set(product(decks, soft17, peek))
+    grid = set(product(decks, soft17, peek))
+    simulated = set()
     for exp in section.get("experiments", []) or []:
-        variants.add(
+        simulated.add(
             (
                 parse_decks(exp["decks"]),
                 parse_choice("soft17", exp.get("soft17", "stand"), SOFT17),
                 parse_choice("peek", exp.get("peek", "no"), PEEK),
             )
         )
-    return sorted(variants, key=lambda v: (DECKS.index(v[0]), SOFT17.index(v[1]), PEEK.index(v[2])))
+    order = lambda v: (DECKS.index(v[0]), SOFT17.index(v[1]), PEEK.index(v[2]))  # noqa: E731
+    return sorted(grid, key=order), sorted(simulated - grid, key=order)
 
 
 def sim_variant(decks: str, soft17: str, peek: str) -> str:
@@ -156,19 +159,20 @@ EXACT_CPU_S = 2.0
 
 
 class ExactTables(ShardKind):
-    """One shard for every exact variant together (well under a second)."""
+    """One shard for every configured exact variant together (well under a second), and one for each
+    simulated variant outside them: an edit of a simulation's rules adds or drops its own exact shard,
+    and leaves the configured tables' shard (and, undone, every file) as it was."""
 
     name = "exact"
     tables = tuple(SHARD_TABLES)
 
     def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
-        variants = exact_variants(section)
-        if not variants:
-            return []
+        grid, simulated = exact_variants(section)
+        shards = [("all", grid)] if grid else []
         return [
             {
                 "experiment": EXACT_EXPERIMENT,
-                "variant": "all",
+                "variant": variant,
                 "shard": 0,
                 "kind": self.name,
                 "variants": [list(v) for v in variants],
@@ -176,7 +180,13 @@ class ExactTables(ShardKind):
                 "work": len(variants) * len(UPCARDS),
                 "work_unit": "upcard tables",
             }
+            for variant, variants in shards + [(sim_variant(*v), [v]) for v in simulated]
         ]
+
+    def batch_group(self, spec: Mapping[str, Any]) -> str:
+        """Each exact shard a group of its own: a simulated variant's shard, coming and going with its
+        simulation's rules, never shares (and so changes) the configured tables' job."""
+        return f"exact_{spec['variant']}"
 
     def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
         return EXACT_CPU_S

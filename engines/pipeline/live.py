@@ -50,15 +50,11 @@ class Frame:
 
 
 def eta_text(eta: float | None, est: Estimate | None = None) -> str:
-    """The ETA, and what it leaves out: the games' own work unmeasured makes it unknown; a follow-up job
-    of another unit (RedBlack's basin job, which runs last) is named beside it."""
-    jobs = f" + {listed(kinds(est.unmeasured_jobs))} (not yet measured)" if est and est.unmeasured_jobs else ""
-    if eta is not None:
-        return f"ETA about {fmt_eta(eta)}{jobs}"
-    if est is None or not est.unmeasured:
+    """The ETA, and the kinds of work it still prices by their estimates (nothing of them measured yet)."""
+    if eta is None:
         return "ETA not known yet"
-    rest = f"; the rest about {fmt_eta(est.measured_part)}" if est.measured_part > 0 else ""
-    return f"ETA unknown (not yet measured: {listed(kinds(est.unmeasured + est.unmeasured_jobs))}{rest})"
+    guessed = (est.unmeasured + est.unmeasured_jobs) if est else []
+    return f"ETA about {fmt_eta(eta)}" + (f" (estimated: {listed(kinds(guessed))} not yet measured)" if guessed else "")
 
 
 def kinds(names: list[tuple[str, str]]) -> list[str]:
@@ -80,25 +76,41 @@ def speed(k: KindTally) -> str:
         return ""
     if k.rate > 0:  # a slow rate keeps two significant digits: never shown as 0
         return f", {k.rate:,.0f} {k.unit}/s" if k.rate >= 10 else f", {k.rate:.2g} {k.unit}/s"
-    return ", rate not yet measured"
+    return ", starting (imports, compiling kernels)"
 
 
 def game_text(g: GameTally) -> str:
+    """This run's work of a game, its kept shards said apart."""
     main = g.main
+    kept = f"kept: {count(g.kept, 'shards')}" if g.kept else ""
+    if not main.shards and not g.others:
+        return f"{g.game:<10} {kept}, nothing to run"
     line = f"{g.game:<10} {g.percent:5.1f} % of {count(int(main.work), main.unit)}"
     line += f" ({shard_state(main)}){speed(main)}" if main.shards else ""
     for k in g.others.values():
         line += f" + {count(int(k.work), k.unit)} ({shard_state(k)})"
-    return line
+    return line + (f"; {kept}" if kept else "")
+
+
+def step_text(m: Model, snap: Snapshot) -> str | None:
+    """The start-up step under way, or Snakemake starting (no job of this run begun yet)."""
+    if snap.setup is not None:
+        s = snap.setup
+        return f"  set-up: {s.name} {s.done:,}/{s.total:,}"
+    if not snap.alive or snap.run_started is None or m.all_done:
+        return None
+    if not any(s.log is not None and s.log.mtime >= snap.run_started for s in m.states if s.state != "kept"):
+        return "  starting: Snakemake checks the plan's files and schedules the first jobs"
+    return None
 
 
 def head_text(m: Model, snap: Snapshot, finished: bool) -> str:
     est = m.estimate
-    if snap.alive and not m.all_done:
-        eta = f", {eta_text(m.eta_s, est)}" if m.eta_s is not None or est.unmeasured else ""
-        return f"cardlab campaign running: {m.done}/{m.total} shards done{eta}"
+    kept = f" ({count(est.kept, 'shards')} kept)" if est.kept else ""
+    if snap.alive and m.eta_s is not None:
+        return f"cardlab campaign running: {m.done}/{m.total} shards done{kept}, {eta_text(m.eta_s, est)}"
     state = "running" if snap.alive else "finished" if finished else "not running"
-    head = f"cardlab campaign {state}: {m.done}/{m.total} shards done"
+    head = f"cardlab campaign {state}: {m.done}/{m.total} shards done{kept}"
     interrupted = m.count("interrupted")
     if interrupted:
         head += f", {interrupted} interrupted"
@@ -111,7 +123,8 @@ def view(snap: Snapshot, previous: Shown | None = None) -> Frame:
     """The summary lines of a snapshot, and what they showed (pass ``frame.shown`` to the next frame's call)."""
     m = model(snap, previous)
     finished = m.all_done and snap.warehouse == "current" and snap.reports == "current"
-    lines = [head_text(m, snap, finished), *("  " + game_text(g) for g in m.games)]
+    step = step_text(m, snap)
+    lines = [head_text(m, snap, finished), *([step] if step else []), *("  " + game_text(g) for g in m.games)]
     if snap.warehouse or snap.reports:
         lines.append(f"  warehouse  {snap.warehouse};  reports {snap.reports}")
     return Frame(lines, m.shown, finished, m)

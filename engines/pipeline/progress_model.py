@@ -9,43 +9,42 @@ estimate really changes.  Rates are computed once a frame.  engines/pipeline/sna
 reads snapshots from disk; tests replay recorded ones (tests/live_recording.py); the
 renderer (engines/pipeline/live.py) is the only place that puts them into words.
 
-Rates come from work actually done, per *group* of shards of like cost (a game's
-kind and experiment: a RedBlack exhaustive deal at k = 26 and a sampled one cost very
-differently): the timing line of every finished job (this run's or an earlier one's:
-logs stay) and the last progress line of every unfinished one, summed as work over
-job-seconds, so a rate is a mean over everything measured, never the last instant,
-and a game whose shards print no progress until they end still gets one.  A group
-none of whose shards has reported yet takes its kind's rate over the game's other
-experiments until it has its own.  Where a kind's cost per unit follows the shard (RedBlack's
-exhaustive ranks: a low rank's deal plays several times the rounds of a high one), a shard
-left is priced instead by the rates of its group's measured shards on either side,
-interpolated geometrically by shard number, so a campaign that did its cheap shards first does not promise
-the costly rest at their rate.  A group's finished jobs count only where they ran on the kind of CPU
-its latest finished job ran on (timing lines name it), so a campaign moved to a faster machine is
-priced by the new one's times.  The overall ETA is the job-seconds left (work
-left over the rate, plus the start-up each job of the run has cost beyond its timed
-computation) spread over the jobs running at once, and no shorter than the longest
-shard left; it is "unknown" while a kind with work left has no measurement at all,
-and a follow-up job of another unit (RedBlack's basin job, which runs last) not yet
-measured is named beside it.  Each game's tally counts
-the work of its main unit (games, deals, hands) and the shards of other units
-(Blackjack's exact tables, RedBlack's audit and basin jobs) apart, and reaches 100 %
+Each shard's rate is its measured one where its group, or its kind, has been measured, else
+its kind's estimate at this machine's measured scale (engines/pipeline/pricing.py): the first
+frame of a cold run has an ETA, refined as work is measured.  The ETA is the job-seconds left
+(work at those rates; each job's start-up beyond its timed computation, ``JOB_START_S`` until
+this run's jobs measure it; ``COMPILE_S`` for each kind no job has run here yet; the warehouse,
+reports and index after the shards) spread over the jobs running at once, no shorter than the
+longest shard left, plus a start-up step still under way before Snakemake runs (recording the
+kept files' metadata).  The kinds still priced by estimates are named beside it.  Shards whose
+files were there before the run began are *kept*: counted apart, not as this run's work.  Each
+game's tally counts this run's work of its main unit (games, deals, hands) and the shards of
+other units (Blackjack's exact tables, RedBlack's audit and basin jobs) apart, and reaches 100 %
 only once every shard of the game is done.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from .runlog import LogFile, Measure, ShardLog, read_shard_log
+from .pricing import priced, rates_of
+from .runlog import LogFile, ShardLog, read_shard_log
 
 # A redrawn ETA keeps counting down while a new estimate is within this share of it
 # (or of ETA_FLOOR_S for short ones); outside it, the new estimate is shown.
 ETA_MARGIN = 0.25
 ETA_FLOOR_S = 20.0
 CAP_PERCENT = 99.9  # what a game with work left shows at most
+# Before this run's jobs are measured (a cold run's first frames), measured on a cold `make run` here
+# (2 cores, loaded): a job's start-up outside its timed computation (Python, numba and pyarrow imports,
+# Snakemake's bookkeeping), a kind's kernels compiled by its first job, and one step after the shards
+# (the warehouse, a report, the index) beyond its start-up.
+JOB_START_S = 4.0
+PRIOR_JOBS = 2  # how many jobs JOB_START_S counts as once this run's own are measured
+COMPILE_S = 20.0
+# each step's wall seconds, its start-up included (the index's with Snakemake's own end)
+STEP_S = {"warehouse": 5.0, "report": 16.0, "index": 6.0}
 
 
 @dataclass(frozen=True)
@@ -63,6 +62,8 @@ class PlannedShard:
     files: tuple[str, ...]
     log: str
     cost_follows_shard: bool = False  # its kind's: priced by the measured shards around it
+    estimate_s: float | None = None  # its kind's estimate of its CPU seconds (None: the kind gives none)
+    job: str = ""  # the batch job it shares with other small shards ("": a job of its own)
 
     @property
     def group(self) -> tuple[str, str, str]:
@@ -83,6 +84,27 @@ class Snapshot:
     run_started: float | None = None  # when the current run began, if known: older unfinished logs are not running
     warehouse: str = ""
     reports: str = ""
+    kept: frozenset[str] = frozenset()  # shard files there before this run began: not this run's work
+    steps: tuple[str, ...] = ()  # the steps after the shards this run has still to finish (warehouse, report, index)
+    steps_since: float | None = None  # when the latest of them finished: the next has run since
+    cores: int = 1  # the most jobs the run runs at once
+    setup: Setup | None = None  # a start-up step under way before Snakemake runs
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A start-up step of the run before Snakemake starts: its items done of its total, since when."""
+
+    name: str
+    done: int
+    total: int
+    started: float
+    per_item_s: float  # its estimate of one item's seconds, until items are done
+
+    def seconds_left(self, now: float) -> float:
+        """At its measured pace once items are done, else at its estimate."""
+        per_item = (now - self.started) / self.done if self.done else self.per_item_s
+        return max(0.0, (self.total - self.done) * per_item)
 
 
 @dataclass(frozen=True)
@@ -97,7 +119,7 @@ class Shown:
 @dataclass
 class ShardState:
     spec: PlannedShard
-    state: str  # done, running, interrupted, waiting
+    state: str  # kept (done before this run), done, running, interrupted, waiting
     done_work: float  # in the spec's unit
     log: ShardLog | None
 
@@ -108,7 +130,8 @@ def shard_states(snap: Snapshot) -> list[ShardState]:
         lf = snap.logs.get(spec.log)
         log = read_shard_log(lf.text, lf.mtime, spec.work) if lf is not None else None
         if all(f in snap.files for f in spec.files):
-            out.append(ShardState(spec, "done", float(spec.work), log))
+            kept = snap.alive and all(f in snap.kept for f in spec.files)
+            out.append(ShardState(spec, "kept" if kept else "done", float(spec.work), log))
             continue
         done = min(float(spec.work), log.progress.work) if log and log.progress else 0.0
         if log is None or not log.unfinished:
@@ -121,99 +144,6 @@ def shard_states(snap: Snapshot) -> list[ShardState]:
     return out
 
 
-def measures_of(s: ShardState, machine: str | None = None) -> list[Measure]:
-    """What a shard's log measured: its last finished job and its attempt under way; given ``machine``,
-    a finished job timed on another kind of CPU (or on one not recorded) is left out."""
-    if s.log is None:
-        return []
-    finished = s.log.finished if machine is None or s.log.machine == machine else None
-    return [m for m in (finished, s.log.progress) if m is not None and m.seconds > 0 and m.work > 0]
-
-
-def current_machines(states: Sequence[ShardState]) -> dict[tuple[str, str, str], str]:
-    """Per group, the kind of CPU of its latest finished job that recorded one, where that kind timed
-    work of the group: a campaign's remaining shards run where its latest ones ran.  A campaign spans
-    sessions, and a machine of another generation (the same name can hide one 2.5 times slower) must
-    not price them; a group with no recorded kind keeps every measurement."""
-    latest: dict[tuple[str, str, str], tuple[float, str]] = {}
-    for s in states:
-        log = s.log
-        if log is not None and log.machine and log.finished is not None and log.finished.seconds > 0:
-            if s.spec.group not in latest or log.mtime >= latest[s.spec.group][0]:
-                latest[s.spec.group] = (log.mtime, log.machine)
-    return {group: machine for group, (_, machine) in latest.items()}
-
-
-def group_measures(states: Sequence[ShardState]) -> dict[tuple[str, str, str], Measure]:
-    """Each group's measured work and job-seconds: finished jobs' timing lines plus unfinished ones' progress,
-    the finished ones on the group's current kind of CPU (:func:`current_machines`) where it has one.
-
-    With more than one measurement, the slowest is left out: the first job of a kind on a machine
-    compiles its kernels (numba caches them for the rest), which is not the rate of the others."""
-    machines = current_machines(states)
-    found: dict[tuple[str, str, str], list[Measure]] = {}
-    for s in states:
-        for m in measures_of(s, machines.get(s.spec.group)):
-            found.setdefault(s.spec.group, []).append(m)
-    measures = {}
-    for group, ms in found.items():
-        if len(ms) > 1:
-            ms = sorted(ms, key=lambda m: m.work / m.seconds)[1:]
-        measures[group] = sum(ms, Measure())
-    return measures
-
-
-def shard_rates(states: Sequence[ShardState]) -> dict[tuple[str, str, str], float | None]:
-    """Each group's rate: its own measurement, else (a group none of whose shards has reported yet, e.g. a
-    RedBlack size not started) its kind's over the game's other experiments; None when the kind has none."""
-    measures = group_measures(states)
-    by_kind: dict[tuple[str, str], Measure] = {}
-    for (game, kind, _exp), m in measures.items():
-        by_kind[game, kind] = by_kind.get((game, kind), Measure()) + m
-    rates = {}
-    for s in states:
-        g = s.spec.group
-        own = measures.get(g)
-        rates[g] = own.rate if own is not None and own.rate else by_kind.get(g[:2], Measure()).rate
-    return rates
-
-
-def interpolated_rate(shards: Sequence[int], measures: Sequence[Measure], shard: int) -> float | None:
-    """A shard's rate from its group's measured ones (``shards`` sorted and distinct, ``measures`` beside
-    them): its own measure, else the rates of the nearest measured shard on each side, interpolated
-    geometrically by shard number (beyond the measured ones, the nearest one's)."""
-    i = bisect_left(shards, shard)
-    if i < len(shards) and shards[i] == shard:
-        return measures[i].rate
-    if i == 0 or i == len(shards):
-        return measures[min(i, len(shards) - 1)].rate
-    lo = shards[i - 1]
-    hi = shards[i]
-    # geometrically: costs several-fold apart (a rank's cost falls steeply from the lowest ranks) are
-    # interpolated in proportion, which a straight line across a gap would overstate
-    return measures[i - 1].rate ** ((hi - shard) / (hi - lo)) * measures[i].rate ** ((shard - lo) / (hi - lo))
-
-
-def rates_of(states: Sequence[ShardState]) -> list[float | None]:
-    """Each shard's rate, beside ``states``: its group's (:func:`shard_rates`), or, where its kind's cost
-    follows the shard, the one interpolated between its group's measured shards around it."""
-    group_rates = shard_rates(states)
-    machines = current_machines(states)
-    points: dict[tuple[str, str, str], dict[int, Measure]] = {}
-    for s in states:
-        if s.spec.cost_follows_shard:
-            for m in measures_of(s, machines.get(s.spec.group)):
-                found = points.setdefault(s.spec.group, {})
-                found[s.spec.shard] = found.get(s.spec.shard, Measure()) + m
-    measured = {g: (sorted(found), [found[n] for n in sorted(found)]) for g, found in points.items()}
-    rates = []
-    for s in states:
-        near = measured.get(s.spec.group)
-        rate = interpolated_rate(*near, s.spec.shard) if near else None
-        rates.append(rate or group_rates.get(s.spec.group))
-    return rates
-
-
 def seconds_left(s: ShardState, rate: float, now: float) -> float:
     """Job-seconds a shard still needs at its group's rate; a running one is credited its time since its last line."""
     left = (s.spec.work - s.done_work) / rate
@@ -224,70 +154,113 @@ def seconds_left(s: ShardState, rate: float, now: float) -> float:
 
 @dataclass
 class Estimate:
-    """The time left: shards done of the plan's, and wall seconds to the last shard with its parts."""
+    """The time left: shards done of the run's, and wall seconds to the run's end with their parts."""
 
-    done: int  # shards done
-    total: int  # shards planned
-    seconds: float | None  # wall seconds to the last shard, None when unknown
-    measured_part: float  # the same over the groups measured so far
-    job_seconds: float  # job-seconds left in the groups measured so far
-    unmeasured: list[tuple[str, str]]  # (game, kind) of the games' main units with work left and no rate
+    done: int  # shards of this run done
+    total: int  # shards of this run (the plan's, but kept ones)
+    seconds: float | None  # wall seconds to the run's end (its last shard, then the warehouse and reports)
+    measured_part: float  # the same over what is measured so far (the rest priced by estimates)
+    job_seconds: float  # job-seconds left
+    unmeasured: list[tuple[str, str]]  # (game, kind) of the games' main units with work left priced by estimates
     unmeasured_jobs: list[tuple[str, str]]  # the same for jobs of other units (a basin job, an audit)
     parallel: int
+    kept: int = 0  # shards done before this run began
 
 
 def started_in_run(s: ShardState, run_started: float) -> bool:
     return s.log is not None and s.log.mtime >= run_started and (s.state == "running" or s.log.finished is not None)
 
 
-def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> float:
-    """Seconds a job of this run spends outside its measured computation (process start, imports, writing).
+def job_key(s: ShardState) -> str:
+    """The job a shard runs in: its batch's, else its own."""
+    return s.spec.job or s.spec.log
 
-    The jobs' timing lines time only the computation; the rest of the run's capacity (the jobs
-    running at once times the time since the run began) went into start-up, spread over the jobs
-    started.  Unknown (0) without the run's start, and none once the run has stopped."""
-    if snap.run_started is None or not snap.alive:
+
+def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> float:
+    """Seconds a job of this run spends outside its measured computation (process start, imports, writing,
+    Snakemake's bookkeeping between jobs): ``JOB_START_S`` until jobs of this run are measured.
+
+    The jobs' timing lines time only the computation; the rest of the run's capacity since its first
+    computation began (the jobs at once times the time) went into start-up, spread over the jobs
+    started.  The estimate counts ``PRIOR_JOBS`` times among them, so a first job's imports do not
+    price all the others alone.  Without the run's start (a view of jobs started elsewhere) it is not
+    known, and counted as none."""
+    if snap.run_started is None:
         return 0.0
+    if not snap.alive:
+        return JOB_START_S
     started = [s for s in states if started_in_run(s, snap.run_started)]
     if not started:
-        return 0.0
+        return JOB_START_S
     measured = 0.0
+    first = snap.now
     for s in started:
         if s.state == "running":
-            measured += (s.log.progress.seconds if s.log.progress else 0.0) + max(0.0, snap.now - s.log.mtime)
+            seconds = (s.log.progress.seconds if s.log.progress else 0.0) + max(0.0, snap.now - s.log.mtime)
+            first = min(first, snap.now - seconds)
         else:
-            measured += s.log.finished.seconds
-    return max(0.0, parallel * (snap.now - snap.run_started) - measured) / len(started)
+            seconds = s.log.finished.seconds
+            first = min(first, s.log.mtime - seconds)
+        measured += seconds
+    jobs = len({job_key(s) for s in started})
+    # from the first job's start (its computation's, less a job's start-up): Snakemake's own start before it
+    # (checking the plan's files) is paid once, not by every job
+    spent = max(0.0, parallel * (snap.now - max(first - JOB_START_S, snap.run_started)) - measured)
+    return (JOB_START_S * PRIOR_JOBS + spent) / (PRIOR_JOBS + jobs)
+
+
+def compiles_left(states: Sequence[ShardState]) -> int:
+    """Kinds with work left that no job has ever run here (no log of any of their shards): each compiles its
+    kernels in its first job (numba caches them for the next)."""
+    ran = {(s.spec.game, s.spec.kind) for s in states if s.log is not None}
+    return len({(s.spec.game, s.spec.kind) for s in states if s.state != "done"} - ran)
+
+
+def finishing(snap: Snapshot) -> float:
+    """Wall seconds of the steps after the shards still to finish: one after another but for the reports,
+    which run side by side on the run's cores; the first of them under way since the latest finished."""
+    reports = snap.steps.count("report")
+    rounds = -(-reports // max(1, min(snap.cores, reports))) if reports else 0
+    left = sum(STEP_S[k] for k in snap.steps if k != "report") + rounds * STEP_S["report"]
+    if snap.steps and snap.steps_since is not None:
+        left -= min(STEP_S[snap.steps[0]], snap.now - snap.steps_since)
+    return max(0.0, left)
 
 
 def estimate(
     states: Sequence[ShardState], snap: Snapshot, parallel: int, rates: Sequence[float | None] | None = None
 ) -> Estimate:
-    """Wall seconds left: job-seconds left over ``parallel`` jobs at once, at least the longest shard left
-    (``rates``: each shard's, beside ``states``, computed once a frame; by default computed here)."""
-    total = 0.0
-    longest = 0.0
+    """Wall seconds left: job-seconds left (work at each shard's rate, each job's start-up, the kernels still
+    to compile, the warehouse and reports) over ``parallel`` jobs at once, at least the longest shard left
+    (``rates``: each shard's measured one, beside ``states``, computed once a frame; by default here)."""
+    rates = rates_of(states) if rates is None else rates
+    prices = priced(states, rates)
+    kept = sum(s.state == "kept" for s in states)
+    run = [(s, rate, price) for s, rate, price in zip(states, rates, prices, strict=True) if s.state != "kept"]
+    left = [(s, rate, price) for s, rate, price in run if s.state != "done"]
+    jobs_left = {job_key(s) for s, _, _ in left if s.state != "running"}
+    parallel = max(1, min(parallel, len(jobs_left | {job_key(s) for s, _, _ in left}) or 1))
+    overhead = job_overhead(states, snap, parallel)
     unmeasured: list[tuple[str, str]] = []
     unmeasured_jobs: list[tuple[str, str]] = []
-    rates = rates_of(states) if rates is None else rates
-    left = [(s, rate) for s, rate in zip(states, rates, strict=True) if s.state != "done"]
-    parallel = max(1, min(parallel, len(left) or 1))
-    overhead = job_overhead(states, snap, parallel)
-    now = snap.now
-    for s, rate in left:
+    total = measured_total = longest = 0.0
+    for s, rate, price in left:
+        t = seconds_left(s, price, snap.now)
+        total += t
         if rate is None:
             names = unmeasured if s.spec.main else unmeasured_jobs
-            name = (s.spec.game, s.spec.kind)
-            if name not in names:
-                names.append(name)
-            continue
-        t = seconds_left(s, rate, now) + (overhead if s.state != "running" else 0.0)
-        total += t
-        longest = max(longest, t)
-    measured = max(total / parallel, longest)
-    done = len(states) - len(left)
-    seconds = None if unmeasured else measured
-    return Estimate(done, len(states), seconds, measured, total, unmeasured, unmeasured_jobs, parallel)
+            if (s.spec.game, s.spec.kind) not in names:
+                names.append((s.spec.game, s.spec.kind))
+        else:
+            measured_total += t
+        longest = max(longest, t + (overhead if s.state != "running" else 0.0))
+    compiles = compiles_left(states) if snap.run_started is not None else 0
+    start_up = overhead * len(jobs_left) + COMPILE_S * compiles
+    finish = finishing(snap)
+    seconds = max((total + start_up) / parallel, longest) + finish if left or finish else 0.0
+    measured = max((measured_total + start_up) / parallel, longest) + finish
+    done = len(run) - len(left)
+    return Estimate(done, len(run), seconds, measured, total + start_up, unmeasured, unmeasured_jobs, parallel, kept)
 
 
 def smoothed(new: float | None, previous: Shown | None, now: float) -> float | None:
@@ -333,6 +306,7 @@ class GameTally:
     game: str
     main: KindTally
     others: dict[str, KindTally] = field(default_factory=dict)  # kind -> its shards, in another unit
+    kept: int = 0  # shards done before this run began: counted apart, not this run's work
 
     @property
     def all_done(self) -> bool:
@@ -348,13 +322,17 @@ class GameTally:
 
 
 def tallies(snap: Snapshot, states: Sequence[ShardState], rates: Sequence[float | None]) -> list[GameTally]:
-    """Each game's tally, in the snapshot's order of games (games with no shard left out)."""
+    """Each game's tally of this run's work and its kept shards apart, in the snapshot's order of games
+    (games with no shard left out)."""
     games = {game: GameTally(game, KindTally(unit)) for game, unit in snap.units.items()}
     for s, rate in zip(states, rates, strict=True):
         game = games[s.spec.game]
+        if s.state == "kept":
+            game.kept += 1
+            continue
         target = game.main if s.spec.main else game.others.setdefault(s.spec.kind, KindTally(s.spec.unit))
         target.add(s, rate)
-    return [g for g in games.values() if g.main.shards or g.others]
+    return [g for g in games.values() if g.main.shards or g.others or g.kept]
 
 
 @dataclass
@@ -388,9 +366,12 @@ def model(snap: Snapshot, previous: Shown | None = None) -> Model:
     states = shard_states(snap)
     rates = rates_of(states)  # once a frame: the tallies and the estimate share them
     running = sum(s.state == "running" for s in states)
-    parallel = max(running, previous.parallel if previous else 1)
+    parallel = max(running, snap.cores, previous.parallel if previous else 1)
     est = estimate(states, snap, parallel, rates)
-    eta = smoothed(est.seconds, previous, snap.now) if snap.alive and est.done < est.total else None
+    if snap.setup is not None:  # Snakemake has not started: the whole run is still ahead
+        est.seconds += snap.setup.seconds_left(snap.now)
+    going = snap.alive and (est.done < est.total or snap.steps or snap.setup is not None)
+    eta = smoothed(est.seconds, previous, snap.now) if going else None
     return Model(states, tallies(snap, states, rates), est, eta, Shown(eta, snap.now, est.parallel))
 
 

@@ -9,6 +9,7 @@ snakemake's).  Resuming after a killed run is the workflow's own
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -31,11 +32,16 @@ def cmd_run(args) -> int:
     cmd = snakemake_command(extra=args.snakemake_args or DEFAULT_ARGS)
     args.config = snakemake_config_files(cmd[1:])  # the live view plans what the run plans
     print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
+    started = time.time()
+    redraw = Redraw(args, process=True, cores=cores_of(cmd))  # its clock counts from the command's start
     adopt = None
     if asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}:
-        adopt = lambda log: adopt_kept(cmd[0], args.config, log)  # noqa: E731
-    started = time.time()
-    result = run_snakemake(cmd, RUN_LOG, Redraw(args, process=True), args.every, before=adopt)
+
+        def adopt(log) -> None:  # the kept files' metadata, shown as a step of the live view
+            adopt_kept(cmd[0], args.config, log, redraw.step)
+            redraw.step(None)
+
+    result = run_snakemake(cmd, RUN_LOG, redraw, args.every, before=adopt)
     if result.interrupted:
         print(f"interrupted: resume with `cardlab run` (or `snakemake --cores all`); log: {RUN_LOG}")
     elif result.rc != 0:
@@ -46,6 +52,17 @@ def cmd_run(args) -> int:
     else:
         print("done: open reports/index.html")
     return result.rc
+
+
+def cores_of(cmd: list[str]) -> int:
+    """The most jobs a snakemake command line runs at once: its --cores (-c, -j, --jobs), ``all`` and none
+    given being this machine's CPUs."""
+    for flag, value in zip(cmd, [*cmd[1:], ""], strict=True):
+        name, eq, given = flag.partition("=")
+        if name in ("--cores", "-c", "--jobs", "-j"):
+            value = given if eq else value
+            return int(value) if value.isdigit() and int(value) > 0 else os.cpu_count() or 1
+    return os.cpu_count() or 1
 
 
 EPILOG_RUN = """examples:

@@ -14,7 +14,7 @@ import time
 from ..core.layout import RESULTS, WAREHOUSE
 from ..registry import engine
 from .plan import DEFAULT_CONFIG, Plan, load_plan
-from .progress_model import PlannedShard, Snapshot
+from .progress_model import PlannedShard, Setup, Snapshot
 from .runlog import latest_run_start, mtime, read_log
 from .runstate import run_alive
 
@@ -30,9 +30,11 @@ def planned_shards(plan: Plan) -> tuple[list[PlannedShard], dict[str, str]]:
     """The plan's shards as the progress model sees them (files, log, work and its unit), and each
     game's main unit."""
     shards: list[PlannedShard] = []
+    jobs = {(b.game, *_name(spec)): b.rule for batches in plan.batches.values() for b in batches for spec in b.specs}
     for s in plan:
         main = engine(s.game).work_unit
         files = tuple(s.files.values())
+        estimate = s.kind.batch_cpu_s(s.spec)
         shards.append(
             PlannedShard(
                 s.game,
@@ -46,9 +48,15 @@ def planned_shards(plan: Plan) -> tuple[list[PlannedShard], dict[str, str]]:
                 files,
                 s.log,
                 s.kind.cost_follows_shard,
+                None if estimate is None else float(estimate),
+                jobs.get(s.key, ""),
             )
         )
     return shards, {g: engine(g).work_unit for g in plan.games}
+
+
+def _name(spec) -> tuple[str, str, int]:
+    return spec["experiment"], spec["variant"], int(spec["shard"])
 
 
 _SHARDS: dict[int, tuple[Plan, tuple[list[PlannedShard], dict[str, str]]]] = {}
@@ -88,6 +96,26 @@ def reports_state(results: str, reports: str, warehouse: str) -> str:
     return "current"
 
 
+def step_logs(results: str, games) -> list[str]:
+    """The logs of the jobs after the shards: the warehouse, each game's report, the index (workflow/rules)."""
+    return [f"{results}/logs/warehouse.log", *(f"{results}/logs/reports/{g}.log" for g in games)] + [
+        f"{results}/logs/reports/index.log"
+    ]
+
+
+def steps_of(results: str, games, run_started: float | None, current: bool) -> tuple[tuple[str, ...], float | None]:
+    """The steps after the shards this run has still to finish (none when the warehouse and reports are
+    current; a report only for the ``games`` with work in this run: another game's report is left as it
+    is), and when the latest finished: a step writes its log as it ends."""
+    if current or run_started is None:
+        return (), None
+    logs = step_logs(results, games)
+    kinds = ["warehouse"] + ["report"] * len(games) + ["index"]
+    ended = [t for log in logs if (t := mtime(log) or 0.0) >= run_started]
+    left = tuple(k for log, k in zip(logs, kinds, strict=True) if (mtime(log) or 0.0) < run_started)
+    return left, max(ended, default=None)
+
+
 def snapshot(
     config: str = DEFAULT_CONFIG,
     results: str = RESULTS,
@@ -95,9 +123,12 @@ def snapshot(
     alive: bool | None = None,
     run_started: float | None = None,
     only: frozenset[str] | None = None,
+    cores: int = 1,
+    setup: Setup | None = None,
 ) -> Snapshot:
     """The campaign's files now; ``alive`` says whether a run is known to be going (default: ask the run lock);
-    ``only``: the plan's shards all of whose files it names (a campaign run's), not the whole plan."""
+    ``only``: the plan's shards all of whose files it names (a campaign run's), not the whole plan;
+    ``cores``: the most jobs the run runs at once; ``setup``: a start-up step under way before Snakemake."""
     plan, units = planned(config, results)
     if only is not None:
         plan = [s for s in plan if set(s.files) <= only]
@@ -111,4 +142,23 @@ def snapshot(
     newest = max((t for t in stamps.values() if t is not None), default=0.0)
     warehouse = warehouse_state(results, all_done, newest)
     report = reports_state(results, reports, warehouse)
-    return Snapshot(tuple(plan), units, files, logs, alive, time.time(), run_started, warehouse, report)
+    kept = frozenset(f for f, t in stamps.items() if t is not None and alive and run_started and t < run_started)
+    # the games this run computes shards of (a file missing, or written since the run began)
+    games = [g for g in units if any(s.game == g and not all(f in kept for f in s.files) for s in plan)]
+    steps, since = ((), None) if only is not None else steps_of(results, games, run_started, report == "current")
+    return Snapshot(
+        tuple(plan),
+        units,
+        files,
+        logs,
+        alive,
+        time.time(),
+        run_started,
+        warehouse,
+        report,
+        kept,
+        steps,
+        since,
+        cores,
+        setup,
+    )

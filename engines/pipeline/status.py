@@ -29,6 +29,7 @@ from ..core.fmt import duration
 from ..core.layout import RESULTS
 from .live import Frame, Shown, view
 from .plan import DEFAULT_CONFIG
+from .progress_model import Setup
 from .runner import follow as follow_process
 from .runstate import RUN_DIR, RUN_LOG, RunNote, run_alive, running_campaign, write_run_note
 from .snapshot import cached_plan, planned_shards, snapshot
@@ -57,13 +58,22 @@ def run_frame(
     return view(snapshot(run.config, results, alive=alive, run_started=run_started, only=run.targets), previous)
 
 
-def summary(args, alive: bool | None = None, previous: Shown | None = None, run_started: float | None = None) -> Frame:
-    """The view of the campaign in this directory; ``previous``: the last frame's state (a steady ETA)."""
+def summary(
+    args,
+    alive: bool | None = None,
+    previous: Shown | None = None,
+    run_started: float | None = None,
+    cores: int = 1,
+    setup: Setup | None = None,
+) -> Frame:
+    """The view of the campaign in this directory; ``previous``: the last frame's state (a steady ETA);
+    ``cores`` and ``setup``: the run's most jobs at once and its start-up step under way (`cardlab run`'s)."""
     run = running_campaign() if args.config is None else None
     frame = _run_view(run, args, alive, previous, run_started) if run else None
     if frame is None:
         config = DEFAULT_CONFIG if args.config is None else args.config
-        frame = view(snapshot(config, args.results, alive=alive, run_started=run_started), previous)
+        snap = snapshot(config, args.results, alive=alive, run_started=run_started, cores=cores, setup=setup)
+        frame = view(snap, previous)
     if not frame.lines[0].startswith("cardlab campaign running") and not frame.finished:
         frame.lines.append(
             "  resume with `snakemake --cores all` (or `cardlab run --cores all`): finished shards are kept"
@@ -94,11 +104,14 @@ def cmd_status(args) -> int:
 class Redraw:
     """One frame a tick: the summary redrawn in place on a terminal, printed every ten ticks into a file."""
 
-    def __init__(self, args, process: bool, clock=time.monotonic) -> None:
-        """``process``: a process is followed (`cardlab run`'s snakemake), whose end ends the run."""
+    def __init__(self, args, process: bool, clock=time.monotonic, cores: int = 1) -> None:
+        """``process``: a process is followed (`cardlab run`'s snakemake), whose end ends the run; ``cores``:
+        the most jobs it runs at once.  The clock counts from here: create it when the command starts."""
         self.args = args
         self.process = process
         self.clock = clock
+        self.cores = cores
+        self.setup: Setup | None = None  # a start-up step under way before Snakemake runs
         self.tty = sys.stdout.isatty()
         self.drawn = 0
         self.last_print: float | None = None
@@ -106,12 +119,25 @@ class Redraw:
         # cardlab run knows when its run began: logs older than that are earlier runs', not running
         self.run_started = time.time() if process else None
         self.shown: Shown | None = None
+        self.drawn_at = self.started
+
+    def step(self, setup: Setup | None) -> None:
+        """Show a start-up step's progress (None: it is over), redrawn at most once a redraw interval."""
+        last, self.setup = self.setup, setup
+        if (
+            setup is None
+            or last is None
+            or setup.done >= setup.total
+            or self.clock() - self.drawn_at >= self.args.every
+        ):
+            self(False)
 
     def __call__(self, ended: bool) -> bool:
         """Draw a frame; True when, following no process, no run goes here any more."""
         alive = (not ended) if self.process else None
-        frame = summary(self.args, alive=alive, previous=self.shown, run_started=self.run_started)
+        frame = summary(self.args, alive, self.shown, self.run_started, self.cores, self.setup)
         self.shown = frame.shown
+        self.drawn_at = self.clock()
         lines = frame.lines
         lines[0] += f"  [{duration(self.clock() - self.started)}]"
         if self.tty:

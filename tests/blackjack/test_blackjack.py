@@ -381,9 +381,11 @@ def test_plan_is_deterministic_and_covers_every_hand():
     specs = engine("blackjack").plan(SECTION)
     assert specs == engine("blackjack").plan(SECTION)
     exact = [s for s in specs if s["kind"] == "exact"]
-    # the four configured variants plus the two simulated ones (2 decks stand/no, 2 decks hit/yes)
-    assert len(exact) == 1 and len(exact[0]["variants"]) == 6
-    assert ["2", "hit", "yes"] in exact[0]["variants"]
+    # the four configured variants in one shard, and each simulated one outside them in its own
+    # (2 decks stand/no, 2 decks hit/yes), so that a simulation's edit leaves the others' files as they are
+    assert [len(s["variants"]) for s in exact] == [4, 1, 1]
+    assert [s["variant"] for s in exact[1:]] == ["decks=2+soft17=stand+peek=no", "decks=2+soft17=hit+peek=yes"]
+    assert exact[2]["variants"] == [["2", "hit", "yes"]]
     for name, hands in (("f", 5000), ("c", 70_000)):
         ranges = [s["range"] for s in specs if s["experiment"] == name]
         assert ranges[0][0] == 0 and ranges[-1][1] == hands
@@ -394,15 +396,16 @@ def test_plan_is_deterministic_and_covers_every_hand():
 
 
 def test_run_shard_tables_fit_their_schemas():
-    for spec in engine("blackjack").plan(SECTION)[:2]:
+    specs = engine("blackjack").plan(SECTION)
+    exact_spec, sim_spec = specs[0], next(s for s in specs if s["kind"] == "sim")
+    for spec in (exact_spec, sim_spec):
         progress = _Progress()
         tables = engine("blackjack").kind_of(spec).compute(spec, progress, [])
         assert set(tables) == set(engine("blackjack").kind_of(spec).tables) and progress.done == spec["work"]
         for name, cols in tables.items():
             pa.table(cols, schema=engine("blackjack").tables[name])  # raises on a mismatch
-    exact_spec, sim_spec = engine("blackjack").plan(SECTION)[:2]
     exact = engine("blackjack").kind_of(exact_spec).compute(exact_spec, _Progress(), [])["blackjack_exact_probs"]
-    assert len(exact["probability"]) == 6 * 10 * 7
+    assert len(exact["probability"]) == 4 * 10 * 7  # the configured variants' shard: 2 shoes x 2 peeks
     for p, frac in zip(exact["probability"], exact["exact"]):
         assert p == float(Fraction(frac))
     sim = engine("blackjack").kind_of(sim_spec).compute(sim_spec, _Progress(), [])["blackjack_sim_counts"]

@@ -105,6 +105,31 @@ def report_outputs(game):
     return out
 
 
+def game_check_records(game):
+    """The check records of a game's kept campaigns (results/checks/<game>/): its report shows them."""
+    return [f for f in check_record_files() if f.split("/")[-3] == game]
+
+
+def views_version(game):
+    """What a game's tables in the warehouse depend on beyond its shards: the loader and its views."""
+    from engines.interface import game_directory
+
+    views = [f"{game}/views.sql"] if (game_directory(engine(game)) / "views.sql").exists() else []
+    return files_version(["pipeline/warehouse.py", "core/store.py"] + views)
+
+
+def report_inputs_file(game):
+    """The list of what a game's report reads (workflow/rules/reports.smk)."""
+    return f"results/logs/reports/{game}.inputs"
+
+
+def write_report_inputs(path, files, views, log):
+    with open(path, "w") as out:
+        out.write("\n".join([f"views {views}", *sorted(map(str, files))]) + "\n")
+    with open(log, "w") as out:
+        out.write(f"{len(files)} input(s) of the report listed in {path}\n")
+
+
 def warehouse_version():
     from engines.interface import game_directory
 

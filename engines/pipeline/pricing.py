@@ -1,0 +1,187 @@
+"""What the work left of a run costs: each shard's rate, measured or, before any measurement, estimated.
+
+Rates come from work actually done, per *group* of shards of like cost (a game's kind and
+experiment): the timing line of every finished job (this run's or an earlier one's: logs stay,
+and kept campaigns keep theirs) and the last progress line of every unfinished one, summed as
+work over job-seconds (:func:`rates_of`).  A group none of whose shards has reported takes its
+kind's rate over the game's other experiments; where a kind's cost follows the shard (RedBlack's
+exhaustive ranks) a shard left is priced by its group's measured shards on either side.
+
+A shard nothing has measured yet is priced from what is known before it runs
+(:func:`priced`): its kind's estimate of its CPU seconds (the one the batches are planned by),
+times this machine's measured ratio of job-seconds to estimated seconds over the shards
+measured so far, drawn towards 1 while few are: the first job of a kind also compiles its
+kernels, and one such job must not set the price of every other kind.  A kind that gives no
+estimate is priced at ``UNESTIMATED_S`` a shard.  So the first frame of a cold run has an ETA,
+and measurements then replace the estimates group by group, without a jump of an order of
+magnitude when they do.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left
+from collections.abc import Sequence
+from typing import Any
+
+from .runlog import Measure
+
+Group = tuple[str, str, str]
+ShardState = Any  # engines/pipeline/progress_model.py's ShardState, which imports this module
+
+UNESTIMATED_S = 5.0
+"""CPU seconds of a shard whose kind gives no estimate and that nothing has measured (a basin job)."""
+PRIOR_WEIGHT = 2.0
+"""How many measured groups the estimates' own scale (1) counts as, while few are measured."""
+OUTLIER = 10.0
+"""A measurement this many times slower than the rest of its group's is a compiling first job."""
+SCALE_LIMIT = 4.0
+"""A group's job-seconds per estimated second counts at most this far from 1: beyond it is a first job's
+compilation of its kernels (a tiny shard's whole time), not this machine's speed."""
+
+
+def measures_of(s: ShardState, machine: str | None = None) -> list[Measure]:
+    """What a shard's log measured: its last finished job and its attempt under way; given ``machine``,
+    a finished job timed on another kind of CPU (or on one not recorded) is left out."""
+    if s.log is None:
+        return []
+    finished = s.log.finished if machine is None or s.log.machine == machine else None
+    return [m for m in (finished, s.log.progress) if m is not None and m.seconds > 0 and m.work > 0]
+
+
+def current_machines(states: Sequence[ShardState]) -> dict[Group, str]:
+    """Per group, the kind of CPU of its latest finished job that recorded one, where that kind timed
+    work of the group: a campaign's remaining shards run where its latest ones ran.  A campaign spans
+    sessions, and a machine of another generation (the same name can hide one 2.5 times slower) must
+    not price them; a group with no recorded kind keeps every measurement."""
+    latest: dict[Group, tuple[float, str]] = {}
+    for s in states:
+        log = s.log
+        if log is not None and log.machine and log.finished is not None and log.finished.seconds > 0:
+            if s.spec.group not in latest or log.mtime >= latest[s.spec.group][0]:
+                latest[s.spec.group] = (log.mtime, log.machine)
+    return {group: machine for group, (_, machine) in latest.items()}
+
+
+def found_measures(states: Sequence[ShardState]) -> dict[Group, list[Measure]]:
+    """Each group's measurements: finished jobs' timing lines plus unfinished ones' progress, the finished
+    ones on the group's current kind of CPU (:func:`current_machines`) where it has one."""
+    machines = current_machines(states)
+    found: dict[Group, list[Measure]] = {}
+    for s in states:
+        for m in measures_of(s, machines.get(s.spec.group)):
+            found.setdefault(s.spec.group, []).append(m)
+    return found
+
+
+def pooled(ms: list[Measure]) -> Measure:
+    """Measurements summed, the slowest left out when there are several, and any other ``OUTLIER`` times
+    slower than the rest: the first job of a kind on a machine compiles its kernels (numba caches them for
+    the rest), which is not the rate of the others, and jobs started together each compile."""
+    ms = sorted(ms, key=lambda m: m.work / m.seconds)
+    if len(ms) > 1:
+        ms = ms[1:]
+    while len(ms) > 1 and ms[0].rate * OUTLIER < sum(ms[1:], Measure()).rate:
+        ms = ms[1:]
+    return sum(ms, Measure())
+
+
+def group_measures(states: Sequence[ShardState]) -> dict[Group, Measure]:
+    """Each group's measured work and job-seconds (:func:`found_measures`, :func:`pooled`)."""
+    return {group: pooled(ms) for group, ms in found_measures(states).items()}
+
+
+def shard_rates(states: Sequence[ShardState]) -> dict[Group, float | None]:
+    """Each group's rate: its own measurement, else (a group none of whose shards has reported yet, e.g. a
+    RedBlack size not started) its kind's over the game's other experiments, pooled as one group's (a
+    compiling first job of the kind is left out there too); None when the kind has none."""
+    found = found_measures(states)
+    by_kind: dict[tuple[str, str], list[Measure]] = {}
+    for (game, kind, _exp), ms in found.items():
+        by_kind.setdefault((game, kind), []).extend(ms)
+    rates = {}
+    for s in states:
+        g = s.spec.group
+        own = pooled(found[g]).rate if g in found else None
+        rates[g] = own or pooled(by_kind.get(g[:2], [])).rate
+    return rates
+
+
+def interpolated_rate(shards: Sequence[int], measures: Sequence[Measure], shard: int) -> float | None:
+    """A shard's rate from its group's measured ones (``shards`` sorted and distinct, ``measures`` beside
+    them): its own measure, else the rates of the nearest measured shard on each side, interpolated
+    geometrically by shard number (beyond the measured ones, the nearest one's)."""
+    i = bisect_left(shards, shard)
+    if i < len(shards) and shards[i] == shard:
+        return measures[i].rate
+    if i == 0 or i == len(shards):
+        return measures[min(i, len(shards) - 1)].rate
+    lo = shards[i - 1]
+    hi = shards[i]
+    # geometrically: costs several-fold apart (a rank's cost falls steeply from the lowest ranks) are
+    # interpolated in proportion, which a straight line across a gap would overstate
+    return measures[i - 1].rate ** ((hi - shard) / (hi - lo)) * measures[i].rate ** ((shard - lo) / (hi - lo))
+
+
+def rates_of(states: Sequence[ShardState]) -> list[float | None]:
+    """Each shard's measured rate, beside ``states``: its group's (:func:`shard_rates`), or, where its kind's
+    cost follows the shard, the one interpolated between its group's measured shards around it."""
+    group_rates = shard_rates(states)
+    machines = current_machines(states)
+    points: dict[Group, dict[int, Measure]] = {}
+    for s in states:
+        if s.spec.cost_follows_shard:
+            for m in measures_of(s, machines.get(s.spec.group)):
+                found = points.setdefault(s.spec.group, {})
+                found[s.spec.shard] = found.get(s.spec.shard, Measure()) + m
+    measured = {g: (sorted(found), [found[n] for n in sorted(found)]) for g, found in points.items()}
+    rates = []
+    for s in states:
+        near = measured.get(s.spec.group)
+        rate = interpolated_rate(*near, s.spec.shard) if near else None
+        rates.append(rate or group_rates.get(s.spec.group))
+    return rates
+
+
+def estimate_scale(states: Sequence[ShardState]) -> float:
+    """This machine's job-seconds per estimated CPU second: the geometric mean over the measured groups
+    whose kind gives an estimate, with the estimates' own scale (1) counted ``PRIOR_WEIGHT`` times."""
+    logs: list[float] = []
+    for group, m in group_measures(states).items():
+        shards = [s for s in states if s.spec.group == group and s.spec.estimate_s and s.spec.work]
+        if shards and m.rate:
+            per_unit = sum(s.spec.estimate_s for s in shards) / sum(s.spec.work for s in shards)
+            ratio = m.seconds / (m.work * per_unit)
+            logs.append(math.log(min(max(ratio, 1 / SCALE_LIMIT), SCALE_LIMIT)))
+    return math.exp(sum(logs) / (len(logs) + PRIOR_WEIGHT))
+
+
+def priced(states: Sequence[ShardState], rates: Sequence[float | None]) -> list[float]:
+    """Each shard's rate, beside ``states``: its measured one (:func:`rates_of`), else its kind's estimate
+    at this machine's measured scale (:func:`estimate_scale`), else ``UNESTIMATED_S`` at that scale.
+
+    A group priced by one measurement (its own, or its kind's when it has none) prices its shards left
+    at the faster of the two: that one measurement is often its kind's first job, which compiled the
+    kernels its other jobs load."""
+    scale = estimate_scale(states)
+    counts = measurement_counts(states)
+    by_kind: dict[tuple[str, str], int] = {}
+    for (game, kind, _exp), n in counts.items():
+        by_kind[game, kind] = by_kind.get((game, kind), 0) + n
+    # priced by one measurement: the group's own, or (none of its own) its kind's
+    once = {g for g, n in counts.items() if n == 1 or (n == 0 and by_kind[g[:2]] == 1)}
+    out = []
+    for s, rate in zip(states, rates, strict=True):
+        if rate is None or (s.spec.group in once and s.spec.estimate_s):
+            seconds = (s.spec.estimate_s if s.spec.estimate_s else UNESTIMATED_S) * scale
+            prior = max(1, s.spec.work) / max(seconds, 1e-3)
+            rate = prior if rate is None else max(rate, prior)
+        out.append(rate)
+    return out
+
+
+def measurement_counts(states: Sequence[ShardState]) -> dict[Group, int]:
+    counts: dict[Group, int] = {}
+    for s in states:
+        counts[s.spec.group] = counts.get(s.spec.group, 0) + len(measures_of(s))
+    return counts
