@@ -85,6 +85,8 @@ def condition_on_peek(probs: Sequence[Fraction]) -> list[Fraction]:
     p_natural = probs[NATURAL]
     if p_natural == 0:
         return list(probs)
+    if p_natural == 1:  # a shoe of only aces and tens behind an ace or a ten: no deal survives the peek
+        raise ValueError("the dealer holds a natural in every deal of this shoe: no deal is left after the peek")
     keep = 1 - p_natural
     return [Fraction(0) if i == NATURAL else p / keep for i, p in enumerate(probs)]
 

@@ -181,9 +181,19 @@ def test_exact_equals_brute_force_random_shoes(cards, soft17, data):
     got = bj.exact_outcomes(composition(cards), upcard, soft17)
     assert got == expected
     assert sum(got) == 1
-    peeked = bj.condition_on_peek(got)
     if got[bj.NATURAL] < 1:
-        assert peeked == brute_force(cards, upcard, soft17, peek="yes")
+        assert bj.condition_on_peek(got) == brute_force(cards, upcard, soft17, peek="yes")
+    else:  # every deal is a natural (cards [1, 1, 10], upcard 10): nothing is left to condition on
+        with pytest.raises(ValueError, match="natural in every deal"):
+            bj.condition_on_peek(got)
+
+
+def test_a_shoe_of_only_naturals_cannot_be_conditioned_on_the_peek():
+    """Ace, ace, ten behind a ten: every deal is a natural (hypothesis found it once)."""
+    got = bj.exact_outcomes(composition([1, 1, 10]), 10, "stand")
+    assert got[bj.NATURAL] == 1
+    with pytest.raises(ValueError, match="natural in every deal"):
+        bj.condition_on_peek(got)
 
 
 def test_every_variant_sums_to_one_exactly():
