@@ -37,7 +37,7 @@ from ..core.kernel_cache import compiling_alone
 from ..core.rng import shuffle_inplace, shuffle_py, stream_start
 from ..core.threads import for_each_block
 from .rules import OUTCOMES, SOFT17, dealer_stands, hand_value, outcome_index, parse_choice, play_hand
-from .simulation import KERNEL_MODULES, PACKAGE, _keeps_drawing, _outcome_of
+from .simulation import KERNEL_MODULES, PACKAGE, _dealer_from
 
 N_OUT = len(OUTCOMES)
 BLOCK_SHOES = 1 << 12
@@ -152,16 +152,7 @@ def _shoes_block(b, seed, first, n_shoes, shoe, cut, players, hit17, block, coun
         per[:] = 0
         while pos < cut:
             pos += players
-            hard = 0
-            ace = False
-            ncards = 0
-            while _keeps_drawing(hard, ace, hit17):
-                v = cards[pos]
-                pos += 1
-                hard += v
-                ace = ace or v == 1
-                ncards += 1
-            o = _outcome_of(hard, ace, ncards)
+            pos, o = _dealer_from(cards, pos, 0, False, 0, hit17)
             counts[b, r, o] += 1
             per[o] += 1
             r += 1

@@ -47,6 +47,19 @@ def _keeps_drawing(hard: np.int64, ace: bool, hit17: bool) -> bool:
     return total == 17 and soft and hit17
 
 
+@njit(cache=True, inline="always")
+def _dealer_from(cards: np.ndarray, pos: np.int64, hard: np.int64, ace: bool, ncards: np.int64, hit17: bool):
+    """The dealer draws cards[pos], cards[pos + 1], ... to a hand of ``hard`` (``ncards`` cards so far)
+    until the rules stand: (the next card's position, the hand's outcome index)."""
+    while _keeps_drawing(hard, ace, hit17):
+        v = cards[pos]
+        pos += 1
+        hard += v
+        ace = ace or v == 1
+        ncards += 1
+    return pos, _outcome_of(hard, ace, ncards)
+
+
 def deal_fresh(
     seed: np.uint64,
     stream_base: np.int64,
@@ -151,16 +164,8 @@ def _continuous_block(b, seed, stream_base, first_block, n_hands, upcard, shoe, 
             shuffle_inplace(stream_start(seed, base + shuffles), cards)
             shuffles += 1
             pos = 0
-        hard = upcard
-        ace = upcard == 1
-        ncards = 1
-        while _keeps_drawing(hard, ace, hit17):
-            v = cards[pos]
-            pos += 1
-            hard += v
-            ace = ace or v == 1
-            ncards += 1
-        out[b, _outcome_of(hard, ace, ncards)] += 1
+        pos, outcome = _dealer_from(cards, pos, upcard, upcard == 1, 1, hit17)
+        out[b, outcome] += 1
 
 
 # Stream indices: the upcard value sits in the top bits so every upcard has its own streams.
