@@ -1,5 +1,5 @@
 """The report's GPU section: what a lent GPU measured (the warehouse's ``measurements``) and the
-shards it computed (``shard_timings`` rows whose machine names a GPU)."""
+campaign shards it computed (``shard_timings`` rows whose machine names a GPU, with their counts)."""
 
 from __future__ import annotations
 
@@ -20,21 +20,14 @@ SELECT record, device, host, measured_on, metric, value, low, high, unit, detail
 FROM measurements WHERE game = 'redblack' ORDER BY measured_on, record, metric
 """
 
-GPU_SHARDS_SQL = f"""
-SELECT experiment, machine, count(*) AS shards, sum(work) AS deals, sum(wall_s) AS wall_s,
-       min(shard) AS first, max(shard) AS last
-FROM shard_timings WHERE game = 'redblack' AND machine LIKE '{GPU_MACHINE}'
-GROUP BY experiment, machine ORDER BY experiment, machine
-"""
-
 # Each shard a GPU computed: its deals, rounds and wall seconds (the job log's timing).
 GPU_SHARD_WORK_SQL = f"""
-SELECT c.k, c.shard, c.deals, c.rounds, t.wall_s
+SELECT c.experiment, t.machine, c.k, c.shard, c.deals, c.rounds, t.wall_s
 FROM redblack_counts c
 JOIN shard_timings t ON t.game = 'redblack' AND t.experiment = c.experiment AND t.variant = c.algorithm
                      AND t.shard = c.shard
 WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND c.deals > 0 AND t.machine LIKE '{GPU_MACHINE}'
-ORDER BY c.k, c.shard
+ORDER BY c.experiment, t.machine, c.shard
 """
 
 # Each size not yet complete: deals left and rounds per deal (the uniform sample's, else the cost windows').
@@ -53,8 +46,8 @@ def gpu_section(con: duckdb.DuckDBPyConnection, costs: Mapping[int, Sequence[Cos
     engines/redblack/report/cost.py), then its cross-checks: each kept GPU measurement and the
     projection from the shards a GPU computed."""
     rows = records(con, MEASUREMENTS_SQL)
-    shards = records(con, GPU_SHARDS_SQL)
-    if not rows and not shards:
+    work = records(con, GPU_SHARD_WORK_SQL)
+    if not rows and not work:
         return []
     out = ["## On a GPU", ""]
     out.append(
@@ -64,16 +57,26 @@ def gpu_section(con: duckdb.DuckDBPyConnection, costs: Mapping[int, Sequence[Cos
     )
     gpu = [(k, c) for k, by_kind in sorted(costs.items()) for c in by_kind if on_gpu(c.machine)]
     out += [""] + [f"- k = {k}: {cost_line(c)}" for k, c in gpu] + [""]
-    for s in shards:
-        out.append(
-            f"Shards computed on a GPU: {s['experiment']}, {plural(s['shards'], 'shard')} ({s['first']}..{s['last']}, "
-            f"{s['deals']:,} deals) on {s['machine']} in {duration(s['wall_s'])}, "
-            f"{s['deals'] / s['wall_s']:,.0f} deals/s (their job logs)."
-        )
+    out += shard_lines(work)
     out += ["", "Cross-checks, not costs:", ""]
     for record in dict.fromkeys(r["record"] for r in rows):
         out += measurement_lines([r for r in rows if r["record"] == record])
-    out += projection_lines(records(con, GPU_SHARD_WORK_SQL), records(con, SIZES_LEFT_SQL))
+    out += projection_lines(work, records(con, SIZES_LEFT_SQL))
+    return out
+
+
+def shard_lines(work: list[dict]) -> list[str]:
+    """The campaign shards a GPU computed, per experiment and device: how many, their deals and wall time."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for w in work:
+        groups.setdefault((w["experiment"], w["machine"]), []).append(w)
+    out = []
+    for (experiment, machine), done in groups.items():
+        deals, wall = sum(w["deals"] for w in done), sum(w["wall_s"] for w in done)
+        out.append(
+            f"Shards computed on a GPU: {experiment}, {plural(len(done), 'shard')} ({done[0]['shard']}..{done[-1]['shard']}, "
+            f"{deals:,} deals) on {machine} in {duration(wall)}, {deals / wall:,.0f} deals/s (their job logs)."
+        )
     return out
 
 
