@@ -49,8 +49,9 @@ import itertools
 import time
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.typed import Dict
 
 from engines.redblack.basins import _predecessors
 from engines.redblack.kernel import _cycle_info, _mask, _play, _round
@@ -294,6 +295,176 @@ def first_state_lever(deals: np.ndarray, k: int, base: float) -> None:
             f"  D = {depth}, B = {budget}: {rounds:8.2f}  {base / rounds:.2f}x, {visited:.1f} backward states per "
             f"deal; cycles found: {len(expected)} by brute force, {'the same' if same else 'NOT THE SAME'}"
         )
+
+
+@njit(cache=True, inline="always")
+def _class_key(L, a, O, b):
+    """A state's key up to the colour swap: a deal and its swap play the same game, colours renamed."""
+    return min(_state_key(L, a, O), _state_key(~L & _mask(a), a, ~O & _mask(b)))
+
+
+@njit(cache=True, inline="always")
+def _canonical_bits(W, X, k):
+    """The canonical deal bits of a balanced state (leader W as player 1; colours swapped if it leads black)."""
+    s = W | (X << k)
+    return ~s & _mask(2 * k) if s & 1 else s
+
+
+@njit(cache=True)
+def _merge_bound(deals, k):
+    """Rounds per deal when a deal stops at the first state an earlier deal (rank order) reached: the
+    fewest any rule of the owner rule's kind can play (it may stop a deal only where a smaller one
+    passes).  Also the distinct states, up to the colour swap, per deal (one per round played)."""
+    seen = Dict.empty(key_type=types.int64, value_type=types.int64)
+    total = 0
+    for r in range(len(deals)):
+        s = deals[r]
+        L, a, O, b = s & _mask(k), np.int64(k), s >> k, np.int64(k)
+        while True:
+            key = _class_key(L, a, O, b)
+            if key in seen:
+                break
+            seen[key] = r
+            L, a, O, b, st = _round(L, a, O, b)
+            total += 1
+            if st >= LEADER_OUT:
+                break
+    return total / len(deals), len(seen) / len(deals)
+
+
+@njit(cache=True)
+def _earlier_side_branch(W, a, X, b, k, s, depth, skip, stack, preds):
+    """(an earlier balanced deal leads to the state within `depth` rounds back, backward states expanded).
+
+    The predecessor `skip` (the deal's own previous state, as (L, a, O)) is not searched: it is the
+    deal's own history, whose side branches were searched at the rounds before."""
+    stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3], stack[0, 4] = W, a, X, b, 0
+    top, expanded = 1, 0
+    while top > 0:
+        top -= 1
+        W, a, X, b, d = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4]
+        expanded += 1
+        for p in range(_predecessors(W, a, X, b, preds)):
+            pL, pa, pO, pb = preds[p, 0], preds[p, 1], preds[p, 2], preds[p, 3]
+            if d == 0 and pL == skip[0] and pa == skip[1] and pO == skip[2]:
+                continue
+            if pa == k and pb == k and _canonical_bits(pL, pO, k) < s:
+                return True, expanded
+            if d + 1 < depth:
+                stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4] = pL, pa, pO, pb, d + 1
+                top += 1
+    return False, expanded
+
+
+@njit(cache=True)
+def _rounds_side_branches(deals, k, depth, cycles):
+    """The owner rule (rank order) plus a backward search of every state's side branches, `depth` rounds
+    deep, for an earlier balanced deal (the deal's first state too): (rounds, backward states, cycles found).
+
+    Each side branch is searched once, at the state where it joins the deal's game."""
+    stack = np.empty((4 * k * depth + 4, 5), np.int64)
+    preds = np.empty((2 * k + 2, 4), np.int64)
+    none = np.full(3, -1, np.int64)
+    last = np.empty(3, np.int64)
+    total = expanded = found = 0
+    for r in range(len(deals)):
+        s = deals[r]
+        L, a, O, b = s & _mask(k), np.int64(k), s >> k, np.int64(k)
+        earlier, e = _earlier_side_branch(L, a, O, b, k, s, depth, none, stack, preds)
+        expanded += e
+        if earlier:
+            continue
+        tL, ta, tO, power, lam = L, a, O, 1, 1
+        while True:
+            last[0], last[1], last[2] = L, a, O
+            L, a, O, b, st = _round(L, a, O, b)
+            total += 1
+            if st >= LEADER_OUT:
+                break
+            kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
+            if min(kept, lost) < s:
+                break
+            earlier, e = _earlier_side_branch(L, a, O, b, k, s, depth, last, stack, preds)
+            expanded += e
+            if earlier:
+                break
+            if L == tL and O == tO and a == ta:
+                if found < len(cycles):
+                    cycles[found] = _cycle_info(s & _mask(k), np.int64(k), s >> k, np.int64(k), lam)[2]
+                found += 1
+                break
+            tL, ta, tO, power, lam = _brent_mark(L, a, O, tL, ta, tO, power, lam)
+    return total / len(deals), expanded / len(deals), found
+
+
+@njit(cache=True)
+def _rounds_with_state_table(deals, k, d_bits, s_bits, epochs):
+    """The owner rule (rank order) plus a direct-mapped table of every game's distinguished states (one
+    in 2^d_bits), each stored with its epoch (the search's deals cut into `epochs` runs of consecutive
+    ranks, as launches): a deal stops at a stored state of an earlier epoch, which a smaller deal
+    reached.  Any deal may overwrite an entry (a lossy table, as a GPU's would be)."""
+    keys = np.full(1 << s_bits, -1, np.int64)
+    epoch_of = np.zeros(1 << s_bits, np.int64)
+    dmask, smask = (np.int64(1) << d_bits) - 1, (np.int64(1) << s_bits) - 1
+    per_epoch = max(1, -(-len(deals) // epochs))
+    total = 0
+    for r in range(len(deals)):
+        s, epoch = deals[r], r // per_epoch
+        L, a, O, b = s & _mask(k), np.int64(k), s >> k, np.int64(k)
+        tL, ta, tO, power, lam = L, a, O, 1, 1
+        while True:
+            L, a, O, b, st = _round(L, a, O, b)
+            total += 1
+            if st >= LEADER_OUT:
+                break
+            kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
+            if min(kept, lost) < s:
+                break
+            key = _class_key(L, a, O, b)
+            h = _mix(key)
+            if h & dmask == 0:
+                slot = (h >> d_bits) & smask
+                if keys[slot] == key and epoch_of[slot] < epoch:
+                    break
+                keys[slot], epoch_of[slot] = key, epoch
+            if L == tL and O == tO and a == ta:
+                break
+            tL, ta, tO, power, lam = _brent_mark(L, a, O, tL, ta, tO, power, lam)
+    return total / len(deals)
+
+
+def merge_levers(deals: np.ndarray, k: int, base: float) -> None:
+    """How far below the owner rule a rule of its kind could go, and what the two ways there cost."""
+    bound, states = _merge_bound(deals, k)
+    print(
+        "\nstop where an earlier deal passed (the bound of every rule of the owner rule's kind):\n"
+        f"  {bound:8.2f}  {base / bound:.2f}x  ({states:.2f} distinct states per deal)"
+    )
+    cap = 1 << 16
+    brute = np.empty(cap, np.int64)
+    expected = set(brute[: min(cap, _brute_cycles(deals, k, brute))].tolist())
+    cycles = np.empty(cap, np.int64)
+    _rounds_side_branches(deals[:64], k, 2, cycles)  # compiled before it is timed
+    t0 = time.perf_counter()
+    _rounds_first_state_rule(deals, k, 0, 0, cycles)
+    owner_s = time.perf_counter() - t0
+    print(
+        "owner rule plus a backward search of each state's side branches, D rounds deep (time: against this "
+        "script's scalar model of the owner rule, on the same deals):"
+    )
+    for depth in (1, 2, 4, 8, 16):
+        t0 = time.perf_counter()
+        rounds, expanded, found = _rounds_side_branches(deals, k, depth, cycles)
+        took = time.perf_counter() - t0
+        same = set(cycles[: min(cap, found)].tolist()) == expected
+        print(
+            f"  D = {depth:2d}: {rounds:8.2f}  {base / rounds:.2f}x, {expanded:.1f} backward states per deal, "
+            f"{took / owner_s:.2f}x the time; cycles: {'the same as brute force' if same else 'NOT THE SAME'}"
+        )
+    print("owner rule plus a table of every game's distinguished states (one in 4), 1,000 epochs:")
+    for s_bits in (10, 16, 20):
+        rounds = _rounds_with_state_table(deals, k, 2, s_bits, 1000)
+        print(f"  2^{s_bits} entries ({(1 << s_bits) / len(deals):.2g} per deal): {rounds:8.2f}  {base / rounds:.2f}x")
 
 
 def stratified_windows(k: int, count: int, window: int, seed: int):
@@ -673,6 +844,7 @@ def main() -> None:
                 f"({hits:.3f} cache hits per deal)"
             )
     first_state_lever(deals, k, base)
+    merge_levers(deals, k, base)
     if args.k26_windows:
         k26_windows(args.k26_windows)
     if args.narrow_lanes:

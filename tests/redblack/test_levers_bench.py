@@ -67,3 +67,31 @@ def test_play_order_windows_fix_all_but_the_last_places(levers):
     assert len({tuple(r) for r in rows}) == len(rows)
     fixed = rows[:, places[:-free]]
     assert (fixed == fixed[0]).all()
+
+
+@pytest.mark.parametrize("k", [6, 9])
+def test_rules_of_the_owner_kind_find_every_cycle_and_play_no_fewer_rounds_than_the_bound(levers, k):
+    """Stopping a deal where an earlier deal passes (the merge bound) is the fewest rounds any such rule plays;
+    the side-branch search is such a rule: at depth 1 it is the owner rule, deeper it plays fewer rounds, never
+    below the bound, and finds brute force's cycles (k = 6 has infinite deals)."""
+    deals, total = levers._all_deals(k, BINOM), canonical_deals(k)
+    owner = search_range(k, 0, total, method="owner").rounds / total
+    bound, states = levers._merge_bound(deals, k)
+    assert bound == pytest.approx(states) and 1.0 <= bound < owner
+    brute = np.empty(1 << 10, np.int64)
+    expected = set(brute[: levers._brute_cycles(deals, k, brute)].tolist())
+    assert (k == 6) == bool(expected)
+    previous = None
+    for depth in (1, 2, 4, 16):
+        cycles = np.empty(1 << 10, np.int64)
+        rounds, expanded, found = levers._rounds_side_branches(deals, k, depth, cycles)
+        assert set(cycles[:found].tolist()) == expected
+        assert bound <= rounds <= owner and expanded >= 1
+        if depth == 1:
+            assert rounds == pytest.approx(owner, rel=0, abs=1e-9)
+        else:
+            assert rounds <= previous
+        previous = rounds
+    # a table as large as the states plays between the bound and the owner rule; a tiny one changes little
+    assert bound <= levers._rounds_with_state_table(deals, k, 0, 20, total) <= owner
+    assert levers._rounds_with_state_table(deals, k, 2, 1, 10) <= owner
