@@ -31,6 +31,14 @@ size rather than sampled:
   the same rounds, so a search that deals a card only when play reads it (a tree over the
   deals) plays each such round once.  Counted on k = 26 windows, in the rank and play orders.
 
+* **Stopping where an earlier deal passed.**  The owner rule stops a deal where a smaller deal
+  provably passes, one round back; no rule of its kind stops a deal before the first state an
+  earlier deal reached (the merge bound, counted with a set of every state played).  Two ways
+  toward it: a backward search of each state's side branches (the predecessors other than the
+  deal's own previous state) D rounds deep for an earlier balanced deal, and a direct-mapped
+  table of every game's distinguished states stored with their epoch (a deal stops at an entry
+  of an earlier epoch), as a GPU's memory would hold one.
+
     .venv/bin/python bench/redblack_levers.py [--k 13] [--k26-windows 32] [--narrow-lanes 32] [--shared-reads 32]
 
 What each lever measured, and why none was built (each falls short of the 2.9x fewer rounds or
