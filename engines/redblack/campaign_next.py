@@ -20,7 +20,7 @@ from typing import Any
 
 from ..core.errors import CardlabError
 from ..core.fmt import duration
-from ..core.layout import RESULTS, ShardPlace, log_path, place_path
+from ..core.layout import MAX_SHARD, RESULTS, ShardPlace, log_path, place_path
 from .campaign import GAME, CampaignState, merge_windows
 from .search_shards import EXHAUSTIVE_VARIANT, block_sizes, exhaustive_experiment
 from .tables import SEARCH_TABLES
@@ -108,6 +108,12 @@ def shard_grid_of(
     d = next(iter(said.values()))
     if d < 1:
         raise CardlabError(f"deals_per_shard must be at least 1, got {d}")
+    shards = -(-state.total // d)
+    if shards - 1 > MAX_SHARD:  # before a plan of every shard number is made (it would not fit in memory)
+        raise CardlabError(
+            f"k = {state.k}: {d:,} deals a shard makes {shards:,} shards of {state.total:,} deals; "
+            f"shard numbers go up to {MAX_SHARD:,}: give at least {-(-state.total // (MAX_SHARD + 1)):,} deals a shard"
+        )
     return d
 
 

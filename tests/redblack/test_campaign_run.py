@@ -71,6 +71,15 @@ def test_the_grid_comes_from_the_shards_the_option_or_the_block_and_they_must_ag
         plan_run(state(3), {}, 1, kept=3000)
 
 
+def test_a_grid_of_more_shards_than_shard_numbers_is_refused_before_it_is_planned():
+    """k = 25 in shards of 300 deals would be 2*10^11 shards: a one-line error, not a plan that fills the memory."""
+    big = CampaignState(25, "owner", canonical_deals(25), [])
+    with pytest.raises(CardlabError, match=r"k = 25: 300 deals a shard makes .* shards.*up to 999,999.*give at least"):
+        plan_run(big, {}, 1, deals_per_shard=300)
+    least = -(-canonical_deals(25) // 1_000_000)
+    assert plan_run(big, {}, 2, deals_per_shard=least).shards == [0, 1]
+
+
 def test_the_run_config_plans_exactly_the_new_windows():
     run = plan_run(state(0, 1), config(ranks=[[0, 2000]], deals_per_shard=D, threads=2), 2)
     block = campaign_block(
