@@ -152,6 +152,17 @@ def gpu_cost(window: int, count: int, method: str, grid) -> None:
     )
 
 
+def first_seconds_per_deal(k: int) -> float:
+    """GPU seconds a deal of size k costs before a shard of it is timed: this run's full-deck cost windows where
+    it measured them (launches of a shard's size; a k = 26 deal costs more than a smaller one), else its k = 23
+    windows, about 1.2 times dearer a deal each size up (windows much shorter than a launch price it high)."""
+    deck = RECORD.get("full_deck")
+    if deck and k <= 26:
+        return deck["gpu_s"] / deck["deals"]
+    k23 = RECORD["compare"]["k = 23"]
+    return 1.2 ** max(0, k - 23) * k23["gpu_s"] / k23["deals"]
+
+
 def gpu_shards(k: int, count: int, per_shard: int | None, until: float, started: float) -> None:
     """The next `count` shards of size k's campaign from the bottom, on the GPU, as campaign jobs write them
     (on the grid of its ledger or config block, else `per_shard` deals a shard)."""
@@ -171,10 +182,7 @@ def gpu_shards(k: int, count: int, per_shard: int | None, until: float, started:
         print(f"k = {k}: no shard left to compute", flush=True)
         return
     kind, files, logs = ExhaustiveSearch(), run.files(), run.logs()
-    k23 = RECORD["compare"]["k = 23"]
-    # before the first shard is timed: the k = 23 windows' rate, about 1.2 times dearer a deal each size up,
-    # and the lowest ranks cost about 3 times the mean
-    last = 3 * 1.2 ** max(0, k - 23) * run.deals_per_shard * k23["gpu_s"] / k23["deals"]
+    last = 3 * run.deals_per_shard * first_seconds_per_deal(k)  # the lowest ranks cost about 3 times the mean
     kind.bind(GAME)
     for n in run.shards:
         if time.perf_counter() - started + 1.5 * last > until:

@@ -3,9 +3,13 @@
 # checks, speeds, the full deck's GPU-hours and as many campaign shards of size K as fit; every
 # output under $OUT (the bench's log and JSON, the kept measurement, the finished shards with
 # their logs as one tar: untar in the project, then `cardlab redblack campaign K --keep`).
-# Usage: bash bench/redblack_gpu_device.sh [SECONDS [K [DEALS_PER_SHARD]]]
-#   SECONDS: the bench starts no shard that would end later (default 400); K: the campaign
-#   (default 23); DEALS_PER_SHARD: its grid where no shard or config block gives one yet.
+# Usage: [SHARDS_ONLY=1] bash bench/redblack_gpu_device.sh [SECONDS [K [DEALS_PER_SHARD]]]
+#   SECONDS: the bench starts no shard that would end later (default 400), and is stopped at
+#   SECONDS + 120 whatever it is doing (so the tar below still runs: give the device call a
+#   timeout of at least SECONDS + 180); K: the campaign (default 23); DEALS_PER_SHARD: its grid
+#   where no shard or config block gives one yet. SHARDS_ONLY=1: no checks, no CPU timings, no
+#   cost windows and no kept measurement, only one k = 23 window of a launch's size (to price
+#   the first shard) and then the shards: a second call in one session.
 # numba-cuda 0.30.4 needs a numpy with np.row_stack (< 2.5): where the machine has a newer one,
 # carry the pinned numpy wheel and put it first in PYTHONPATH (this script keeps PYTHONPATH).
 set -u
@@ -20,9 +24,14 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 } 2>&1 | tee "$OUT/bench.log"
 shards() { find results/redblack -name 'shard=*.parquet' -path "*exhaustive_k${K}/*" | sort; }
 before=$(shards)
-python3 bench/redblack_gpu.py --check --k23-windows 8 --k23-window 25000000 --cost-window 1073741824 \
+if [ "${SHARDS_ONLY:-0}" = 1 ]; then
+  measure=(--no-cpu --k23-windows 1 --k23-window 1073741824 --k26-windows 1 --k26-deals 1000000)
+else
+  measure=(--check --k23-windows 8 --k23-window 25000000 --cost-window 1073741824 --keep "$OUT/measurement.json")
+fi
+timeout --signal=INT $(( ${1:-400} + 120 )) python3 bench/redblack_gpu.py "${measure[@]}" \
   --shards 100000 --k "$K" ${3:+--deals-per-shard "$3"} --until "${1:-400}" \
-  --json "$OUT/gpu.json" --keep "$OUT/measurement.json" 2>&1 | tee -a "$OUT/bench.log"
+  --json "$OUT/gpu.json" 2>&1 | tee -a "$OUT/bench.log"
 new=$(comm -13 <(echo "$before") <(shards))
 if [ -n "$new" ]; then
   logs=$(for f in $new; do echo "results/logs/redblack/exhaustive_k${K}/owner/$(basename "$f" .parquet).log"; done | sort -u)
