@@ -124,3 +124,20 @@ def test_a_damaged_measurement_is_named(tmp_path):
 def test_the_kept_measurements_in_the_repository_load():
     table = measurements_table(ROOT / "results")
     assert table.num_rows > 0 and "full_deck_gpu_hours" in table.column("metric").to_pylist()
+
+
+def test_the_gpu_projection_prices_the_ranks_left_by_their_windows_not_the_ranks_searched():
+    """A campaign from the top searches the cheapest ranks first (k = 24's shard 322: 9.3 rounds a deal against
+    the windows' 29.3): the projection of the rest takes the windows that lie in the ranks left."""
+    from engines.redblack.report.gpu import SIZES_LEFT_SQL
+
+    con = duckdb.connect()
+    con.execute(
+        "CREATE VIEW redblack_coverage AS SELECT * FROM (VALUES (24, 1000, 9.25, false), (26, 5000, 29.9, false),"
+        " (25, 800, 12.0, false), (23, 0, 25.4, true)) t(k, deals_left, rounds_per_deal, complete)"
+    )
+    con.execute(
+        "CREATE VIEW redblack_window_cost AS SELECT * FROM (VALUES (24, 29.27), (26, 30.1)) t(k, rounds_per_deal)"
+    )
+    rows = {r["k"]: float(r["rounds_per_deal"]) for r in records(con, SIZES_LEFT_SQL)}
+    assert rows == {24: 29.27, 25: 12.0, 26: 30.1}  # no windows for 25: the coverage's figure; 23 is complete

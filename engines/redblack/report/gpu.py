@@ -30,11 +30,13 @@ WHERE c.method = 'exhaustive' AND c.algorithm = 'owner' AND c.deals > 0 AND t.ma
 ORDER BY c.experiment, t.machine, c.shard
 """
 
-# Each size not yet complete: deals left and rounds per deal (the uniform sample's, else the cost windows').
+# Each size not yet complete: deals left and rounds per deal in the ranks left (the cost windows that lie
+# there; else the coverage's: a uniform sample of the size, or the ranks searched). A campaign from the top
+# searches the cheap ranks first: their rounds per deal would price the rest at a third of its cost.
 SIZES_LEFT_SQL = """
-SELECT c.k, c.deals_left, coalesce(c.rounds_per_deal, w.rounds_per_deal) AS rounds_per_deal
+SELECT c.k, c.deals_left, coalesce(w.rounds_per_deal, c.rounds_per_deal) AS rounds_per_deal
 FROM redblack_coverage c LEFT JOIN redblack_window_cost w USING (k)
-WHERE NOT c.complete AND coalesce(c.rounds_per_deal, w.rounds_per_deal) IS NOT NULL ORDER BY c.k
+WHERE NOT c.complete AND coalesce(w.rounds_per_deal, c.rounds_per_deal) IS NOT NULL ORDER BY c.k
 """
 
 RATE_COLUMNS = ("windows", "GPU deals/s", "one CPU core deals/s", "GPU / core", "GPU rounds/s")
