@@ -4,14 +4,17 @@ Recording (``python tests/live_recording.py OUT.json [--config small.yaml] [--wa
 runs ``snakemake`` on a small config in a temporary copy of the project without its compiled
 kernels (a cold run, as from a fresh clone) and polls every half second: each shard file's
 modification time (when it appeared), each log line, stamped with its log's modification time
-at the poll that first saw it, and when each step after the shards (warehouse, reports, index)
-began.  The fixture keeps the plan (with each shard's kind estimate and batch job), those stamps
-(and when each log appeared: a job's first line may come only at its end) and the poll times,
-relative to the start, so a frame at any recorded time is rebuilt exactly (:func:`frames`) and
-the known answers come from the recording itself (its end).  ``--warm`` then removes every
-other shard's files and records the next run: the files left are kept (negative times), the
-logs of the first run its previous timings.  tests/data/live_cold.json and live_warm.json were
-recorded so on the 2-core machine under load (175 s and 70 s).
+at the poll that first saw it (a log written anew, as a job run again writes it, is recorded as
+a reset and its lines again), the step logs' lines (warehouse, reports, index: their timing
+lines), when each of them appeared, and the machine's load average.  The fixture keeps the plan
+(with each shard's kind estimate, batch job and kernels), those stamps (and when each log
+appeared: a job's first line may come only at its end) and the poll times, relative to the
+start, so a frame at any recorded time is rebuilt exactly (:func:`frames`) and the known answers
+come from the recording itself (its end).  ``--warm`` then removes every other shard's files and
+records the next run: the files left are kept (negative times), the logs of the first run its
+previous timings.  tests/data/live_cold.json and live_warm.json were recorded so on the 2-core
+machine under load (175 s and 70 s), before logs written anew, step logs and loads were recorded:
+their warm runs show none of their own jobs until each one's files appear.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engines.pipeline.live import LogFile, PlannedShard, Snapshot  # noqa: E402
+from engines.pipeline.runlog import step_cpu, step_record  # noqa: E402
 
 # Several groups of different cost per game, a few minutes on a loaded 2-core machine.
 CONFIG = """
@@ -101,8 +105,11 @@ def recorded_run(work: Path, plan, cores: int, poll_s: float) -> dict:
     files: dict[str, float] = {}
     opened: dict[str, float] = {}  # when each log appeared: a job has started (its first line comes later)
     steps: dict[str, float] = {}
-    lines: dict[str, list[tuple[float, str]]] = {}
+    lines: dict[str, list[tuple[float, str | None]]] = {}
+    step_lines: dict[str, list[tuple[float, str | None]]] = {}  # the step logs' (with their timing lines)
+    current: dict[str, list[str]] = {}  # each log's lines as last read
     polls: list[float] = []
+    loads: list[float] = []
     while True:
         ended = proc.poll() is not None
         for s in plan:
@@ -112,59 +119,147 @@ def recorded_run(work: Path, plan, cores: int, poll_s: float) -> dict:
             if os.path.exists(s.log):
                 stamp = round(os.stat(s.log).st_mtime - t0, 3)
                 opened.setdefault(s.log, stamp)
-                text = Path(s.log).read_text(errors="replace").splitlines()
-                seen = lines.setdefault(s.log, [])
-                seen += [(stamp, ln) for ln in text[len(seen) :]]
+                read_lines(s.log, stamp, lines, current)
         reports = [str(p) for p in Path(STEP_LOGS[1]).glob("*.log") if not p.name.endswith(".inputs.log")]
         for log in [STEP_LOGS[0], *reports]:
+            if os.path.exists(log):  # this run's and, until it rewrites them, the previous run's (their timing lines)
+                read_lines(log, round(os.stat(log).st_mtime - t0, 3), step_lines, current)
             if log not in steps and os.path.exists(log) and os.stat(log).st_mtime >= t0:
                 steps[log] = round(time.time() - t0, 3)
         polls.append(round(time.time() - t0, 3))
+        loads.append(round(os.getloadavg()[0], 2))  # the machine's run queue: how much of a CPU a job gets
         if ended:
             break
         time.sleep(poll_s)
     if proc.returncode != 0:
         raise SystemExit(f"snakemake failed: {(work / 'snakemake.out').read_text()[-3000:]}")
-    return {"ended": polls[-1], "files": files, "opened": opened, "steps": steps, "logs": lines, "polls": polls}
+    recorded = {"ended": polls[-1], "files": files, "opened": opened, "steps": steps, "logs": lines, "polls": polls}
+    return recorded | {"step_logs": step_lines, "loads": loads, "cpus": os.cpu_count()}
+
+
+def read_lines(log: str, stamp: float, lines: dict, current: dict) -> None:
+    """Record a log's new lines stamped ``stamp``; a log written anew (a job run again rewrites its log) is
+    recorded as a reset (a line None) and its lines again."""
+    text = Path(log).read_text(errors="replace").splitlines()
+    seen = lines.setdefault(log, [])
+    before = current.get(log, [])
+    if text[: len(before)] != before:
+        seen.append((stamp, None))
+        before = []
+    seen += [(stamp, ln) for ln in text[len(before) :]]
+    current[log] = text
+
+
+def lines_at(recorded: list, t: float) -> list[tuple[float, str]]:
+    """A recorded log's lines at ``t``: those since its latest rewrite before ``t``."""
+    seen = [(when, ln) for when, ln in recorded if when <= t]
+    resets = [i for i, (_, ln) in enumerate(seen) if ln is None]
+    return seen[resets[-1] + 1 :] if resets else seen
 
 
 def load(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
+_KERNELS: dict[str, dict[tuple, tuple[str, float | None]]] = {}
+
+
+def recorded_plan(rec: dict) -> tuple[PlannedShard, ...]:
+    """The recorded plan; a recording made before the plan said which kernels a shard loads and what compiling
+    them costs takes them from the plan of its config today (the same kinds, measured since)."""
+    if all("compile_s" in s for s in rec["plan"]):
+        return tuple(PlannedShard(**(s | {"files": tuple(s["files"])})) for s in rec["plan"])
+    if rec["config"] not in _KERNELS:
+        import yaml
+
+        from engines.pipeline.plan import Plan
+        from engines.pipeline.status import planned_shards
+
+        today, _units = planned_shards(Plan.build(yaml.safe_load(rec["config"]), "config"))
+        _KERNELS[rec["config"]] = {shard_key(p.__dict__): (p.kernels, p.compile_s) for p in today}
+    kernels = _KERNELS[rec["config"]]
+    return tuple(
+        PlannedShard(**(s | {"files": tuple(s["files"])}), **dict(zip(("kernels", "compile_s"), kernels[shard_key(s)])))
+        for s in rec["plan"]
+    )
+
+
+def shard_key(s: dict) -> tuple:
+    return (s["game"], s["kind"], s["experiment"], s["variant"], s["shard"])
+
+
 def snapshot_at(rec: dict, t: float) -> Snapshot:
     """The campaign's files as they were ``t`` seconds after the recorded run began."""
-    plan = tuple(PlannedShard(**(s | {"files": tuple(s["files"])})) for s in rec["plan"])
+    plan = recorded_plan(rec)
     files = frozenset(f for f, when in rec["files"].items() if when <= t)
     logs = {}
     for log, opened in rec["opened"].items():
-        seen = [(when, ln) for when, ln in rec["logs"].get(log, []) if when <= t]
+        recorded = [(when, ln) for when, ln in rec["logs"].get(log, []) if when <= t]
+        seen = lines_at(recorded, t)
         if seen:
             logs[log] = LogFile("\n".join(ln for _, ln in seen) + "\n", seen[-1][0])
+        elif recorded:  # written anew by a job run again, no line yet
+            logs[log] = LogFile("", recorded[-1][0])
         elif opened <= t:
             logs[log] = LogFile("", opened)
     alive = t < rec["ended"]
     kept = frozenset(f for f, when in rec["files"].items() if when < 0) if alive else frozenset()
     steps, since = steps_at(rec, t) if alive else ((), None)
+    texts = {log: "\n".join(ln for _, ln in lines_at(seen, t)) for log, seen in rec.get("step_logs", {}).items()}
     return Snapshot(
-        plan, rec["units"], files, logs, alive, t, 0.0, kept=kept, cores=rec["cores"], steps=steps, steps_since=since
+        plan,
+        rec["units"],
+        files,
+        logs,
+        alive,
+        t,
+        0.0,
+        kept=kept,
+        cores=rec["cores"],
+        steps=steps,
+        steps_since=since,
+        step_cpu=step_cpu(texts),
+        load=load_at(rec, t),
     )
 
 
+def load_at(rec: dict, t: float) -> float | None:
+    """The machine's load average per CPU at the last poll by ``t`` (recordings before loads: not known)."""
+    if "loads" not in rec:
+        return None
+    polls = [i for i, when in enumerate(rec["polls"]) if when <= t]
+    return rec["loads"][polls[-1] if polls else 0] / rec["cpus"]
+
+
 def steps_at(rec: dict, t: float) -> tuple[tuple[str, ...], float | None]:
-    """The steps after the shards not finished at ``t`` (a step writes its log as it ends), and when the
-    latest finished (recordings before steps: none)."""
+    """The steps after the shards not finished at ``t``, and since when the first of them has been under way
+    (the latest of the steps finished and the last shard; recordings before steps: none).  A step has
+    finished once its log, written in this run, ends with its timing line (recordings with the step logs'
+    lines); in older ones, once its log appeared, but for the warehouse, whose log appeared as its build
+    began: it had finished by the first report's end."""
     if "steps" not in rec:
         return (), None
-    kind = lambda log: (
-        "warehouse" if log.endswith("warehouse.log") else "index" if log.endswith("index.log") else "report"
-    )  # noqa: E731
     every = ["warehouse"] + ["report"] * len(rec["units"]) + ["index"]
-    steps = {log: when for log, when in rec["steps"].items() if not log.endswith(".inputs.log")}  # a list, no step
-    ended = sorted((when, kind(log)) for log, when in steps.items() if when <= t)
+    if "step_logs" in rec:
+        ended = []
+        for log, recorded in rec["step_logs"].items():
+            seen = lines_at(recorded, t)
+            if seen and seen[-1][0] >= 0 and step_record("\n".join(ln for _, ln in seen)):
+                ended.append((seen[-1][0], step_kind(log)))
+    else:
+        logs = {log: when for log, when in rec["steps"].items() if not log.endswith(".inputs.log")}  # a list, no step
+        ended = [(when, step_kind(log)) for log, when in logs.items() if when <= t and step_kind(log) != "warehouse"]
+        ended += [(min(when for when, _ in ended), "warehouse")] if ended else []
     for _, k in ended:
         every.remove(k)
-    return tuple(every), ended[-1][0] if ended else None
+    files = [rec["files"].get(f) for s in rec["plan"] for f in s["files"]]
+    shards_done = max(files) if all(when is not None and when <= t for when in files) else None
+    since = max([when for when, _ in ended] + ([shards_done] if shards_done is not None else []), default=None)
+    return tuple(every), since
+
+
+def step_kind(log: str) -> str:
+    return "warehouse" if log.endswith("warehouse.log") else "index" if log.endswith("index.log") else "report"
 
 
 def frames(rec: dict) -> Iterator[tuple[float, Snapshot]]:
