@@ -287,6 +287,20 @@ def test_a_batch_job_under_way_starts_no_other_job_for_its_shards():
     assert m.estimate.job_seconds == pytest.approx(0.0 + 2 * 2.0)
 
 
+def test_the_head_names_what_is_running():
+    """`cardlab run` names itself; a run found going here (`cardlab status`) is a snakemake run; a stopped
+    command says so, and the campaign on disk is the campaign."""
+    a = shard()
+    logs = {a.log: LogFile(f"{header(a)}\n{progress_line(a, 500, 1.0)}\n", 99.0)}
+    going = snap([a], logs=logs, now=100.0)
+    assert view(going, running="cardlab run").lines[0].startswith("cardlab run: 0/1 shards done, ETA about")
+    assert view(going).lines[0].startswith("snakemake run: 0/1 shards done, ETA about")
+    stopped = replace(going, alive=False)
+    assert view(stopped, running="cardlab run").lines[0].startswith("cardlab run stopped: 0/1 shards done")
+    assert view(stopped).lines[0].startswith("cardlab campaign not running: 0/1 shards done")
+    assert not view(stopped).going and view(going).going
+
+
 def test_an_empty_log_is_a_job_that_has_started():
     a = shard()
     frame = view(snap([a], logs={a.log: LogFile("", 90.0)}))
