@@ -58,46 +58,76 @@ blackjack:
 STEP_LOGS = ("results/logs/warehouse.log", "results/logs/reports")  # the jobs after the shards: when each began
 
 
-def record(out: Path, config_text: str, poll_s: float = 0.5, cores: int = 2, warm: Path | None = None) -> None:
+def record(
+    out: Path,
+    config_text: str | None,
+    poll_s: float = 0.5,
+    cores: int = 2,
+    warm: Path | None = None,
+    clone: Path | None = None,
+) -> None:
     """Record a cold run (no numba cache, no results) into ``out``; with ``warm``, then remove every other
-    shard's files (their logs stay: the previous run's timings) and the warehouse, and record that run too."""
+    shard's files (their logs stay: the previous run's timings) and the warehouse, and record that run too.
+    With ``clone`` (a fresh clone of the project), record `cardlab run` there instead, as `make run` runs it:
+    the clone's config.yaml (``config_text`` None) and its kept results, which stay kept."""
     import yaml
 
     from engines.pipeline.plan import Plan
     from engines.pipeline.status import planned_shards
 
-    work = Path(tempfile.mkdtemp(prefix="cardlab-live-rec-"))
+    work = clone or fresh_copy()
     try:
-        for name in ("Snakefile", "workflow", "profiles", "engines", "pyproject.toml"):
-            src = ROOT / name
-            if src.is_dir():  # no compiled kernels: a cold run compiles them, as a fresh clone does
-                shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                shutil.copy2(src, work / name)
-        (work / "config.yaml").write_text(config_text)
+        if config_text is None:
+            config_text = (work / "config.yaml").read_text()
+        else:
+            (work / "config.yaml").write_text(config_text)
         os.chdir(work)
         plan, units = planned_shards(Plan.build(yaml.safe_load(config_text), "config"))
         fixture = {"config": config_text, "cores": cores, "units": units}
         fixture["plan"] = [s.__dict__ | {"files": list(s.files)} for s in plan]
-        out.write_text(json.dumps(fixture | recorded_run(work, plan, cores, poll_s), separators=(",", ":")))
+        command = cardlab_run(cores) if clone else snakemake_run(cores)
+        out.write_text(json.dumps(fixture | recorded_run(work, plan, command, poll_s), separators=(",", ":")))
         if warm is not None:
             for s in plan[::2]:
                 for f in s.files:
                     Path(f).unlink(missing_ok=True)
-            warm.write_text(json.dumps(fixture | recorded_run(work, plan, cores, poll_s), separators=(",", ":")))
+            recorded = recorded_run(work, plan, command, poll_s)
+            warm.write_text(json.dumps(fixture | recorded, separators=(",", ":")))
     finally:
         os.chdir(ROOT)
-        shutil.rmtree(work, ignore_errors=True)
+        if clone is None:
+            shutil.rmtree(work, ignore_errors=True)
 
 
-def recorded_run(work: Path, plan, cores: int, poll_s: float) -> dict:
-    """Run snakemake in ``work`` and poll it: when each shard file and step log appeared (files there before the
+def fresh_copy() -> Path:
+    """The project's code in a temporary directory without its compiled kernels (a cold run compiles them, as a
+    fresh clone does)."""
+    work = Path(tempfile.mkdtemp(prefix="cardlab-live-rec-"))
+    for name in ("Snakefile", "workflow", "profiles", "engines", "pyproject.toml"):
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, work / name)
+    return work
+
+
+def snakemake_run(cores: int) -> list[str]:
+    return [str(Path(sys.executable).with_name("snakemake")), "--cores", str(cores), "--quiet", "all"]
+
+
+def cardlab_run(cores: int) -> list[str]:
+    """`make run`'s command (its set-up step records Snakemake's metadata of the kept files first)."""
+    return [sys.executable, "-m", "engines.cli", "run", "--cores", str(cores)]
+
+
+def recorded_run(work: Path, plan, command: list[str], poll_s: float) -> dict:
+    """Run ``command`` in ``work`` and poll it: when each shard file and step log appeared (files there before the
     run: negative times), and each log line with its log's modification time at the poll that first saw it."""
-    snakemake = str(Path(sys.executable).with_name("snakemake"))
     env = {**os.environ, "PYTHONPATH": str(work)}
     t0 = time.time()
     proc = subprocess.Popen(
-        [snakemake, "--cores", str(cores), "--quiet", "all"],
+        command,
         stdout=open(work / "snakemake.out", "w"),
         stderr=subprocess.STDOUT,
         env=env,
@@ -274,9 +304,14 @@ def main() -> None:
     ap.add_argument("--config", type=Path, help="config file (default: the small one above)")
     ap.add_argument("--cores", type=int, default=2)
     ap.add_argument("--warm", type=Path, help="then record a warm run here (every other shard removed)")
+    ap.add_argument(
+        "--clone", type=Path, help="record `cardlab run` in this fresh clone (its config.yaml, kept results)"
+    )
     args = ap.parse_args()
     warm = args.warm.resolve() if args.warm else None
-    record(args.out.resolve(), args.config.read_text() if args.config else CONFIG, cores=args.cores, warm=warm)
+    clone = args.clone.resolve() if args.clone else None
+    config = args.config.read_text() if args.config else None if clone else CONFIG
+    record(args.out.resolve(), config, cores=args.cores, warm=warm, clone=clone)
 
 
 if __name__ == "__main__":
