@@ -466,3 +466,25 @@ def test_a_campaign_moved_to_another_kind_of_cpu_is_priced_by_the_latest_kind():
 
 def machine_of(line: str) -> str:
     return re.search(r'"machine": "([^"]*)"', line).group(1)
+
+
+def test_shards_whose_cost_follows_the_shard_are_interpolated_within_their_variant():
+    """A RedBlack size's cost windows and their start-up probes number their shards apart: window 0, running
+    with no progress line yet, is priced by window 1 (1,000 deals in 1 s), not by probe 0 (its 100 deals
+    took 10 s: it compiled the kernels)."""
+    windows = [
+        replace(shard("redblack", "cost_window", "exhaustive_k23_windows", n, 1000, "deals", follows=True), variant=v)
+        for v, n in (("startup", 0), ("owner", 0), ("owner", 1))
+    ]
+    probe, window, measured = (
+        replace(w, files=(f"{w.variant}/{w.shard}.parquet",), log=f"{w.variant}/{w.shard}.log") for w in windows
+    )
+    probe = replace(probe, work=100)
+    logs = {
+        probe.log: finished_log(probe, 10.0),
+        measured.log: finished_log(measured, 1.0),
+        window.log: LogFile(f"{header(window)}\n", 99.0),
+    }
+    m = model(snap([probe, window, measured], files=probe.files + measured.files, logs=logs))
+    # its 1,000 deals at window 1's 1,000 deals/s, less the second it has run (at the probe's 10/s: 99 s)
+    assert m.estimate.job_seconds == pytest.approx(0.0)
