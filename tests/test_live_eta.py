@@ -9,7 +9,7 @@ jobs took 4.8 and 2.8 wall seconds per CPU second), and their recorder did not s
 the warm runs show none of their own jobs until each one's files appear.  live_cold3.json and
 live_warm3.json (a third config, the machine at load 1) were recorded with the step logs' timing lines,
 the logs of this run's jobs and the load, to measure the prices of what no timing line measures yet
-(engines/pipeline/progress_model.py); the first two pairs, which set none of them, check them.  Each
+(engines/pipeline/run_costs.py); the first two pairs, which set none of them, check them.  Each
 recording's end (Snakemake's exit, after the warehouse and reports) is the known answer.
 """
 

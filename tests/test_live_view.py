@@ -20,7 +20,8 @@ from engines.core.progress import Progress, read_line
 from engines.pipeline.jobs import START_TAG, timing_line
 from engines.pipeline.live import LogFile, PlannedShard, Shown, Snapshot, eta_text, read_shard_log, smoothed, view
 from engines.pipeline.pricing import PRIOR_WEIGHT, UNESTIMATED_S
-from engines.pipeline.progress_model import (
+from engines.pipeline.progress_model import model, shard_states
+from engines.pipeline.run_costs import (
     JOB_START_CPU_S,
     PRIOR_CPU_S,
     PRIOR_JOBS,
@@ -28,8 +29,6 @@ from engines.pipeline.progress_model import (
     STEP_CPU_S,
     STEP_WAIT,
     finishing,
-    model,
-    shard_states,
     slowdown,
 )
 
@@ -273,7 +272,7 @@ def test_kernels_no_job_has_loaded_are_priced_by_their_kind_s_compilation():
 
 def start_up(m, s: Snapshot) -> float:
     """A job's start-up as the model measures it (job_overhead) for the one job left."""
-    from engines.pipeline.progress_model import job_overhead
+    from engines.pipeline.run_costs import job_overhead
 
     return job_overhead(shard_states(s), s, m.estimate.parallel, m.estimate.slowdown)
 
