@@ -110,6 +110,18 @@ class ShardKind(ABC):
         shard's experiment, so that an edit of one experiment leaves every other's jobs as they were."""
         return ""
 
+    def kernels(self, spec: Mapping[str, Any]) -> str:
+        """Which compiled kernels a shard's job loads: the first job of a kind and kernels on a cold numba
+        cache compiles them (numba caches them for the next).  "" (the default): one set for the kind."""
+        return ""
+
+    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float | None:
+        """The CPU seconds the first job of the shard's kernels spends compiling them on a cold numba cache
+        (the live view's ETA prices it before that job has run, engines/pipeline/progress_model.py), measured
+        as that job's CPU seconds less what its work costs once compiled.  None, the default: not measured
+        (priced at the mean of the measured kinds)."""
+        return None
+
     batch_whole: ClassVar[bool] = False
     """A group that shares one job whole or not at all (cost windows: their start-up probes
     time the windows that run in the same process after them)."""

@@ -47,6 +47,7 @@ PIPELINE_LAYER = {
     "runstate": "verify",
     "progress_model": "verify",
     "pricing": "verify",
+    "run_costs": "verify",
     "failures": "verify",
     "snapshot": "steps",
     "live": "steps",

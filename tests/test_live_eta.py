@@ -4,9 +4,13 @@ tests/data/live_cold.json is a cold run of tests/live_recording.py's small confi
 compiled kernels: every kind compiles in its first job); tests/data/live_warm.json the run after it,
 with every other shard's files removed (their logs, the previous run's timings, stay).
 live_cold2.json and live_warm2.json are the same for another config (Narcotic's classic and all
-rules, RedBlack's any-split sample, continuous Blackjack), recorded after the model's constants
-were set from the first pair: a check that they are not fitted to it.  Each recording's end
-(Snakemake's exit, after the warehouse and reports) is the known answer.
+rules, RedBlack's any-split sample, continuous Blackjack).  Both pairs ran on a loaded machine (their
+jobs took 4.8 and 2.8 wall seconds per CPU second), and their recorder did not see a log written anew:
+the warm runs show none of their own jobs until each one's files appear.  live_cold3.json and
+live_warm3.json (a third config, the machine at load 1) were recorded with the step logs' timing lines,
+the logs of this run's jobs and the load, to measure the prices of what no timing line measures yet
+(engines/pipeline/run_costs.py); the first two pairs, which set none of them, check them.  Each
+recording's end (Snakemake's exit, after the warehouse and reports) is the known answer.
 """
 
 from __future__ import annotations
@@ -20,7 +24,24 @@ from engines.pipeline.live import view
 from engines.pipeline.progress_model import model
 
 DATA = Path(__file__).parent / "data"
-RUNS = ["live_cold.json", "live_warm.json", "live_cold2.json", "live_warm2.json"]
+PAIRS = [
+    ("live_cold.json", "live_warm.json"),
+    ("live_cold2.json", "live_warm2.json"),
+    ("live_cold3.json", "live_warm3.json"),
+]
+RUNS = [name for pair in PAIRS for name in pair]
+# The 50 % frames the model misses, and why (the ratio of the ETA shown to the truth):
+MISSED_AT_HALF = {
+    # 1.56: its last shard job (the basin job) is priced as not started, 7.7 s of the 30.7 s shown: the
+    # recording holds none of this run's job logs, and that job could start at 18.1 s (the last search
+    # shard it reads) and ended at 20.5 s; and its steps after the shards took 19.4 s where the same
+    # steps of the run before it (live_cold2.json, as loaded) took 28 s
+    "live_warm2.json": "the recording does not show the run's last job running",
+    # 0.76: the shown ETA counts down from an earlier estimate within the margin (the estimate: 0.88), and
+    # the estimate spreads the work left over both cores where Snakemake left one idle for 3.5 s and
+    # RedBlack's brute-force search (11 s, compiling) ran alone, its basin job after it
+    "live_cold3.json": "a core left idle: the jobs left run one after another",
+}
 
 
 def replayed(name: str) -> tuple[dict, list]:
@@ -42,7 +63,7 @@ def frame_at(frames: list, t: float):
     return min(frames, key=lambda f: abs(f[0] - t))
 
 
-@pytest.mark.parametrize("pair", [("live_cold.json", "live_warm.json"), ("live_cold2.json", "live_warm2.json")])
+@pytest.mark.parametrize("pair", PAIRS)
 def test_the_recordings_are_a_cold_and_a_warm_run(pair):
     cold, _ = replayed(pair[0])
     warm, _ = replayed(pair[1])
@@ -68,15 +89,20 @@ def test_the_eta_at_10_percent_is_within_a_factor_2_of_the_truth(run):
     assert truth / 2 <= m.eta_s <= truth * 2, (t, m.eta_s, truth)
 
 
-@pytest.mark.parametrize("name", ["live_cold.json", "live_warm.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(name, marks=pytest.mark.xfail(reason=MISSED_AT_HALF[name], strict=True))
+        if name in MISSED_AT_HALF
+        else name
+        for name in RUNS
+    ],
+)
 def test_the_eta_at_50_percent_is_within_30_percent_of_the_truth(name):
-    """On the first pair (0.85 and 0.95 of the truth).  The second pair's ETA at 50 % is 2.0 and 2.5
-    times the truth: its reports took half the time of the first pair's (the steps after the shards
-    are priced by constants, STEP_S, not measured), which the model does not yet see."""
     rec, frames = replayed(name)
     t, _snap, m = frame_at(frames, 0.5 * rec["ended"])
     truth = rec["ended"] - t
-    assert truth / 1.3 <= m.eta_s <= truth * 1.3, (t, m.eta_s, truth)
+    assert truth / 1.3 <= m.eta_s <= truth * 1.3, (t, m.eta_s, truth, m.eta_s / truth)
 
 
 def test_the_eta_never_jumps_by_an_order_of_magnitude(run):
@@ -136,10 +162,13 @@ def test_the_cores_of_a_snakemake_command_line():
 
 def test_a_snapshot_on_disk_tells_kept_files_and_the_steps_left(tmp_path, monkeypatch):
     """Files older than the run's start are kept; the warehouse, the report of each game with work in this
-    run and the index are steps left until their logs (written as each ends) are newer than the start."""
+    run and the index are steps left until their logs, newer than the start, end with their timing lines
+    (the warehouse writes its log as it works); the steps' CPU seconds come from those lines, an earlier
+    run's too."""
     import os
 
     from engines.pipeline.snapshot import snapshot
+    from engines.pipeline.steps import step_timing_line
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "config.yaml").write_text(
@@ -152,11 +181,20 @@ def test_a_snapshot_on_disk_tells_kept_files_and_the_steps_left(tmp_path, monkey
         Path(f).parent.mkdir(parents=True, exist_ok=True)
         Path(f).write_bytes(b"")
         os.utime(f, (900.0, 900.0))
-    Path("results/logs").mkdir(parents=True)
-    Path("results/logs/warehouse.log").write_text("")
-    os.utime("results/logs/warehouse.log", (1100.0, 1100.0))  # the warehouse finished at 1100
+    Path("results/logs/reports").mkdir(parents=True)
+    Path("results/logs/reports/blackjack.log").write_text(step_timing_line("report") + "\n")
+    os.utime("results/logs/reports/blackjack.log", (950.0, 950.0))  # the previous run's report
+    Path("results/logs/warehouse.log").write_text("warehouse: blackjack_sim_counts: 1 file(s)\n")
+    os.utime("results/logs/warehouse.log", (1100.0, 1100.0))  # under way: no timing line yet
     snap = snapshot("config.yaml", "results", alive=True, run_started=1000.0, cores=2)
     assert snap.kept == frozenset(shards[0].files) and snap.cores == 2
+    assert snap.steps == ("warehouse", "report", "index") and snap.steps_since is None  # shards are left
+    assert set(snap.step_cpu) == {"report"} and snap.load is not None
+    with open("results/logs/warehouse.log", "a") as log:
+        print(step_timing_line("warehouse"), file=log)
+    os.utime("results/logs/warehouse.log", (1100.0, 1100.0))  # the warehouse finished at 1100
+    snap = snapshot("config.yaml", "results", alive=True, run_started=1000.0, cores=2)
     assert snap.steps == ("report", "index") and snap.steps_since == 1100.0
+    assert set(snap.step_cpu) == {"report", "warehouse"}
     m = model(snap)
     assert m.estimate.kept == 1 and m.total == len(snap.plan) - 1

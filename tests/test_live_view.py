@@ -20,7 +20,17 @@ from engines.core.progress import Progress, read_line
 from engines.pipeline.jobs import START_TAG, timing_line
 from engines.pipeline.live import LogFile, PlannedShard, Shown, Snapshot, eta_text, read_shard_log, smoothed, view
 from engines.pipeline.pricing import PRIOR_WEIGHT, UNESTIMATED_S
-from engines.pipeline.progress_model import JOB_START_S, PRIOR_JOBS, model
+from engines.pipeline.progress_model import model, shard_states
+from engines.pipeline.run_costs import (
+    JOB_START_CPU_S,
+    PRIOR_CPU_S,
+    PRIOR_JOBS,
+    SNAKEMAKE_END_CPU_S,
+    STEP_CPU_S,
+    STEP_WAIT,
+    finishing,
+    slowdown,
+)
 
 FIXTURE = Path(__file__).parent / "data" / "live_campaign.json"
 
@@ -169,18 +179,125 @@ def test_a_running_shard_whose_cost_follows_the_shard_is_priced_by_its_own_progr
 
 
 def test_the_time_jobs_spend_outside_their_computation_is_measured_and_counted():
-    """Two jobs of the run took 10 s each, 1 s of it timed; the first computed from 9 s, so from 9 s less
-    a job's start-up the core spent 15 - 2 s outside the timed work: with PRIOR_JOBS jobs at JOB_START_S,
-    each job costs (2 x 4 + 13) / 4 = 5.25 s beyond its work, and the two left 2 x 6.25 s."""
-    assert (JOB_START_S, PRIOR_JOBS) == (4.0, 2)
+    """Two jobs of the run took 10 s each, 1 s of it timed; the first computed from 9 s, so from 9 s less a
+    job's start-up (JOB_START_CPU_S on an idle machine: slowdown 1) the core spent 20 - 9 + start-up - 2 s
+    outside the timed work: with PRIOR_JOBS jobs at the start-up's price, each job costs (2 x start-up + that)
+    / 4 beyond its work, and the two left 1 s of work each beside it."""
+    assert PRIOR_JOBS == 2
+    start = JOB_START_CPU_S
+    each = (2 * start + (20 - 9 + start - 2)) / 4
     plan = [shard(n=n) for n in range(4)]
     logs = {plan[0].log: finished_log(plan[0], 1.0, mtime=10.0), plan[1].log: finished_log(plan[1], 1.0, mtime=20.0)}
-    m = model(snap(plan, files=plan[0].files + plan[1].files, logs=logs, now=20.0, run_started=0.0))
-    assert m.estimate.seconds == pytest.approx(12.5)
+    idle = replace(snap(plan, files=plan[0].files + plan[1].files, logs=logs, now=20.0, run_started=0.0), load=1.0)
+    m = model(idle)
+    assert m.estimate.slowdown == 1.0 and m.estimate.seconds == pytest.approx(2 * (1 + each))
     # a batch is one job: the two shards left, sharing one, pay one start-up
     batched = [replace(p, job="narcotic_shard_seed_batch1") if p.shard >= 2 else p for p in plan]
-    m = model(snap(batched, files=plan[0].files + plan[1].files, logs=logs, now=20.0, run_started=0.0))
-    assert m.estimate.seconds == pytest.approx(2 + 5.25)
+    m = model(replace(idle, plan=tuple(batched)))
+    assert m.estimate.seconds == pytest.approx(2 + each)
+
+
+def timed_log(s: PlannedShard, wall_s: float, cpu_s: float, mtime: float = 50.0) -> LogFile:
+    return LogFile(f"{header(s)}\n{timing_line({'work': s.work}, s.unit, wall_s, cpu_s, 1)}\n", mtime)
+
+
+def test_the_machine_s_slowdown_is_the_cpu_weighted_median_of_this_run_s_jobs():
+    """Jobs at 5, 1 and 3 wall seconds per CPU second (2, 4 and 3 CPU-s): the median of the 9 CPU-s is 3,
+    drawn towards the prior (the load per CPU, 1 here) by PRIOR_CPU_S; a job that waited 14 times its CPU
+    (another's compilation) on a fraction of a second moves nothing; an earlier run's jobs count only until
+    this run has some."""
+    plan = [shard(n=n) for n in range(6)]
+    logs = {
+        plan[0].log: timed_log(plan[0], 10.0, 2.0),
+        plan[1].log: timed_log(plan[1], 4.0, 4.0),
+        plan[2].log: timed_log(plan[2], 9.0, 3.0),
+        plan[3].log: timed_log(plan[3], 14.0, 1.0),
+        plan[4].log: timed_log(plan[4], 100.0, 1.0, mtime=-50.0),  # an earlier run's
+    }
+    now = replace(snap(plan, logs=logs, run_started=0.0), load=0.5)
+    expected = (PRIOR_CPU_S * 1.0 + 3.0 * 10.0) / (PRIOR_CPU_S + 10.0)
+    assert slowdown(shard_states(now), now) == pytest.approx(expected)
+    earlier = {plan[4].log: logs[plan[4].log]}
+    before = replace(now, logs=earlier, load=4.0)  # none of this run's yet: the earlier run's, towards the load
+    assert slowdown(shard_states(before), before) == pytest.approx((PRIOR_CPU_S * 4.0 + 100.0) / (PRIOR_CPU_S + 1.0))
+    assert slowdown(shard_states(replace(before, logs={})), replace(before, logs={})) == 4.0
+
+
+def test_the_steps_after_the_shards_are_priced_by_their_timing_lines_at_the_machine_s_slowdown():
+    """A warehouse, two reports side by side on two cores and the index: their CPU seconds (the logs' where
+    they have timing lines, else STEP_CPU_S) stretched by the slowdown and the steps' waits, then
+    Snakemake's end; the first of them credited the time it has been under way."""
+    a = shard()
+    steps = ("warehouse", "report", "report", "index")
+    base = snap([a], files=a.files, logs={a.log: timed_log(a, 2.0, 1.0)}, run_started=0.0)
+    base = replace(base, load=2.0, cores=2, steps=steps)
+    slow = 2.0  # the job's and the load's alike
+    priced = replace(base, step_cpu={"warehouse": 2.0, "report": 1.0})
+    cpu = 2.0 + 2 * 1.0 / 2 + STEP_CPU_S["index"]
+    assert finishing(priced, slow) == pytest.approx(cpu * slow * STEP_WAIT + SNAKEMAKE_END_CPU_S * slow)
+    assert finishing(base, slow) > finishing(priced, slow)  # STEP_CPU_S's warehouse, measured dearer
+    under_way = replace(priced, steps_since=priced.now - 3.0)
+    assert finishing(under_way, slow) == pytest.approx(finishing(priced, slow) - 3.0)
+    m = model(priced)
+    assert m.estimate.slowdown == pytest.approx(slow) and m.estimate.seconds == pytest.approx(finishing(priced, slow))
+
+
+def test_kernels_no_job_has_loaded_are_priced_by_their_kind_s_compilation():
+    """RedBlack's brute force and owner rule compile apart: the owner rule's kernels, loaded by a finished
+    job, cost nothing more; the brute force's, never run here, their kind's measured compilation, in
+    their first job (one job cannot be spread); once that job runs, what is left of it after its time."""
+    from engines.registry import engine
+
+    kinds = {k.name: k for k in engine("redblack").kinds}
+    brute, owner = ({"method": m} for m in ("brute", "owner"))
+    exhaustive = kinds["exhaustive"]
+    assert exhaustive.kernels(brute) != exhaustive.kernels(owner)
+    compile_s = exhaustive.compile_cpu_s(brute)
+    assert compile_s > 5 and kinds["sample"].compile_cpu_s({}) < compile_s
+
+    def search(method: str, n: int) -> PlannedShard:
+        s = shard("redblack", "exhaustive", f"exhaustive_k{n:02d}", 0, 1000, "deals")
+        return replace(s, kernels=method, compile_s=exhaustive.compile_cpu_s({"method": method}))
+
+    done, left = search("owner", 26), search("brute", 1)
+    logs = {done.log: timed_log(done, 1.0, 1.0, mtime=1.0)}
+    idle = replace(snap([done, left], files=done.files, logs=logs, now=10.0, run_started=0.0), load=1.0)
+    m = model(idle)
+    assert m.estimate.job_seconds == pytest.approx(1.0 + m.estimate.slowdown * compile_s + start_up(m, idle), rel=1e-6)
+    assert m.estimate.seconds >= compile_s  # its first job: no core shares it
+    started = {**logs, left.log: LogFile(f"{header(left)}\n", 6.0)}  # compiling for 4 s, no progress yet
+    m = model(replace(idle, logs=started))
+    assert m.estimate.job_seconds == pytest.approx(m.estimate.slowdown * compile_s + 1.0 - 4.0, rel=1e-6)
+
+
+def start_up(m, s: Snapshot) -> float:
+    """A job's start-up as the model measures it (job_overhead) for the one job left."""
+    from engines.pipeline.run_costs import job_overhead
+
+    return job_overhead(shard_states(s), s, m.estimate.parallel, m.estimate.slowdown)
+
+
+def test_a_batch_job_under_way_starts_no_other_job_for_its_shards():
+    """Three small shards share one job; its first runs: the two waiting ones pay no start-up of their own."""
+    plan = [replace(shard(n=n), job="narcotic_shard_seed_batch1") for n in range(3)]
+    logs = {plan[0].log: LogFile(f"{header(plan[0])}\n{progress_line(plan[0], 500, 1.0)}\n", 99.0)}
+    m = model(replace(snap(plan, logs=logs, run_started=0.0), load=1.0))
+    # the running one's 500 games left at 500/s, less the second since its line; then 2 x 1000 games
+    assert m.estimate.job_seconds == pytest.approx(0.0 + 2 * 2.0)
+
+
+def test_the_head_names_what_is_running():
+    """`cardlab run` names itself; a run found going here (`cardlab status`) is a snakemake run; a stopped
+    command says so, and the campaign on disk is the campaign."""
+    a = shard()
+    logs = {a.log: LogFile(f"{header(a)}\n{progress_line(a, 500, 1.0)}\n", 99.0)}
+    going = snap([a], logs=logs, now=100.0)
+    assert view(going, running="cardlab run").lines[0].startswith("cardlab run: 0/1 shards done, ETA about")
+    assert view(going).lines[0].startswith("snakemake run: 0/1 shards done, ETA about")
+    stopped = replace(going, alive=False)
+    assert view(stopped, running="cardlab run").lines[0].startswith("cardlab run stopped: 0/1 shards done")
+    assert view(stopped).lines[0].startswith("cardlab campaign not running: 0/1 shards done")
+    assert not view(stopped).going and view(going).going
 
 
 def test_an_empty_log_is_a_job_that_has_started():
@@ -348,3 +465,25 @@ def test_a_campaign_moved_to_another_kind_of_cpu_is_priced_by_the_latest_kind():
 
 def machine_of(line: str) -> str:
     return re.search(r'"machine": "([^"]*)"', line).group(1)
+
+
+def test_shards_whose_cost_follows_the_shard_are_interpolated_within_their_variant():
+    """A RedBlack size's cost windows and their start-up probes number their shards apart: window 0, running
+    with no progress line yet, is priced by window 1 (1,000 deals in 1 s), not by probe 0 (its 100 deals
+    took 10 s: it compiled the kernels)."""
+    windows = [
+        replace(shard("redblack", "cost_window", "exhaustive_k23_windows", n, 1000, "deals", follows=True), variant=v)
+        for v, n in (("startup", 0), ("owner", 0), ("owner", 1))
+    ]
+    probe, window, measured = (
+        replace(w, files=(f"{w.variant}/{w.shard}.parquet",), log=f"{w.variant}/{w.shard}.log") for w in windows
+    )
+    probe = replace(probe, work=100)
+    logs = {
+        probe.log: finished_log(probe, 10.0),
+        measured.log: finished_log(measured, 1.0),
+        window.log: LogFile(f"{header(window)}\n", 99.0),
+    }
+    m = model(snap([probe, window, measured], files=probe.files + measured.files, logs=logs))
+    # its 1,000 deals at window 1's 1,000 deals/s, less the second it has run (at the probe's 10/s: 99 s)
+    assert m.estimate.job_seconds == pytest.approx(0.0)

@@ -41,12 +41,19 @@ __all__ = [
 ]
 
 
+# What the head names when no command is given: a run found going in this directory (`cardlab status`), and
+# the campaign on disk when none goes.
+A_RUN = "snakemake run"
+THE_CAMPAIGN = "cardlab campaign"
+
+
 @dataclass
 class Frame:
     lines: list[str]
     shown: Shown
     finished: bool  # every shard done, warehouse and reports current
     model: Model | None = None  # the numbers the lines say
+    going: bool = False  # a run goes (its head says so)
 
 
 def eta_text(eta: float | None, est: Estimate | None = None) -> str:
@@ -104,13 +111,16 @@ def step_text(m: Model, snap: Snapshot) -> str | None:
     return None
 
 
-def head_text(m: Model, snap: Snapshot, finished: bool) -> str:
+def head_text(m: Model, snap: Snapshot, finished: bool, running: str = "") -> str:
+    """The first line: what runs (``running``: the command, as `cardlab run`'s own view names itself; "": a
+    run found going here, or the campaign on disk), its shards done and the ETA, or how it stands."""
     est = m.estimate
     kept = f" ({count(est.kept, 'shards')} kept)" if est.kept else ""
-    if snap.alive and m.eta_s is not None:
-        return f"cardlab campaign running: {m.done}/{m.total} shards done{kept}, {eta_text(m.eta_s, est)}"
-    state = "running" if snap.alive else "finished" if finished else "not running"
-    head = f"cardlab campaign {state}: {m.done}/{m.total} shards done{kept}"
+    if snap.alive:
+        eta = f", {eta_text(m.eta_s, est)}" if m.eta_s is not None else ""
+        return f"{running or A_RUN}: {m.done}/{m.total} shards done{kept}{eta}"
+    state = "finished" if finished else "stopped" if running else "not running"
+    head = f"{running or THE_CAMPAIGN} {state}: {m.done}/{m.total} shards done{kept}"
     interrupted = m.count("interrupted")
     if interrupted:
         head += f", {interrupted} interrupted"
@@ -119,15 +129,17 @@ def head_text(m: Model, snap: Snapshot, finished: bool) -> str:
     return head
 
 
-def view(snap: Snapshot, previous: Shown | None = None) -> Frame:
-    """The summary lines of a snapshot, and what they showed (pass ``frame.shown`` to the next frame's call)."""
+def view(snap: Snapshot, previous: Shown | None = None, running: str = "") -> Frame:
+    """The summary lines of a snapshot, and what they showed (pass ``frame.shown`` to the next frame's call);
+    ``running``: the command whose run it is, named in the head (:func:`head_text`)."""
     m = model(snap, previous)
     finished = m.all_done and snap.warehouse == "current" and snap.reports == "current"
     step = step_text(m, snap)
-    lines = [head_text(m, snap, finished), *([step] if step else []), *("  " + game_text(g) for g in m.games)]
+    head = head_text(m, snap, finished, running)
+    lines = [head, *([step] if step else []), *("  " + game_text(g) for g in m.games)]
     if snap.warehouse or snap.reports:
         lines.append(f"  warehouse  {snap.warehouse};  reports {snap.reports}")
-    return Frame(lines, m.shown, finished, m)
+    return Frame(lines, m.shown, finished, m, snap.alive)
 
 
 def running_line(

@@ -125,19 +125,21 @@ def interpolated_rate(shards: Sequence[int], measures: Sequence[Measure], shard:
 
 def rates_of(states: Sequence[ShardState]) -> list[float | None]:
     """Each shard's measured rate, beside ``states``: its group's (:func:`shard_rates`), or, where its kind's
-    cost follows the shard, the one interpolated between its group's measured shards around it."""
+    cost follows the shard, the one interpolated between the measured shards around it of its group and
+    variant (shard numbers count apart in each: a RedBlack size's cost windows and their start-up probes,
+    whose first compiles the kernels, or its brute-force and owner-rule searches)."""
     group_rates = shard_rates(states)
     machines = current_machines(states)
-    points: dict[Group, dict[int, Measure]] = {}
+    points: dict[tuple[Group, str], dict[int, Measure]] = {}
     for s in states:
         if s.spec.cost_follows_shard:
             for m in measures_of(s, machines.get(s.spec.group)):
-                found = points.setdefault(s.spec.group, {})
+                found = points.setdefault((s.spec.group, s.spec.variant), {})
                 found[s.spec.shard] = found.get(s.spec.shard, Measure()) + m
     measured = {g: (sorted(found), [found[n] for n in sorted(found)]) for g, found in points.items()}
     rates = []
     for s in states:
-        near = measured.get(s.spec.group)
+        near = measured.get((s.spec.group, s.spec.variant))
         rate = interpolated_rate(*near, s.spec.shard) if near else None
         rates.append(rate or group_rates.get(s.spec.group))
     return rates

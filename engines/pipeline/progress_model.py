@@ -12,15 +12,21 @@ renderer (engines/pipeline/live.py) is the only place that puts them into words.
 Each shard's rate is its measured one where its group, or its kind, has been measured, else
 its kind's estimate at this machine's measured scale (engines/pipeline/pricing.py): the first
 frame of a cold run has an ETA, refined as work is measured.  The ETA is the job-seconds left
-(work at those rates; each job's start-up beyond its timed computation, ``JOB_START_S`` until
-this run's jobs measure it; ``COMPILE_S`` for each kind no job has run here yet; the warehouse,
-reports and index after the shards) spread over the jobs running at once, no shorter than the
-longest shard left, plus a start-up step still under way before Snakemake runs (recording the
-kept files' metadata).  The kinds still priced by estimates are named beside it.  Shards whose
-files were there before the run began are *kept*: counted apart, not as this run's work.  Each
-game's tally counts this run's work of its main unit (games, deals, hands) and the shards of
-other units (Blackjack's exact tables, RedBlack's audit and basin jobs) apart, and reaches 100 %
-only once every shard of the game is done.
+spread over the jobs running at once, no shorter than the longest job left, then the steps after the
+shards, plus a start-up step still under way before Snakemake runs (recording the kept files'
+metadata).  The job-seconds: the work at those rates; each job's start-up beyond its timed
+computation, as this run's jobs measure it; and the kernels still to compile, each set once, by the
+first job that loads it (its kind's measured compilation, :attr:`PlannedShard.compile_s`; a first job
+under way is credited its time).  The steps after the shards (warehouse, reports side by side on the
+run's cores, index, Snakemake's end): each step's CPU seconds as its logs' timing lines say, this run's
+or an earlier run's, else a price measured here.  What no timing line of this run measures yet is
+priced in CPU seconds and stretched by the machine's *slowdown*, the wall seconds this run's jobs took
+per CPU second: one price fits an idle machine and a loaded one (engines/pipeline/run_costs.py: those
+prices, how each was measured, and the slowdown).  The kinds still
+priced by estimates are named beside the ETA.  Shards whose files were there before the run began are
+*kept*: counted apart, not as this run's work.  Each game's tally counts this run's work of its main
+unit (games, deals, hands) and the shards of other units (Blackjack's exact tables, RedBlack's audit
+and basin jobs) apart, and reaches 100 % only once every shard of the game is done.
 """
 
 from __future__ import annotations
@@ -29,6 +35,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .pricing import priced, rates_of
+from .run_costs import (
+    COMPILE_CPU_S,
+    compiling,
+    compiling_left,
+    finishing,
+    job_key,
+    job_overhead,
+    kernels_never_run,
+    slowdown,
+)
 from .runlog import LogFile, ShardLog, read_shard_log
 
 # A redrawn ETA keeps counting down while a new estimate is within this share of it
@@ -36,15 +52,6 @@ from .runlog import LogFile, ShardLog, read_shard_log
 ETA_MARGIN = 0.25
 ETA_FLOOR_S = 20.0
 CAP_PERCENT = 99.9  # what a game with work left shows at most
-# Before this run's jobs are measured (a cold run's first frames), measured on a cold `make run` here
-# (2 cores, loaded): a job's start-up outside its timed computation (Python, numba and pyarrow imports,
-# Snakemake's bookkeeping), a kind's kernels compiled by its first job, and one step after the shards
-# (the warehouse, a report, the index) beyond its start-up.
-JOB_START_S = 4.0
-PRIOR_JOBS = 2  # how many jobs JOB_START_S counts as once this run's own are measured
-COMPILE_S = 20.0
-# each step's wall seconds, its start-up included (the index's with Snakemake's own end)
-STEP_S = {"warehouse": 5.0, "report": 16.0, "index": 6.0}
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,18 @@ class PlannedShard:
     cost_follows_shard: bool = False  # its kind's: priced by the measured shards around it
     estimate_s: float | None = None  # its kind's estimate of its CPU seconds (None: the kind gives none)
     job: str = ""  # the batch job it shares with other small shards ("": a job of its own)
+    kernels: str = ""  # its kind's compiled kernels it loads ("": the kind's one set)
+    compile_s: float | None = None  # its kernels' compilation in CPU seconds, its kind's measure (None: not measured)
+
+    @property
+    def compiled(self) -> tuple[str, str, str]:
+        """The kernels its job loads, compiled by the first job of them on a cold numba cache."""
+        return (self.game, self.kind, self.kernels)
+
+    @property
+    def compile_cpu_s(self) -> float:
+        """Its kernels' compilation: its kind's measure, else the mean of the kinds' (``COMPILE_CPU_S``)."""
+        return COMPILE_CPU_S if self.compile_s is None else self.compile_s
 
     @property
     def group(self) -> tuple[str, str, str]:
@@ -89,6 +108,8 @@ class Snapshot:
     steps_since: float | None = None  # when the latest of them finished: the next has run since
     cores: int = 1  # the most jobs the run runs at once
     setup: Setup | None = None  # a start-up step under way before Snakemake runs
+    step_cpu: Mapping[str, float] = field(default_factory=dict)  # each step's CPU seconds, from its logs' timing lines
+    load: float | None = None  # the machine's load average per CPU (None: not known)
 
 
 @dataclass(frozen=True)
@@ -165,66 +186,7 @@ class Estimate:
     unmeasured_jobs: list[tuple[str, str]]  # the same for jobs of other units (a basin job, an audit)
     parallel: int
     kept: int = 0  # shards done before this run began
-
-
-def started_in_run(s: ShardState, run_started: float) -> bool:
-    return s.log is not None and s.log.mtime >= run_started and (s.state == "running" or s.log.finished is not None)
-
-
-def job_key(s: ShardState) -> str:
-    """The job a shard runs in: its batch's, else its own."""
-    return s.spec.job or s.spec.log
-
-
-def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int) -> float:
-    """Seconds a job of this run spends outside its measured computation (process start, imports, writing,
-    Snakemake's bookkeeping between jobs): ``JOB_START_S`` until jobs of this run are measured.
-
-    The jobs' timing lines time only the computation; the rest of the run's capacity since its first
-    computation began (the jobs at once times the time) went into start-up, spread over the jobs
-    started.  The estimate counts ``PRIOR_JOBS`` times among them, so a first job's imports do not
-    price all the others alone.  Without the run's start (a view of jobs started elsewhere) it is not
-    known, and counted as none."""
-    if snap.run_started is None:
-        return 0.0
-    if not snap.alive:
-        return JOB_START_S
-    started = [s for s in states if started_in_run(s, snap.run_started)]
-    if not started:
-        return JOB_START_S
-    measured = 0.0
-    first = snap.now
-    for s in started:
-        if s.state == "running":
-            seconds = (s.log.progress.seconds if s.log.progress else 0.0) + max(0.0, snap.now - s.log.mtime)
-            first = min(first, snap.now - seconds)
-        else:
-            seconds = s.log.finished.seconds
-            first = min(first, s.log.mtime - seconds)
-        measured += seconds
-    jobs = len({job_key(s) for s in started})
-    # from the first job's start (its computation's, less a job's start-up): Snakemake's own start before it
-    # (checking the plan's files) is paid once, not by every job
-    spent = max(0.0, parallel * (snap.now - max(first - JOB_START_S, snap.run_started)) - measured)
-    return (JOB_START_S * PRIOR_JOBS + spent) / (PRIOR_JOBS + jobs)
-
-
-def compiles_left(states: Sequence[ShardState]) -> int:
-    """Kinds with work left that no job has ever run here (no log of any of their shards): each compiles its
-    kernels in its first job (numba caches them for the next)."""
-    ran = {(s.spec.game, s.spec.kind) for s in states if s.log is not None}
-    return len({(s.spec.game, s.spec.kind) for s in states if s.state != "done"} - ran)
-
-
-def finishing(snap: Snapshot) -> float:
-    """Wall seconds of the steps after the shards still to finish: one after another but for the reports,
-    which run side by side on the run's cores; the first of them under way since the latest finished."""
-    reports = snap.steps.count("report")
-    rounds = -(-reports // max(1, min(snap.cores, reports))) if reports else 0
-    left = sum(STEP_S[k] for k in snap.steps if k != "report") + rounds * STEP_S["report"]
-    if snap.steps and snap.steps_since is not None:
-        left -= min(STEP_S[snap.steps[0]], snap.now - snap.steps_since)
-    return max(0.0, left)
+    slowdown: float = 1.0  # wall seconds per CPU second of a job here now (run_costs.slowdown)
 
 
 def estimate(
@@ -238,14 +200,22 @@ def estimate(
     kept = sum(s.state == "kept" for s in states)
     run = [(s, rate, price) for s, rate, price in zip(states, rates, prices, strict=True) if s.state != "kept"]
     left = [(s, rate, price) for s, rate, price in run if s.state != "done"]
-    jobs_left = {job_key(s) for s, _, _ in left if s.state != "running"}
-    parallel = max(1, min(parallel, len(jobs_left | {job_key(s) for s, _, _ in left}) or 1))
-    overhead = job_overhead(states, snap, parallel)
+    running_jobs = {job_key(s) for s, _, _ in left if s.state == "running"}
+    # a batch job under way starts no new job for its shards still waiting
+    jobs_left = {job_key(s) for s, _, _ in left if s.state != "running"} - running_jobs
+    parallel = max(1, min(parallel, len(jobs_left | running_jobs) or 1))
+    slow = slowdown(states, snap)
+    overhead = job_overhead(states, snap, parallel, slow)
+    ours = snap.run_started is not None  # the view of a run going here: kernels not loaded here yet compile
+    under_way = compiling(states) if ours else set()
+    fresh = kernels_never_run(states) if ours else {}
     unmeasured: list[tuple[str, str]] = []
     unmeasured_jobs: list[tuple[str, str]] = []
     total = measured_total = longest = 0.0
     for s, rate, price in left:
         t = seconds_left(s, price, snap.now)
+        if s.state == "running" and s.spec.compiled in under_way and s.log.progress is None:
+            t = compiling_left(s, t, price, slow, snap.now)
         total += t
         if rate is None:
             names = unmeasured if s.spec.main else unmeasured_jobs
@@ -253,14 +223,17 @@ def estimate(
                 names.append((s.spec.game, s.spec.kind))
         else:
             measured_total += t
-        longest = max(longest, t + (overhead if s.state != "running" else 0.0))
-    compiles = compiles_left(states) if snap.run_started is not None else 0
-    start_up = overhead * len(jobs_left) + COMPILE_S * compiles
-    finish = finishing(snap)
+        # one job cannot be spread: its start-up, and its kind's compilation in a first job, come before its work
+        first = fresh.get(s.spec.compiled, 0.0) * slow
+        longest = max(longest, t + (overhead + first if s.state != "running" else 0.0))
+    start_up = overhead * len(jobs_left) + sum(fresh.values()) * slow
+    finish = finishing(snap, slow)
     seconds = max((total + start_up) / parallel, longest) + finish if left or finish else 0.0
     measured = max((measured_total + start_up) / parallel, longest) + finish
     done = len(run) - len(left)
-    return Estimate(done, len(run), seconds, measured, total + start_up, unmeasured, unmeasured_jobs, parallel, kept)
+    return Estimate(
+        done, len(run), seconds, measured, total + start_up, unmeasured, unmeasured_jobs, parallel, kept, slow
+    )
 
 
 def smoothed(new: float | None, previous: Shown | None, now: float) -> float | None:

@@ -11,12 +11,13 @@ the newest Snakemake run began from its log's name.  No English and no clock her
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from ..core.progress import Reading, read_line
-from .jobs import START_TAG, timing_record
+from .jobs import START_TAG, cpu_priced, timing_record
 
 SNAKEMAKE_LOGS = ".snakemake/log"  # Snakemake names each run's log by its start: 2026-12-01T082828.728009.snakemake.log
 
@@ -52,6 +53,7 @@ class ShardLog:
     unfinished: bool  # the latest attempt has started and written no timing line
     mtime: float
     machine: str | None = None  # the kind of CPU the finished job ran on (None: not recorded)
+    cpu_s: float | None = None  # the finished job's CPU seconds per thread (None: not recorded, or a GPU's job)
 
 
 @lru_cache(maxsize=8192)  # the live view reads every log each second; most have not changed
@@ -62,6 +64,7 @@ def read_shard_log(text: str, mtime: float, work: int) -> ShardLog:
     progress: Measure | None = None
     unfinished = not text.strip()
     machine = None
+    cpu_s = None
     for line in text.splitlines():
         if START_TAG in line and read_line(line) is None:
             progress = None
@@ -74,6 +77,7 @@ def read_shard_log(text: str, mtime: float, work: int) -> ShardLog:
             progress = None
             unfinished = False
             machine = record.get("machine")
+            cpu_s = cpu_per_thread(record)
             continue
         reading = read_line(line)
         if reading is not None:  # a progress line after the last timing line: an attempt under way
@@ -82,7 +86,30 @@ def read_shard_log(text: str, mtime: float, work: int) -> ShardLog:
             # the printed rate is the shard's mean since it began: done / rate is its time, to the sub-second
             seconds = reading.done / reading.rate if reading.rate > 0 else reading.elapsed_s
             progress = Measure(share * work, seconds)
-    return ShardLog(finished, progress, unfinished, mtime, machine)
+    return ShardLog(finished, progress, unfinished, mtime, machine, cpu_s)
+
+
+def step_record(text: str) -> dict | None:
+    """The timing line a step's log ends with once the step has finished (engines/pipeline/steps.py), else None."""
+    record = next(filter(None, map(timing_record, reversed(text.splitlines()))), None)
+    return record if record is not None and record.get("step") and record.get("cpu_s") else None
+
+
+def step_cpu(texts: Mapping[str, str]) -> dict[str, float]:
+    """Each step's CPU seconds by its kind (warehouse, report, index), the mean over the logs (``texts``: a step
+    log's path -> its text) that end with its timing line: a step's cost on any machine, which the one running
+    it stretches by its load."""
+    found: dict[str, list[float]] = {}
+    for record in filter(None, map(step_record, texts.values())):
+        found.setdefault(str(record["step"]), []).append(float(record["cpu_s"]))
+    return {step: sum(cpu) / len(cpu) for step, cpu in found.items()}
+
+
+def cpu_per_thread(record: dict) -> float | None:
+    """A timing record's CPU seconds per thread it ran (beside its wall seconds: how much of the time the
+    job had a CPU); None where not recorded or where a device computed (its CPU time only waited)."""
+    cpu = cpu_priced(record)
+    return float(cpu) / max(1, int(record.get("threads") or 1)) if cpu else None
 
 
 def mtime(path: str | Path) -> float | None:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 from ..core.layout import RESULTS, WAREHOUSE
 from ..registry import engine
 from .plan import DEFAULT_CONFIG, Plan, load_plan
 from .progress_model import PlannedShard, Setup, Snapshot
-from .runlog import latest_run_start, mtime, read_log
+from .runlog import latest_run_start, mtime, read_log, step_cpu, step_record
 from .runstate import run_alive
 
 REPORT_INDEX = "index.html"
@@ -50,6 +51,8 @@ def planned_shards(plan: Plan) -> tuple[list[PlannedShard], dict[str, str]]:
                 s.kind.cost_follows_shard,
                 None if estimate is None else float(estimate),
                 jobs.get(s.key, ""),
+                s.kind.kernels(s.spec),
+                s.kind.compile_cpu_s(s.spec),
             )
         )
     return shards, {g: engine(g).work_unit for g in plan.games}
@@ -103,17 +106,32 @@ def step_logs(results: str, games) -> list[str]:
     ]
 
 
-def steps_of(results: str, games, run_started: float | None, current: bool) -> tuple[tuple[str, ...], float | None]:
+def steps_of(
+    results: str, games, run_started: float | None, current: bool, shards_done: float | None
+) -> tuple[tuple[str, ...], float | None, dict[str, float]]:
     """The steps after the shards this run has still to finish (none when the warehouse and reports are
     current; a report only for the ``games`` with work in this run: another game's report is left as it
-    is), and when the latest finished: a step writes its log as it ends."""
+    is), since when the first of them has been under way (the latest of the steps finished and
+    ``shards_done``, when the last shard was written; None while shards are left), and each step's CPU
+    seconds as every game's step logs say.  A step has finished once its log, written in this run, ends
+    with its timing line (engines/pipeline/steps.py): the warehouse writes its log as it works."""
+    texts = {log: lf.text for log in step_logs(results, list_games(results)) if (lf := read_log(log)) is not None}
+    cpu = step_cpu(texts)
     if current or run_started is None:
-        return (), None
+        return (), None, cpu
     logs = step_logs(results, games)
     kinds = ["warehouse"] + ["report"] * len(games) + ["index"]
-    ended = [t for log in logs if (t := mtime(log) or 0.0) >= run_started]
-    left = tuple(k for log, k in zip(logs, kinds, strict=True) if (mtime(log) or 0.0) < run_started)
-    return left, max(ended, default=None)
+    ended = {log: t for log in logs if (t := mtime(log) or 0.0) >= run_started and step_record(texts.get(log, ""))}
+    left = tuple(k for log, k in zip(logs, kinds, strict=True) if log not in ended)
+    since = max([*ended.values(), *([shards_done] if shards_done is not None else [])], default=None)
+    return left, since, cpu
+
+
+def list_games(results: str) -> list[str]:
+    """The games with a report log in a results tree (their reports' timing lines price this run's)."""
+    reports = Path(results) / "logs" / "reports"
+    names = sorted(p.stem for p in reports.glob("*.log") if not p.name.endswith(".inputs.log"))
+    return [name for name in names if name != "index"]
 
 
 def snapshot(
@@ -145,7 +163,11 @@ def snapshot(
     kept = frozenset(f for f, t in stamps.items() if t is not None and alive and run_started and t < run_started)
     # the games this run computes shards of (a file missing, or written since the run began)
     games = [g for g in units if any(s.game == g and not all(f in kept for f in s.files) for s in plan)]
-    steps, since = ((), None) if only is not None else steps_of(results, games, run_started, report == "current")
+    # the last shard written, once all are: the warehouse has been under way since
+    shards_done = newest if all_done and newest >= (run_started or 0.0) else None
+    steps, since, cpu = (
+        ((), None, {}) if only is not None else steps_of(results, games, run_started, report == "current", shards_done)
+    )
     return Snapshot(
         tuple(plan),
         units,
@@ -161,4 +183,6 @@ def snapshot(
         since,
         cores,
         setup,
+        cpu,
+        os.getloadavg()[0] / (os.cpu_count() or 1),
     )

@@ -55,7 +55,8 @@ def run_frame(
     run: RunNote, results: str, alive: bool | None, previous: Shown | None, run_started: float | None
 ) -> Frame:
     """The live view of a campaign run's shards alone, under its config (``campaign --run`` prints its ETA)."""
-    return view(snapshot(run.config, results, alive=alive, run_started=run_started, only=run.targets), previous)
+    snap = snapshot(run.config, results, alive=alive, run_started=run_started, only=run.targets)
+    return view(snap, previous, running=run.command)
 
 
 def summary(
@@ -65,16 +66,18 @@ def summary(
     run_started: float | None = None,
     cores: int = 1,
     setup: Setup | None = None,
+    running: str = "",
 ) -> Frame:
     """The view of the campaign in this directory; ``previous``: the last frame's state (a steady ETA);
-    ``cores`` and ``setup``: the run's most jobs at once and its start-up step under way (`cardlab run`'s)."""
+    ``cores`` and ``setup``: the run's most jobs at once and its start-up step under way (`cardlab run`'s);
+    ``running``: the command whose run this is, as the head names it ("": a run found here, or none)."""
     run = running_campaign() if args.config is None else None
     frame = _run_view(run, args, alive, previous, run_started) if run else None
     if frame is None:
         config = DEFAULT_CONFIG if args.config is None else args.config
         snap = snapshot(config, args.results, alive=alive, run_started=run_started, cores=cores, setup=setup)
-        frame = view(snap, previous)
-    if not frame.lines[0].startswith("cardlab campaign running") and not frame.finished:
+        frame = view(snap, previous, running)
+    if not frame.going and not frame.finished:
         frame.lines.append(
             "  resume with `snakemake --cores all` (or `cardlab run --cores all`): finished shards are kept"
         )
@@ -112,6 +115,7 @@ class Redraw:
         self.clock = clock
         self.cores = cores
         self.setup: Setup | None = None  # a start-up step under way before Snakemake runs
+        self.running = "cardlab run" if process else ""  # the head names it: only `cardlab run` follows its process
         self.tty = sys.stdout.isatty()
         self.drawn = 0
         self.last_print: float | None = None
@@ -135,7 +139,7 @@ class Redraw:
     def __call__(self, ended: bool) -> bool:
         """Draw a frame; True when, following no process, no run goes here any more."""
         alive = (not ended) if self.process else None
-        frame = summary(self.args, alive, self.shown, self.run_started, self.cores, self.setup)
+        frame = summary(self.args, alive, self.shown, self.run_started, self.cores, self.setup, self.running)
         self.shown = frame.shown
         self.drawn_at = self.clock()
         lines = frame.lines

@@ -2,7 +2,9 @@
 
 Each rule names its step in ``params.step``; the step's function does the work
 through the engines and the pipeline modules.  A CardlabError ends the job with
-``error: <reason>`` on stderr (and in the job's log) and exit status 1.
+``error: <reason>`` on stderr (and in the job's log) and exit status 1.  The steps after the
+shards (warehouse, reports, index) end their logs with a timing line (:func:`step_timing_line`):
+the live view prices the next run's steps by them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,32 @@ def _steps() -> dict[str, Callable]:
         "game_report": report_from_snakemake,
         "index": index_from_snakemake,
     }
+
+
+# the steps after the shards, by the name the live view prices them under (engines/pipeline/progress_model.py)
+TIMED_STEPS = {"warehouse": "warehouse", "game_report": "report", "index": "index"}
+
+
+def step_timing_line(step: str) -> str:
+    """A step's timing line: its process's wall and CPU seconds since it started (the interpreter's and the
+    imports' included: the whole of what the step costs the run), and the kind of CPU."""
+    import json
+    import resource
+    import time
+
+    import psutil  # Snakemake's own dependency: every step runs under it
+
+    from .jobs import TIMING_TAG, machine
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    record = {
+        "step": step,
+        "wall_s": round(time.time() - psutil.Process().create_time(), 3),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+        "threads": 1,
+        "machine": machine(),
+    }
+    return TIMING_TAG + json.dumps(record, sort_keys=True)
 
 
 def shard_from_snakemake(smk) -> None:
@@ -202,6 +230,9 @@ def run(smk) -> None:
         if smk.params.step != "warehouse":
             catalog_inputs(smk)
         _steps()[smk.params.step](smk)
+        if smk.params.step in TIMED_STEPS and len(smk.log):
+            with open(smk.log[0], "a") as log:
+                print(step_timing_line(TIMED_STEPS[smk.params.step]), file=log)
     except CardlabError as exc:
         fail(smk, str(exc), log_it=not isinstance(exc, BatchError))  # a batch wrote its shard's log
     except OSError as exc:  # a full disk, a vanished directory: the system's words and the path
