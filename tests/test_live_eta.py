@@ -89,20 +89,16 @@ def test_the_eta_at_10_percent_is_within_a_factor_2_of_the_truth(run):
     assert truth / 2 <= m.eta_s <= truth * 2, (t, m.eta_s, truth)
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(reason=MISSED_AT_HALF[name], strict=True))
-        if name in MISSED_AT_HALF
-        else name
-        for name in RUNS
-    ],
-)
+@pytest.mark.parametrize("name", RUNS)
 def test_the_eta_at_50_percent_is_within_30_percent_of_the_truth(name):
+    """The issue's bound (30 %) on four of the six recordings; the two MISSED_AT_HALF are held to what they
+    measure now (warm2 1.56, cold3 0.76, within 60 % and 35 %), so they cannot get worse unseen."""
+    bound = {"live_warm2.json": 1.6, "live_cold3.json": 1.35}.get(name, 1.3)
+    assert (name in MISSED_AT_HALF) == (bound > 1.3)
     rec, frames = replayed(name)
     t, _snap, m = frame_at(frames, 0.5 * rec["ended"])
     truth = rec["ended"] - t
-    assert truth / 1.3 <= m.eta_s <= truth * 1.3, (t, m.eta_s, truth, m.eta_s / truth)
+    assert truth / bound <= m.eta_s <= truth * bound, (t, m.eta_s, truth, m.eta_s / truth)
 
 
 def test_the_eta_never_jumps_by_an_order_of_magnitude(run):
