@@ -113,6 +113,20 @@ def _brent_mark(L, a, O, tL, ta, tO, power, lam):
     return tL, ta, tO, power, lam + 1
 
 
+GOES_ON, GAME_OVER, OWNER_STOPS = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def _owner_round(L, a, O, b, k, s):
+    """One round of deal s under the owner rule (rank order): the new state and GOES_ON, GAME_OVER or
+    OWNER_STOPS (a balanced predecessor of the new state is a smaller deal)."""
+    L, a, O, b, st = _round(L, a, O, b)
+    if st >= LEADER_OUT:
+        return L, a, O, b, GAME_OVER
+    kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
+    return L, a, O, b, OWNER_STOPS if min(kept, lost) < s else GOES_ON
+
+
 @njit(cache=True)
 def _rounds_in_order(deals, k, order, binom):
     """Rounds per deal under the owner rule when deal r comes before deal q iff (order[r], r) < (order[q], q)."""
@@ -166,13 +180,10 @@ def _rounds_with_cache(deals, k, d_bits, s_bits):
         finished = False
         tL, ta, tO, power, lam = L, a, O, 1, 1
         while True:
-            L, a, O, b, st = _round(L, a, O, b)
+            L, a, O, b, went = _owner_round(L, a, O, b, k, s)
             total += 1
-            if st >= LEADER_OUT:
-                finished = True
-                break
-            kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
-            if min(kept, lost) < s:
+            if went != GOES_ON:
+                finished = went == GAME_OVER
                 break
             key = _state_key(L, a, O)
             h = _mix(key)
@@ -385,12 +396,9 @@ def _rounds_side_branches(deals, k, depth, cycles):
         tL, ta, tO, power, lam = L, a, O, 1, 1
         while True:
             last[0], last[1], last[2] = L, a, O
-            L, a, O, b, st = _round(L, a, O, b)
+            L, a, O, b, went = _owner_round(L, a, O, b, k, s)
             total += 1
-            if st >= LEADER_OUT:
-                break
-            kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
-            if min(kept, lost) < s:
+            if went != GOES_ON:
                 break
             earlier, e = _earlier_side_branch(L, a, O, b, k, s, depth, last, stack, preds)
             expanded += e
@@ -421,12 +429,9 @@ def _rounds_with_state_table(deals, k, d_bits, s_bits, epochs):
         L, a, O, b = s & _mask(k), np.int64(k), s >> k, np.int64(k)
         tL, ta, tO, power, lam = L, a, O, 1, 1
         while True:
-            L, a, O, b, st = _round(L, a, O, b)
+            L, a, O, b, went = _owner_round(L, a, O, b, k, s)
             total += 1
-            if st >= LEADER_OUT:
-                break
-            kept, lost = _balanced_predecessors_true_colours(L, a, O, b, k)
-            if min(kept, lost) < s:
+            if went != GOES_ON:
                 break
             key = _class_key(L, a, O, b)
             h = _mix(key)
