@@ -20,6 +20,7 @@ their warm runs show none of their own jobs until each one's files appear.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import shutil
@@ -86,13 +87,13 @@ def record(
         fixture = {"config": config_text, "cores": cores, "units": units}
         fixture["plan"] = [s.__dict__ | {"files": list(s.files)} for s in plan]
         command = cardlab_run(cores) if clone else snakemake_run(cores)
-        out.write_text(json.dumps(fixture | recorded_run(work, plan, command, poll_s), separators=(",", ":")))
+        save(out, fixture | recorded_run(work, plan, command, poll_s))
         if warm is not None:
             for s in plan[::2]:
                 for f in s.files:
                     Path(f).unlink(missing_ok=True)
             recorded = recorded_run(work, plan, command, poll_s)
-            warm.write_text(json.dumps(fixture | recorded, separators=(",", ":")))
+            save(warm, fixture | recorded)
     finally:
         os.chdir(ROOT)
         if clone is None:
@@ -187,7 +188,19 @@ def lines_at(recorded: list, t: float) -> list[tuple[float, str]]:
     return seen[resets[-1] + 1 :] if resets else seen
 
 
+def save(path: Path, recording: dict) -> None:
+    """Write a recording, gzipped where ``path`` ends in .gz."""
+    text = json.dumps(recording, separators=(",", ":"))
+    if path.suffix == ".gz":
+        path.write_bytes(gzip.compress(text.encode(), 9))
+    else:
+        path.write_text(text)
+
+
 def load(path: Path) -> dict:
+    """A recording; gzipped where its name ends in .gz (a run of the default config, with its kept files)."""
+    if path.suffix == ".gz":
+        return json.loads(gzip.decompress(path.read_bytes()))
     return json.loads(path.read_text())
 
 

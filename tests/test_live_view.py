@@ -19,7 +19,7 @@ from engines.core.fmt import count
 from engines.core.progress import Progress, read_line
 from engines.pipeline.jobs import START_TAG, timing_line
 from engines.pipeline.live import LogFile, PlannedShard, Shown, Snapshot, eta_text, read_shard_log, smoothed, view
-from engines.pipeline.pricing import PRIOR_WEIGHT, UNESTIMATED_S
+from engines.pipeline.pricing import PRIOR_WEIGHT, UNESTIMATED_S, priced, rates_of
 from engines.pipeline.progress_model import model, shard_states
 from engines.pipeline.run_costs import (
     JOB_START_CPU_S,
@@ -28,8 +28,12 @@ from engines.pipeline.run_costs import (
     SNAKEMAKE_END_CPU_S,
     STEP_CPU_S,
     STEP_WAIT,
+    WAREHOUSE_CPU_S,
+    WAREHOUSE_FILE_CPU_S,
     finishing,
     slowdown,
+    step_cpu_s,
+    step_slowdown,
 )
 
 FIXTURE = Path(__file__).parent / "data" / "live_campaign.json"
@@ -225,21 +229,36 @@ def test_the_machine_s_slowdown_is_the_cpu_weighted_median_of_this_run_s_jobs():
 
 def test_the_steps_after_the_shards_are_priced_by_their_timing_lines_at_the_machine_s_slowdown():
     """A warehouse, two reports side by side on two cores and the index: their CPU seconds (the logs' where
-    they have timing lines, else STEP_CPU_S) stretched by the slowdown and the steps' waits, then
-    Snakemake's end; the first of them credited the time it has been under way."""
+    they have timing lines, else their prices) stretched by the machine's slowdown for the step processes
+    at once, then Snakemake's end; the first of them credited the time it has been under way."""
     a = shard()
     steps = ("warehouse", "report", "report", "index")
     base = snap([a], files=a.files, logs={a.log: timed_log(a, 2.0, 1.0)}, run_started=0.0)
     base = replace(base, load=2.0, cores=2, steps=steps)
-    slow = 2.0  # the job's and the load's alike
+    slow = 2.0  # the job's and the load's alike: two jobs took 2 wall s a CPU s, so 2 CPUs were busy elsewhere
+    alone, two = (1 + 2) / 2, (2 + 2) / 2
+    assert step_slowdown(slow, 2, 1) == alone and step_slowdown(slow, 2, 2) == two
+    assert step_slowdown(1.0, 2, 1) == STEP_WAIT  # an idle machine: the steps' own waits
     priced = replace(base, step_cpu={"warehouse": 2.0, "report": 1.0})
-    cpu = 2.0 + 2 * 1.0 / 2 + STEP_CPU_S["index"]
-    assert finishing(priced, slow) == pytest.approx(cpu * slow * STEP_WAIT + SNAKEMAKE_END_CPU_S * slow)
-    assert finishing(base, slow) > finishing(priced, slow)  # STEP_CPU_S's warehouse, measured dearer
+    expected = 2.0 * alone + 1.0 * two + STEP_CPU_S["index"] * alone + SNAKEMAKE_END_CPU_S * slow
+    assert finishing(priced, slow) == pytest.approx(expected)
+    assert finishing(base, slow) > finishing(priced, slow)  # the warehouse's price, measured dearer
     under_way = replace(priced, steps_since=priced.now - 3.0)
     assert finishing(under_way, slow) == pytest.approx(finishing(priced, slow) - 3.0)
     m = model(priced)
     assert m.estimate.slowdown == pytest.approx(slow) and m.estimate.seconds == pytest.approx(finishing(priced, slow))
+
+
+def test_the_warehouse_is_priced_by_the_files_it_reads_until_its_log_says():
+    """Before any warehouse log of this run or an earlier one, its CPU seconds grow with the planned shard
+    files it loads (the default config's 3,275 cost about 11 CPU-s, a small config's 55 about 3)."""
+    small = snap([shard(n=i) for i in range(3)])
+    large = snap([shard(n=i) for i in range(3000)])
+    assert step_cpu_s(small, "warehouse") == pytest.approx(WAREHOUSE_CPU_S + 3 * WAREHOUSE_FILE_CPU_S)
+    assert step_cpu_s(large, "warehouse") == pytest.approx(WAREHOUSE_CPU_S + 3000 * WAREHOUSE_FILE_CPU_S)
+    assert 10 < step_cpu_s(large, "warehouse") < 11
+    assert step_cpu_s(replace(large, step_cpu={"warehouse": 4.0}), "warehouse") == 4.0  # measured: its own
+    assert step_cpu_s(large, "report") == STEP_CPU_S["report"]
 
 
 def test_kernels_no_job_has_loaded_are_priced_by_their_kind_s_compilation():
@@ -487,3 +506,29 @@ def test_shards_whose_cost_follows_the_shard_are_interpolated_within_their_varia
     m = model(snap([probe, window, measured], files=probe.files + measured.files, logs=logs))
     # its 1,000 deals at window 1's 1,000 deals/s, less the second it has run (at the probe's 10/s: 99 s)
     assert m.estimate.job_seconds == pytest.approx(0.0)
+
+
+def test_a_window_none_of_whose_variant_is_measured_is_priced_by_its_estimate_not_by_the_probes():
+    """Before any cost window of a size is measured, only its start-up probes are (100 deals in 10 s each,
+    compiling): the windows' 10^6 deals are priced by their kind's estimate, not at the probes' 10 deals a
+    second (a day of job-seconds for a batch that took 28 s)."""
+    probes = [
+        replace(
+            shard("redblack", "cost_window", "exhaustive_k26_windows", n, 100, "deals", follows=True),
+            variant="startup",
+            estimate_s=0.01,
+        )
+        for n in range(2)
+    ]
+    window = replace(
+        shard("redblack", "cost_window", "exhaustive_k26_windows", 0, 10**6, "deals", follows=True),
+        variant="owner",
+        estimate_s=0.2,
+    )
+    plan = [replace(p, files=(f"p/{p.shard}.parquet",), log=f"p/{p.shard}.log") for p in probes] + [window]
+    logs = {p.log: finished_log(p, 10.0) for p in plan[:2]}
+    states = shard_states(snap(plan, files=plan[0].files + plan[1].files, logs=logs))
+    rates = rates_of(states)
+    assert rates[0] == rates[1] == pytest.approx(10.0) and rates[2] is None
+    window_rate = priced(states, rates)[2]
+    assert window.work / window_rate < 10 * 0.2 * 4  # its estimate at this machine's scale, at most 4 times

@@ -81,9 +81,14 @@ def pooled(ms: list[Measure]) -> Measure:
     ms = sorted(ms, key=lambda m: m.work / m.seconds)
     if len(ms) > 1:
         ms = ms[1:]
-    while len(ms) > 1 and ms[0].rate * OUTLIER < sum(ms[1:], Measure()).rate:
-        ms = ms[1:]
-    return sum(ms, Measure())
+    work = sum(m.work for m in ms)
+    seconds = sum(m.seconds for m in ms)
+    for m in ms[:-1]:  # the rest's sum kept as the slowest are dropped: linear in the group
+        rest = Measure(work - m.work, seconds - m.seconds)
+        if m.rate * OUTLIER >= rest.rate:
+            break
+        work, seconds = rest.work, rest.seconds
+    return Measure(work, seconds)
 
 
 def group_measures(states: Sequence[ShardState]) -> dict[Group, Measure]:
@@ -99,12 +104,9 @@ def shard_rates(states: Sequence[ShardState]) -> dict[Group, float | None]:
     by_kind: dict[tuple[str, str], list[Measure]] = {}
     for (game, kind, _exp), ms in found.items():
         by_kind.setdefault((game, kind), []).extend(ms)
-    rates = {}
-    for s in states:
-        g = s.spec.group
-        own = pooled(found[g]).rate if g in found else None
-        rates[g] = own or pooled(by_kind.get(g[:2], [])).rate
-    return rates
+    own = {g: pooled(ms).rate for g, ms in found.items()}
+    kinds = {kind: pooled(ms).rate for kind, ms in by_kind.items()}
+    return {s.spec.group: own.get(s.spec.group) or kinds.get(s.spec.group[:2]) for s in states}
 
 
 def interpolated_rate(shards: Sequence[int], measures: Sequence[Measure], shard: int) -> float | None:
@@ -127,7 +129,9 @@ def rates_of(states: Sequence[ShardState]) -> list[float | None]:
     """Each shard's measured rate, beside ``states``: its group's (:func:`shard_rates`), or, where its kind's
     cost follows the shard, the one interpolated between the measured shards around it of its group and
     variant (shard numbers count apart in each: a RedBlack size's cost windows and their start-up probes,
-    whose first compiles the kernels, or its brute-force and owner-rule searches)."""
+    whose first compiles the kernels, or its brute-force and owner-rule searches), None while none of
+    them is measured: another variant's or size's rate is not its cost (a size's 100-deal start-up
+    probes, compiling, priced its 10^6-rank windows at 10 minutes for a batch that took 28 s)."""
     group_rates = shard_rates(states)
     machines = current_machines(states)
     points: dict[tuple[Group, str], dict[int, Measure]] = {}
@@ -139,20 +143,26 @@ def rates_of(states: Sequence[ShardState]) -> list[float | None]:
     measured = {g: (sorted(found), [found[n] for n in sorted(found)]) for g, found in points.items()}
     rates = []
     for s in states:
-        near = measured.get((s.spec.group, s.spec.variant))
-        rate = interpolated_rate(*near, s.spec.shard) if near else None
-        rates.append(rate or group_rates.get(s.spec.group))
+        if s.spec.cost_follows_shard:
+            near = measured.get((s.spec.group, s.spec.variant))
+            rates.append(interpolated_rate(*near, s.spec.shard) if near else None)
+        else:
+            rates.append(group_rates.get(s.spec.group))
     return rates
 
 
 def estimate_scale(states: Sequence[ShardState]) -> float:
     """This machine's job-seconds per estimated CPU second: the geometric mean over the measured groups
     whose kind gives an estimate, with the estimates' own scale (1) counted ``PRIOR_WEIGHT`` times."""
+    estimated: dict[Group, tuple[float, float]] = {}  # each group's estimated CPU seconds and work
+    for s in states:
+        if s.spec.estimate_s and s.spec.work:
+            seconds, work = estimated.get(s.spec.group, (0.0, 0.0))
+            estimated[s.spec.group] = (seconds + s.spec.estimate_s, work + s.spec.work)
     logs: list[float] = []
     for group, m in group_measures(states).items():
-        shards = [s for s in states if s.spec.group == group and s.spec.estimate_s and s.spec.work]
-        if shards and m.rate:
-            per_unit = sum(s.spec.estimate_s for s in shards) / sum(s.spec.work for s in shards)
+        if group in estimated and m.rate:
+            per_unit = estimated[group][0] / estimated[group][1]
             ratio = m.seconds / (m.work * per_unit)
             logs.append(math.log(min(max(ratio, 1 / SCALE_LIMIT), SCALE_LIMIT)))
     return math.exp(sum(logs) / (len(logs) + PRIOR_WEIGHT))

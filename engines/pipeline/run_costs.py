@@ -35,8 +35,13 @@ COMPILE_CPU_S = 5.0
 #   report: the mean of its three); and Snakemake's end, from the index's timing line to its exit (1.4 s);
 STEP_CPU_S = {"warehouse": 3.1, "report": 1.75, "index": 1.05}
 SNAKEMAKE_END_CPU_S = 1.3
-# - the steps wait beyond what the machine's slowdown says (DuckDB, Parquet, figures written): their
-#   processes took 13.4 wall-s for 9.4 CPU-s in that run (1.43 per CPU-s) where its jobs took 1.06.
+# - the warehouse reads every planned shard file: 3.08 CPU-s for the 55 files of that run, 11.16 for the
+#   3,275 of a cold `cardlab run` of the default config (a fresh clone, 1,912 of them kept): 2.94 CPU-s
+#   and 2.5 ms a file;
+WAREHOUSE_CPU_S = 2.94
+WAREHOUSE_FILE_CPU_S = 0.0025
+# - a step waits at least this much beyond its CPU (DuckDB, Parquet, figures written): the cold run's
+#   steps took 13.4 wall-s for 9.4 CPU-s (1.43 per CPU-s) where its jobs took 1.06.
 STEP_WAIT = 1.35
 # Before this run's or an earlier run's jobs have timing lines (a cold run's first seconds), the slowdown
 # is the machine's load per CPU (a job gets one CPU in that many), where the snapshot knows it, else
@@ -128,10 +133,30 @@ def compiling(states: Sequence[ShardState]) -> set[tuple[str, str, str]]:
     return {s.spec.compiled for s in states if s.state == "running"} - finished
 
 
-def step_seconds(snap: Snapshot, kind: str, slow: float) -> float:
-    """A step's wall seconds: its CPU seconds as its logs' timing lines say (this run's or an earlier one's),
-    else ``STEP_CPU_S``, at the run's slowdown and the steps' waits (``STEP_WAIT``)."""
-    return snap.step_cpu.get(kind, STEP_CPU_S[kind]) * slow * STEP_WAIT
+def step_cpu_s(snap: Snapshot, kind: str) -> float:
+    """A step's CPU seconds as its logs' timing lines say (this run's or an earlier one's), else its price:
+    the warehouse's by the files it reads (``WAREHOUSE_CPU_S``), the others' ``STEP_CPU_S``."""
+    if kind in snap.step_cpu:
+        return snap.step_cpu[kind]
+    if kind == "warehouse":
+        return WAREHOUSE_CPU_S + WAREHOUSE_FILE_CPU_S * sum(len(s.files) for s in snap.plan)
+    return STEP_CPU_S[kind]
+
+
+def step_slowdown(slow: float, cores: int, at_once: int) -> float:
+    """Wall seconds per CPU second of ``at_once`` step processes on ``cores``, where the run's jobs, one a core,
+    took ``slow``: the machine's other load is what slowed them beyond a core each ((slow - 1) * cores
+    CPUs busy elsewhere: Snakemake, the live view, other users), shared now by fewer processes of the run.
+    A cold `cardlab run` whose jobs took 2.07: its warehouse, alone, 1.57 (this says 1.57), its reports,
+    two at once, 1.91 to 2.42 (2.07); at least ``STEP_WAIT``."""
+    busy_elsewhere = max(0.0, (slow - 1.0) * cores)
+    return max(STEP_WAIT, (at_once + busy_elsewhere) / max(1, cores))
+
+
+def step_seconds(snap: Snapshot, kind: str, slow: float, at_once: int = 1) -> float:
+    """A step's wall seconds: its CPU seconds (:func:`step_cpu_s`) at the machine's slowdown for ``at_once``
+    step processes (:func:`step_slowdown`)."""
+    return step_cpu_s(snap, kind) * step_slowdown(slow, snap.cores, at_once)
 
 
 def compiling_left(s: ShardState, work_s: float, price: float, slow: float, now: float) -> float:
@@ -146,8 +171,9 @@ def finishing(snap: Snapshot, slow: float = 1.0) -> float:
     which run side by side on the run's cores, then Snakemake's end; the first of them under way since the
     latest finished."""
     reports = snap.steps.count("report")
-    rounds = reports / max(1, min(snap.cores, reports)) if reports else 0
-    price = {kind: step_seconds(snap, kind, slow) for kind in STEP_CPU_S}
+    at_once = max(1, min(snap.cores, reports))
+    rounds = reports / at_once if reports else 0
+    price = {kind: step_seconds(snap, kind, slow, at_once if kind == "report" else 1) for kind in STEP_CPU_S}
     left = sum(price[k] for k in snap.steps if k != "report") + rounds * price["report"]
     left += SNAKEMAKE_END_CPU_S * slow if snap.steps else 0.0
     if snap.steps and snap.steps_since is not None:

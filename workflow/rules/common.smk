@@ -123,13 +123,6 @@ def report_inputs_file(game):
     return f"results/logs/reports/{game}.inputs"
 
 
-def write_report_inputs(path, files, views, log):
-    with open(path, "w") as out:
-        out.write("\n".join([f"views {views}", *sorted(map(str, files))]) + "\n")
-    with open(log, "w") as out:
-        out.write(f"{len(files)} input(s) of the report listed in {path}\n")
-
-
 def warehouse_version():
     from engines.interface import game_directory
 

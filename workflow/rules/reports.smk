@@ -27,8 +27,8 @@ for _game in RUN_GAMES:
             mem_mb=200,
         params:
             views=views_version(_game),
-        run:
-            write_report_inputs(output[0], input, params.views, log[0])
+        script:
+            "../scripts/report_inputs.py"
 
     rule:
         name:
