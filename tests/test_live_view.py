@@ -8,6 +8,7 @@ the poll times.  Its end (the last shard file) is the known answer for the ETA.
 from __future__ import annotations
 
 import io
+import math
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +21,7 @@ from engines.core.progress import Progress, read_line
 from engines.pipeline.jobs import START_TAG, timing_line
 from engines.pipeline.live import LogFile, PlannedShard, Shown, Snapshot, eta_text, read_shard_log, smoothed, view
 from engines.pipeline.pricing import PRIOR_WEIGHT, UNESTIMATED_S, priced, rates_of
-from engines.pipeline.progress_model import model, shard_states
+from engines.pipeline.progress_model import ETA_DRIFT_S, model, shard_states
 from engines.pipeline.run_costs import (
     JOB_START_CPU_S,
     PRIOR_CPU_S,
@@ -352,8 +353,13 @@ def test_an_interrupted_campaign_reads_as_such():
 
 
 def test_a_shown_eta_counts_down_unless_the_estimate_moves_past_the_margin():
+    """Within the margin the shown ETA counts down and drifts towards the estimate (by 1 - e^(-t/5 s) of the
+    gap); beyond it, the estimate is shown."""
     before = Shown(100.0, at=0.0)
-    assert smoothed(95.0, before, now=10.0) == 90.0  # within the margin: keeps counting down
+    assert smoothed(90.0, before, now=10.0) == 90.0  # the estimate agrees with the count-down
+    drifted = smoothed(80.0, before, now=10.0)  # counted down to 90, the estimate 10 s below it
+    assert drifted == pytest.approx(90.0 - 10.0 * (1 - math.exp(-10.0 / ETA_DRIFT_S))) and 80 < drifted < 90
+    assert smoothed(80.0, before, now=0.5) >= 99.5 - 0.1 * 19.5  # half a second on: a tenth of the gap at most
     assert smoothed(200.0, before, now=10.0) == 200.0
     assert smoothed(None, before, now=10.0) is None
 
@@ -532,3 +538,29 @@ def test_a_window_none_of_whose_variant_is_measured_is_priced_by_its_estimate_no
     assert rates[0] == rates[1] == pytest.approx(10.0) and rates[2] is None
     window_rate = priced(states, rates)[2]
     assert window.work / window_rate < 10 * 0.2 * 4  # its estimate at this machine's scale, at most 4 times
+
+
+def test_beyond_its_measured_shards_a_size_s_windows_follow_the_cost_shape_of_the_sizes_measured():
+    """Windows cost less the higher their ranks: a size measured whole (rates 1, 2, 4, 8 deals/s by quarter)
+    gives the shape; another size with only its first window measured (1 deal/s) prices its last window at
+    about 8 deals/s, not at the first one's rate; between measured windows, interpolation as before."""
+
+    def windows(exp: str) -> list[PlannedShard]:
+        return [
+            replace(
+                shard("redblack", "cost_window", exp, n, 1000, "deals", follows=True),
+                files=(f"{exp}/{n}.parquet",),
+                log=f"{exp}/{n}.log",
+            )
+            for n in range(4)
+        ]
+
+    whole, fresh = windows("k21"), windows("k26")
+    logs = {w.log: finished_log(w, 1000 / rate) for w, rate in zip(whole, (1, 2, 4, 8))}
+    logs[fresh[0].log] = finished_log(fresh[0], 1000.0)
+    done = [f for w in (*whole, fresh[0]) for f in w.files]
+    rates = rates_of(shard_states(snap(whole + fresh, files=done, logs=logs)))
+    assert rates[:5] == pytest.approx([1, 2, 4, 8, 1])
+    assert rates[5:] == pytest.approx([2, 4, 8])  # the shape of k21, from k26's window 0
+    alone = rates_of(shard_states(snap(fresh, files=fresh[0].files, logs={fresh[0].log: logs[fresh[0].log]})))
+    assert alone == pytest.approx([1, 1, 1, 1])  # no size measured whole: the nearest window's rate

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .runlog import Measure
@@ -36,6 +36,10 @@ PRIOR_WEIGHT = 2.0
 OUTLIER = 10.0
 """A measurement this many times slower than the rest of its group's is a compiling first job."""
 SCALE_LIMIT = 4.0
+MIN_ESTIMATED_S = 0.05
+"""A group whose measured work its kind estimates below this many CPU seconds does not set the scale: a
+RedBlack size of a handful of deals, estimated at microseconds, took its job's fixed costs (ratios of 9
+to 6·10^7 pulled the scale of a cold default run to 0.53 where its measured groups said 0.1 to 0.4)."""
 """A group's job-seconds per estimated second counts at most this far from 1: beyond it is a first job's
 compilation of its kernels (a tiny shard's whole time), not this machine's speed."""
 
@@ -125,6 +129,58 @@ def interpolated_rate(shards: Sequence[int], measures: Sequence[Measure], shard:
     return measures[i - 1].rate ** ((hi - shard) / (hi - lo)) * measures[i].rate ** ((shard - lo) / (hi - lo))
 
 
+SHAPE_BINS = 16
+"""A kind's cost shape (:func:`cost_shapes`) in this many equal parts of a group's shards."""
+
+Shape = list  # (place, log-rate deviation) of each measured part of a group's shards, by place
+
+
+def place_of(shard: int, extent: int) -> float:
+    """A shard's place in its group, 0 to 1: its middle over the group's extent (its highest shard + 1)."""
+    return (shard + 0.5) / extent
+
+
+def cost_shapes(measured: Mapping[tuple[Group, str], tuple[list[int], list[Measure], int]]) -> dict[tuple, Shape]:
+    """Per game, kind and variant whose cost follows the shard, how a shard's rate moves with its place in its
+    group (a size's rank strata): the log rate less its group's mean, over the groups measured at least
+    half-way (``measured``: their shards, measures and extent), averaged in ``SHAPE_BINS`` parts."""
+    sums: dict[tuple, list[list[float]]] = {}
+    for (group, variant), (shards, measures, extent) in measured.items():
+        if len(shards) < max(3, extent / 2):
+            continue
+        logs = [math.log(m.rate) for m in measures]
+        mean = sum(logs) / len(logs)
+        bins = sums.setdefault((*group[:2], variant), [[0.0, 0.0, 0.0] for _ in range(SHAPE_BINS)])
+        for shard, value in zip(shards, logs, strict=True):
+            part = bins[min(SHAPE_BINS - 1, shard * SHAPE_BINS // extent)]
+            part[0] += place_of(shard, extent)
+            part[1] += value - mean
+            part[2] += 1
+    return {key: [(p / n, v / n) for p, v, n in bins if n] for key, bins in sums.items()}
+
+
+def shape_at(shape: Shape, place: float) -> float:
+    """The shape's log-rate deviation at ``place``, linear between its parts (beyond them, the nearest's)."""
+    if place <= shape[0][0]:
+        return shape[0][1]
+    for (x0, v0), (x1, v1) in zip(shape, shape[1:]):
+        if place <= x1:
+            return v0 + (v1 - v0) * (place - x0) / (x1 - x0)
+    return shape[-1][1]
+
+
+def extrapolated_rate(near: tuple, shard: int, shape: Shape | None) -> float | None:
+    """A shard's rate from its group's measured ones (:func:`interpolated_rate`); beyond them, where its kind
+    has a cost shape, the nearest one's moved along the shape: a size's first cost window, the dearest
+    (the lowest ranks), priced its 223 other windows at its own cost, 5 times their mean."""
+    shards, measures, extent = near
+    rate = interpolated_rate(shards, measures, shard)
+    if shape is None or shards[0] <= shard <= shards[-1]:
+        return rate
+    nearest = shards[0] if shard < shards[0] else shards[-1]
+    return rate * math.exp(shape_at(shape, place_of(shard, extent)) - shape_at(shape, place_of(nearest, extent)))
+
+
 def rates_of(states: Sequence[ShardState]) -> list[float | None]:
     """Each shard's measured rate, beside ``states``: its group's (:func:`shard_rates`), or, where its kind's
     cost follows the shard, the one interpolated between the measured shards around it of its group and
@@ -140,12 +196,19 @@ def rates_of(states: Sequence[ShardState]) -> list[float | None]:
             for m in measures_of(s, machines.get(s.spec.group)):
                 found = points.setdefault((s.spec.group, s.spec.variant), {})
                 found[s.spec.shard] = found.get(s.spec.shard, Measure()) + m
-    measured = {g: (sorted(found), [found[n] for n in sorted(found)]) for g, found in points.items()}
+    extent: dict[tuple[Group, str], int] = {}
+    for s in states:
+        if s.spec.cost_follows_shard:
+            key = (s.spec.group, s.spec.variant)
+            extent[key] = max(extent.get(key, 1), s.spec.shard + 1)
+    measured = {g: (sorted(found), [found[n] for n in sorted(found)], extent[g]) for g, found in points.items()}
+    shapes = cost_shapes(measured)
     rates = []
     for s in states:
         if s.spec.cost_follows_shard:
             near = measured.get((s.spec.group, s.spec.variant))
-            rates.append(interpolated_rate(*near, s.spec.shard) if near else None)
+            shape = shapes.get((*s.spec.group[:2], s.spec.variant))
+            rates.append(extrapolated_rate(near, s.spec.shard, shape) if near else None)
         else:
             rates.append(group_rates.get(s.spec.group))
     return rates
@@ -153,7 +216,8 @@ def rates_of(states: Sequence[ShardState]) -> list[float | None]:
 
 def estimate_scale(states: Sequence[ShardState]) -> float:
     """This machine's job-seconds per estimated CPU second: the geometric mean over the measured groups
-    whose kind gives an estimate, with the estimates' own scale (1) counted ``PRIOR_WEIGHT`` times."""
+    whose kind gives an estimate (of at least ``MIN_ESTIMATED_S`` for their measured work), with the
+    estimates' own scale (1) counted ``PRIOR_WEIGHT`` times."""
     estimated: dict[Group, tuple[float, float]] = {}  # each group's estimated CPU seconds and work
     for s in states:
         if s.spec.estimate_s and s.spec.work:
@@ -163,6 +227,8 @@ def estimate_scale(states: Sequence[ShardState]) -> float:
     for group, m in group_measures(states).items():
         if group in estimated and m.rate:
             per_unit = estimated[group][0] / estimated[group][1]
+            if m.work * per_unit < MIN_ESTIMATED_S:
+                continue
             ratio = m.seconds / (m.work * per_unit)
             logs.append(math.log(min(max(ratio, 1 / SCALE_LIMIT), SCALE_LIMIT)))
     return math.exp(sum(logs) / (len(logs) + PRIOR_WEIGHT))
