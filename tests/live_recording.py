@@ -85,7 +85,7 @@ def record(
         os.chdir(work)
         plan, units = planned_shards(Plan.build(yaml.safe_load(config_text), "config"))
         fixture = {"config": config_text, "cores": cores, "units": units}
-        fixture["plan"] = [s.__dict__ | {"files": list(s.files)} for s in plan]
+        fixture["plan"] = [s.__dict__ | {"files": list(s.files), "reads": list(s.reads)} for s in plan]
         command = cardlab_run(cores) if clone else snakemake_run(cores)
         save(out, fixture | recorded_run(work, plan, command, poll_s))
         if warm is not None:
@@ -204,27 +204,39 @@ def load(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
-_KERNELS: dict[str, dict[tuple, tuple[str, float | None]]] = {}
+_TODAY: dict[str, dict[tuple, dict]] = {}
+FILLED = ("kernels", "compile_s", "reads")  # what a plan recorded before they existed takes from today's
 
 
 def recorded_plan(rec: dict) -> tuple[PlannedShard, ...]:
-    """The recorded plan; a recording made before the plan said which kernels a shard loads and what compiling
-    them costs takes them from the plan of its config today (the same kinds, measured since)."""
-    if all("compile_s" in s for s in rec["plan"]):
-        return tuple(PlannedShard(**(s | {"files": tuple(s["files"])})) for s in rec["plan"])
-    if rec["config"] not in _KERNELS:
+    """The recorded plan; a recording made before the plan said which kernels a shard loads, what compiling
+    them costs or which shards' files it reads takes them from the plan of its config today (the same
+    kinds, measured since)."""
+    key = id(rec["plan"])
+    if key not in _PLANS:
+        missing = any(name not in s for s in rec["plan"] for name in FILLED)
+        today = _today(rec["config"]) if missing else {}
+        plan = []
+        for s in rec["plan"]:
+            fields = today.get(shard_key(s), {}) | s
+            plan.append(PlannedShard(**(fields | {"files": tuple(fields["files"]), "reads": tuple(fields["reads"])})))
+        _PLANS[key] = (rec["plan"], tuple(plan))  # the list kept alive: its id is not reused
+    return _PLANS[key][1]
+
+
+_PLANS: dict[int, tuple[list, tuple[PlannedShard, ...]]] = {}
+
+
+def _today(config: str) -> dict[tuple, dict]:
+    if config not in _TODAY:
         import yaml
 
         from engines.pipeline.plan import Plan
         from engines.pipeline.status import planned_shards
 
-        today, _units = planned_shards(Plan.build(yaml.safe_load(rec["config"]), "config"))
-        _KERNELS[rec["config"]] = {shard_key(p.__dict__): (p.kernels, p.compile_s) for p in today}
-    kernels = _KERNELS[rec["config"]]
-    return tuple(
-        PlannedShard(**(s | {"files": tuple(s["files"])}), **dict(zip(("kernels", "compile_s"), kernels[shard_key(s)])))
-        for s in rec["plan"]
-    )
+        today, _units = planned_shards(Plan.build(yaml.safe_load(config), "config"))
+        _TODAY[config] = {shard_key(p.__dict__): {name: getattr(p, name) for name in FILLED} for p in today}
+    return _TODAY[config]
 
 
 def shard_key(s: dict) -> tuple:

@@ -564,3 +564,25 @@ def test_beyond_its_measured_shards_a_size_s_windows_follow_the_cost_shape_of_th
     assert rates[5:] == pytest.approx([2, 4, 8])  # the shape of k21, from k26's window 0
     alone = rates_of(shard_states(snap(fresh, files=fresh[0].files, logs={fresh[0].log: logs[fresh[0].log]})))
     assert alone == pytest.approx([1, 1, 1, 1])  # no size measured whole: the nearest window's rate
+
+
+def test_a_job_that_reads_other_shards_waits_for_their_jobs():
+    """A basin job reads two search shards run by one batch job: on two cores the ETA is no shorter than
+    that job and then the basin job, one after the other, though two cores would halve their sum."""
+    searches = [
+        replace(shard("redblack", "exhaustive", "k9", n, 1000, "deals"), job="batch", estimate_s=10.0) for n in range(2)
+    ]
+    basin = replace(
+        shard("redblack", "basin", "basins", 0, 1, "basin job", main=False),
+        estimate_s=10.0,
+        reads=tuple(f for s in searches for f in s.files),
+    )
+    free = replace(basin, reads=())
+    chained = model(replace(snap([*searches, basin], run_started=0.0), cores=2)).estimate
+    alone = model(replace(snap([*searches, free], run_started=0.0), cores=2)).estimate
+    assert chained.job_seconds == pytest.approx(alone.job_seconds)  # the same work
+    assert chained.seconds > alone.seconds  # but one after the other
+    # the chain: the batch's two searches and its start-up, then the basin's start-up and its estimate
+    assert chained.seconds - finishing(replace(snap([basin]), cores=2), chained.slowdown) == pytest.approx(
+        chained.job_seconds, rel=0.05
+    )

@@ -12,7 +12,8 @@ renderer (engines/pipeline/live.py) is the only place that puts them into words.
 Each shard's rate is its measured one where its group, or its kind, has been measured, else
 its kind's estimate at this machine's measured scale (engines/pipeline/pricing.py): the first
 frame of a cold run has an ETA, refined as work is measured.  The ETA is the job-seconds left
-spread over the jobs running at once, no shorter than the longest job left, then the steps after the
+spread over the jobs running at once, no shorter than the longest chain of jobs left (a job after the
+jobs whose shards' files it reads, :func:`longest_chain`), then the steps after the
 shards, plus a start-up step still under way before Snakemake runs (recording the kept files'
 metadata).  The job-seconds: the work at those rates; each job's start-up beyond its timed
 computation, as this run's jobs measure it; and the kernels still to compile, each set once, by the
@@ -78,6 +79,7 @@ class PlannedShard:
     job: str = ""  # the batch job it shares with other small shards ("": a job of its own)
     kernels: str = ""  # its kind's compiled kernels it loads ("": the kind's one set)
     compile_s: float | None = None  # its kernels' compilation in CPU seconds, its kind's measure (None: not measured)
+    reads: tuple[str, ...] = ()  # the files of other shards it reads: its job starts after theirs
 
     @property
     def compiled(self) -> tuple[str, str, str]:
@@ -198,7 +200,7 @@ def estimate(
     states: Sequence[ShardState], snap: Snapshot, parallel: int, rates: Sequence[float | None] | None = None
 ) -> Estimate:
     """Wall seconds left: job-seconds left (work at each shard's rate, each job's start-up, the kernels still
-    to compile, the warehouse and reports) over ``parallel`` jobs at once, at least the longest shard left
+    to compile, the warehouse and reports) over ``parallel`` jobs at once, at least the longest chain of jobs left
     (``rates``: each shard's measured one, beside ``states``, computed once a frame; by default here)."""
     rates = rates_of(states) if rates is None else rates
     prices = priced(states, rates)
@@ -216,7 +218,9 @@ def estimate(
     fresh = kernels_never_run(states) if ours else {}
     unmeasured: list[tuple[str, str]] = []
     unmeasured_jobs: list[tuple[str, str]] = []
-    total = measured_total = longest = 0.0
+    total = measured_total = 0.0
+    job_seconds: dict[str, float] = {}  # each job's seconds left: its shards one after another
+    job_start: dict[str, float] = {}  # and before them, a job not started yet: its start-up and compilation
     for s, rate, price in left:
         t = seconds_left(s, price, snap.now)
         if s.state == "running" and s.spec.compiled in under_way and s.log.progress is None:
@@ -228,9 +232,12 @@ def estimate(
                 names.append((s.spec.game, s.spec.kind))
         else:
             measured_total += t
-        # one job cannot be spread: its start-up, and its kind's compilation in a first job, come before its work
-        first = fresh.get(s.spec.compiled, 0.0) * slow
-        longest = max(longest, t + (overhead + first if s.state != "running" else 0.0))
+        job = job_key(s)
+        job_seconds[job] = job_seconds.get(job, 0.0) + t
+        if job in jobs_left:
+            first = fresh.get(s.spec.compiled, 0.0) * slow
+            job_start[job] = max(job_start.get(job, 0.0), overhead + first)
+    longest = longest_chain(left, {job: t + job_start.get(job, 0.0) for job, t in job_seconds.items()})
     start_up = overhead * len(jobs_left) + sum(fresh.values()) * slow
     finish = finishing(snap, slow)
     seconds = max((total + start_up) / parallel, longest) + finish if left or finish else 0.0
@@ -239,6 +246,27 @@ def estimate(
     return Estimate(
         done, len(run), seconds, measured, total + start_up, unmeasured, unmeasured_jobs, parallel, kept, slow
     )
+
+
+def longest_chain(left: Sequence[tuple[ShardState, float | None, float]], seconds: Mapping[str, float]) -> float:
+    """The longest path of jobs left, each after the jobs left whose shards' files it reads (a RedBlack basin
+    job after the searches it lists the deals of): no spreading over cores shortens it.  ``seconds``: each
+    job's own seconds left."""
+    producer = {f: job_key(s) for s, _, _ in left for f in s.spec.files}
+    after: dict[str, set[str]] = {}
+    for s, _, _ in left:
+        job = job_key(s)
+        needs = after.setdefault(job, set())
+        needs.update(producer[f] for f in s.spec.reads if f in producer and producer[f] != job)
+    chain: dict[str, float] = {}
+
+    def ends(job: str) -> float:
+        if job not in chain:
+            chain[job] = 0.0  # a job met again on its own path (no plan has one) adds nothing
+            chain[job] = seconds[job] + max((ends(before) for before in after[job]), default=0.0)
+        return chain[job]
+
+    return max((ends(job) for job in seconds), default=0.0)
 
 
 def smoothed(new: float | None, previous: Shown | None, now: float) -> float | None:

@@ -53,6 +53,7 @@ def planned_shards(plan: Plan) -> tuple[list[PlannedShard], dict[str, str]]:
                 jobs.get(s.key, ""),
                 s.kind.kernels(s.spec),
                 s.kind.compile_cpu_s(s.spec),
+                tuple(plan.input_files(s)),
             )
         )
     return shards, {g: engine(g).work_unit for g in plan.games}
