@@ -10,7 +10,7 @@ import pytest
 from conftest import env_of
 from wfhelp import planned_jobs, snakemake
 
-from engines.core.provenance import CORE_FILES, python_code, sql_code
+from engines.core.provenance import CORE_FILES, SCHEDULING_HOOKS, python_code, sql_code
 from engines.interface import game_directory, report_sources, result_files
 from engines.registry import GAMES, engine
 
@@ -56,6 +56,46 @@ def test_python_code_keeps_strings_that_are_values():
     code = 'def f():\n    """Doc."""\n    return "a value"\n'
     assert python_code(code.replace("a value", "another")) != python_code(code)
     assert python_code(code.replace("Doc.", "Other doc.")) == python_code(code)
+
+
+KIND = """
+WINDOW_CPU_S_PER_DEAL = 2.5e-7
+LIMIT = 10
+
+
+class Window(ShardKind):
+    def batch_cpu_s(self, spec):
+        return spec["work"] * WINDOW_CPU_S_PER_DEAL
+
+    @staticmethod
+    def compile_cpu_s(spec):
+        return 11.3
+
+    def run(self, spec, progress, inputs, backend):
+        return min(spec["work"], LIMIT)
+"""
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("2.5e-7", "1e-7"),  # a price
+        ("return 11.3", "return 0.5"),  # a measured compilation
+        ('    def batch_cpu_s(self, spec):\n        return spec["work"] * WINDOW_CPU_S_PER_DEAL\n', ""),  # a hook gone
+    ],
+)
+def test_a_kind_s_scheduling_hooks_and_prices_are_no_part_of_its_version(edit):
+    """What schedules and prices a job (SCHEDULING_HOOKS, constants named with CPU_S) changes no result:
+    an edit of it reruns nothing; an edit of what the kind computes still does."""
+    assert KIND.replace(*edit) != KIND and python_code(KIND.replace(*edit)) == python_code(KIND)
+    assert python_code(KIND.replace("LIMIT = 10", "LIMIT = 11")) != python_code(KIND)
+    assert python_code(KIND.replace("min(", "max(")) != python_code(KIND)
+
+
+def test_the_scheduling_hooks_are_a_kind_s_methods():
+    from engines.kinds import ShardKind
+
+    assert all(callable(getattr(ShardKind, name, None)) for name in SCHEDULING_HOOKS)
 
 
 def test_sql_code_drops_comments_but_not_strings():

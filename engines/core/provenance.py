@@ -21,6 +21,12 @@ CORE_FILES = ("core/rng.py", "core/shards.py", "core/store.py", "core/provenance
 
 _PACKAGES = ("numpy", "numba", "pyarrow", "duckdb", "polars", "snakemake")
 
+# A shard kind's methods (engines/kinds.py's ShardKind) that schedule its job and price it, never what it
+# computes, and the module constants that price it (a name with CPU_S as a word: OWNER_CPU_S_PER_DEAL):
+# left out of versions, so that a better estimate or a measured compilation reruns nothing.
+SCHEDULING_HOOKS = frozenset({"threads", "batch_cpu_s", "batch_group", "kernels", "compile_cpu_s"})
+_SCHEDULING_PRICE = re.compile(r"(^|_)CPU_S(_|$)")
+
 
 def files_version(files: tuple[str, ...] | list[str]) -> str:
     """Short sha256 over the named files under engines/: their names and their code (:func:`code_of`), in order.
@@ -56,15 +62,19 @@ def _code_of(name: str, mtime_ns: int, size: int) -> bytes:
 
 def python_code(text: str) -> str:
     """The tokens of a Python module, one a line, less comments, blank lines, indentation
-    widths and bare string statements (docstrings, also of attributes): none of them runs.
+    widths and bare string statements (docstrings, also of attributes): none of them runs;
+    and less a kind's scheduling hooks and prices (``SCHEDULING_HOOKS``): they run, but
+    change no result.
 
     (No module whose code is hashed reads its own ``__doc__``; one that did would need
     its docstring kept.)"""
-    bare = _bare_string_spans(text)  # sorted, disjoint
+    tree = ast.parse(text)
+    bare = _bare_string_spans(text, tree)  # sorted, disjoint
+    scheduling = _scheduling_lines(tree)
     i = 0
     out = []
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-        if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING):
+        if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.ENCODING) or tok.start[0] in scheduling:
             continue
         if tok.type == tokenize.STRING:
             while i < len(bare) and bare[i][1] <= tok.start:
@@ -76,7 +86,24 @@ def python_code(text: str) -> str:
     return "\n".join(out)
 
 
-def _bare_string_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+def _scheduling_lines(tree: ast.Module) -> set[int]:
+    """The lines of the module's scheduling hooks (methods named in ``SCHEDULING_HOOKS``, their decorators
+    too) and of its module-level prices (constants with CPU_S as a word of their name)."""
+    lines: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if all(isinstance(t, ast.Name) and _SCHEDULING_PRICE.search(t.id) for t in targets):
+                lines.update(range(node.lineno, node.end_lineno + 1))
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name in SCHEDULING_HOOKS:
+                    first = min([item.lineno, *(d.lineno for d in item.decorator_list)])
+                    lines.update(range(first, item.end_lineno + 1))
+    return lines
+
+
+def _bare_string_spans(text: str, tree: ast.Module) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     """(start, end) as (line, character) of every statement that is only a string literal, in order."""
     lines = text.split("\n")
 
@@ -85,7 +112,7 @@ def _bare_string_spans(text: str) -> list[tuple[tuple[int, int], tuple[int, int]
 
     return sorted(
         (at(node.lineno, node.col_offset), at(node.end_lineno, node.end_col_offset))
-        for node in _statements(ast.parse(text))
+        for node in _statements(tree)
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
     )
 
