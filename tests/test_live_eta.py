@@ -203,3 +203,43 @@ def test_a_snapshot_on_disk_tells_kept_files_and_the_steps_left(tmp_path, monkey
     assert set(snap.step_cpu) == {"report", "warehouse"}
     m = model(snap)
     assert m.estimate.kept == 1 and m.total == len(snap.plan) - 1
+
+
+def test_a_file_the_run_writes_again_is_this_run_s_work_not_kept(tmp_path, monkeypatch):
+    """After an engine edit every file of the engine's unversioned kinds is there but stale: Snakemake reruns
+    their jobs, so the live view counts them as this run's work (missing until written again), not as kept;
+    a file of the current version and spec stays kept, and an unreadable one too (Snakemake does not open
+    it: the warehouse names it)."""
+    import os
+
+    from engines.core.store import write_parquet
+    from engines.pipeline.plan import load_plan
+    from engines.pipeline.snapshot import snapshot
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text(
+        "blackjack:\n  exact: {decks: [1], soft17: [stand], peek: ['no']}\n  experiments:\n"
+        "    - {name: f, shoe: fresh, decks: 1, hands_per_upcard: 100, shards: 3, seed: 1}\n"
+    )
+    plan = load_plan("config.yaml", "results")
+    shards = [s for s in plan if s.experiment == "f"]
+    versions = [shards[0].version, "an-older-engine", shards[2].version]
+    for s, version in zip(shards, versions, strict=True):
+        for path in s.files.values():
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            write_parquet(path, {"x": [1]}, {"engine_version": version, "spec": dict(s.spec)})
+            os.utime(path, (900.0, 900.0))
+    damaged = list(shards[2].files.values())[0]
+    Path(damaged).write_bytes(b"not parquet")
+    os.utime(damaged, (900.0, 900.0))
+    snap = snapshot("config.yaml", "results", alive=True, run_started=1000.0, cores=2)
+    kept = {s.shard for s in shards if set(s.files.values()) <= snap.kept}
+    assert kept == {0, 2}
+    assert not set(shards[1].files.values()) & snap.files  # the stale one: to be written by this run
+    m = model(snap)
+    assert m.estimate.kept == len(kept) and m.done == 0 and m.total == len(snap.plan) - len(kept)
+    # an edited spec (another seed) is rerun too
+    (tmp_path / "config.yaml").write_text((tmp_path / "config.yaml").read_text().replace("seed: 1", "seed: 2"))
+    os.utime("config.yaml", (2000.0, 2000.0))
+    snap = snapshot("config.yaml", "results", alive=True, run_started=1000.0, cores=2)
+    assert not any(set(s.files.values()) <= snap.kept for s in shards[:2])

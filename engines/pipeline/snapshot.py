@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from ..core.errors import CardlabError
 from ..core.layout import RESULTS, WAREHOUSE
+from ..core.store import read_meta
 from ..registry import engine
 from .plan import DEFAULT_CONFIG, Plan, load_plan
 from .progress_model import PlannedShard, Setup, Snapshot
 from .runlog import latest_run_start, mtime, read_log, step_cpu, step_record
 from .runstate import run_alive
+from .warehouse import same_spec
 
 REPORT_INDEX = "index.html"
 
@@ -77,6 +82,51 @@ def cached_plan(config, results: str = RESULTS) -> tuple[list[PlannedShard], dic
 
 
 planned = cached_plan  # the one call for the planned shards
+
+
+def planned_file(plan: Plan, path: str) -> tuple[str, Mapping[str, Any]] | None:
+    """The result version and spec a planned file must carry (None: not one of the plan's)."""
+    found = plan.files.get(path)
+    if found is None:
+        return None
+    game, _table, spec = found
+    shard = plan.shard(game, spec["experiment"], spec["variant"], spec["shard"])
+    if shard.kind.result_version:
+        return shard.kind.result_version, spec
+    if (id(plan), game) not in _SOURCE_VERSIONS:  # the engine's source hash: once per plan, not per file
+        _SOURCE_VERSIONS[(id(plan), game)] = shard.version
+    return _SOURCE_VERSIONS[(id(plan), game)], spec
+
+
+_SOURCE_VERSIONS: dict[tuple[int, str], str] = {}
+
+
+def written_as(path: str) -> tuple[str | None, dict] | None:
+    """The version and spec a file's footer records (None: unreadable)."""
+    try:
+        meta = read_meta(path)
+    except CardlabError:
+        return None
+    return meta.get("engine_version"), meta.get("spec") or {}
+
+
+_REWRITTEN: dict[tuple[int, str, float], bool] = {}
+
+
+def rewritten_by_run(config, results: str, path: str, when: float) -> bool:
+    """Whether Snakemake reruns the job of a file there before the run: it was written by another version of
+    its engine or for another spec (its params changed).  An unreadable one Snakemake does not open: kept
+    (the warehouse names it).  Read once per plan, file and modification time (the live view asks every
+    second)."""
+    plan = load_plan(config, results)
+    key = (id(plan), path, when)
+    if key not in _REWRITTEN:
+        if len(_REWRITTEN) > 100_000:
+            _REWRITTEN.clear()
+        written, planned_as = written_as(path), planned_file(plan, path)
+        stale = written is not None and planned_as is not None
+        _REWRITTEN[key] = stale and (written[0] != planned_as[0] or bool(same_spec(written[1], dict(planned_as[1]))))
+    return _REWRITTEN[key]
 
 
 def warehouse_state(results: str, all_done: bool, newest: float) -> str:
@@ -155,6 +205,11 @@ def snapshot(
     if alive and run_started is None:
         run_started = latest_run_start()
     stamps = {f: mtime(f) for s in plan for f in s.files}
+    if alive and run_started:
+        # a file the run will write again (stale: the engine or its spec changed) is work of this run, not kept
+        for f, t in stamps.items():
+            if t is not None and t < run_started and rewritten_by_run(config, results, f, t):
+                stamps[f] = None
     files = frozenset(f for f, t in stamps.items() if t is not None)
     logs = {s.log: lf for s in plan if (lf := read_log(s.log)) is not None}
     all_done = all(f in files for s in plan for f in s.files)
