@@ -236,8 +236,15 @@ def test_a_file_the_run_writes_again_is_this_run_s_work_not_kept(tmp_path, monke
     kept = {s.shard for s in shards if set(s.files.values()) <= snap.kept}
     assert kept == {0, 2}
     assert not set(shards[1].files.values()) & snap.files  # the stale one: to be written by this run
+    assert snap.stale == len(shards[1].files)
     m = model(snap)
     assert m.estimate.kept == len(kept) and m.done == 0 and m.total == len(snap.plan) - len(kept)
+    # with no run going, the stale files are work left, said so
+    idle = snapshot("config.yaml", "results", alive=False)
+    assert idle.stale == len(shards[1].files) and not set(shards[1].files.values()) & idle.files
+    assert any(
+        line.startswith(f"  stale: {idle.stale} files written by an earlier version") for line in view(idle).lines
+    )
     # an edited spec (another seed) is rerun too
     (tmp_path / "config.yaml").write_text((tmp_path / "config.yaml").read_text().replace("seed: 1", "seed: 2"))
     os.utime("config.yaml", (2000.0, 2000.0))

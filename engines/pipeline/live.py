@@ -139,6 +139,11 @@ def view(snap: Snapshot, previous: Shown | None = None, running: str = "") -> Fr
     lines = [head, *([step] if step else []), *("  " + game_text(g) for g in m.games)]
     if snap.warehouse or snap.reports:
         lines.append(f"  warehouse  {snap.warehouse};  reports {snap.reports}")
+    if snap.stale and not snap.alive:
+        lines.append(
+            f"  stale: {count(snap.stale, 'files')} written by an earlier version of their engine's code or for "
+            "another spec (`cardlab verify` lists them): a run computes them again"
+        )
     return Frame(lines, m.shown, finished, m, snap.alive)
 
 

@@ -117,6 +117,7 @@ class Snapshot:
     setup: Setup | None = None  # a start-up step under way before Snakemake runs
     step_cpu: Mapping[str, float] = field(default_factory=dict)  # each step's CPU seconds, from its logs' timing lines
     load: float | None = None  # the machine's load average per CPU (None: not known)
+    stale: int = 0  # shard files there but written by another engine version or spec: a run writes them again
 
 
 @dataclass(frozen=True)

@@ -205,11 +205,12 @@ def snapshot(
     if alive and run_started is None:
         run_started = latest_run_start()
     stamps = {f: mtime(f) for s in plan for f in s.files}
-    if alive and run_started:
-        # a file the run will write again (stale: the engine or its spec changed) is work of this run, not kept
-        for f, t in stamps.items():
-            if t is not None and t < run_started and rewritten_by_run(config, results, f, t):
-                stamps[f] = None
+    # a file a run writes again (stale: its engine's code or its spec changed) is work left, not done or kept:
+    # files written before the run going, or every file when none goes
+    before = run_started if alive and run_started else float("inf")
+    stale = [f for f, t in stamps.items() if t is not None and t < before and rewritten_by_run(config, results, f, t)]
+    for f in stale:
+        stamps[f] = None
     files = frozenset(f for f, t in stamps.items() if t is not None)
     logs = {s.log: lf for s in plan if (lf := read_log(s.log)) is not None}
     all_done = all(f in files for s in plan for f in s.files)
@@ -241,4 +242,5 @@ def snapshot(
         setup,
         cpu,
         os.getloadavg()[0] / (os.cpu_count() or 1),
+        len(stale),
     )
