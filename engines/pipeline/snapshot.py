@@ -16,13 +16,11 @@ from typing import Any
 
 from ..core.errors import CardlabError
 from ..core.layout import RESULTS, WAREHOUSE
-from ..core.store import read_meta
 from ..registry import engine
 from .plan import DEFAULT_CONFIG, Plan, load_plan
 from .progress_model import PlannedShard, Setup, Snapshot
 from .runlog import latest_run_start, mtime, read_log, step_cpu, step_record
 from .runstate import run_alive
-from .warehouse import same_spec
 
 REPORT_INDEX = "index.html"
 
@@ -103,6 +101,8 @@ _SOURCE_VERSIONS: dict[tuple[int, str], str] = {}
 
 def written_as(path: str) -> tuple[str | None, dict] | None:
     """The version and spec a file's footer records (None: unreadable)."""
+    from ..core.store import read_meta  # pyarrow: not for the parser every command builds
+
     try:
         meta = read_meta(path)
     except CardlabError:
@@ -118,6 +118,8 @@ def rewritten_by_run(config, results: str, path: str, when: float) -> bool:
     its engine or for another spec (its params changed).  An unreadable one Snakemake does not open: kept
     (the warehouse names it).  Read once per plan, file and modification time (the live view asks every
     second)."""
+    from .warehouse import same_spec  # duckdb: not for the parser every command builds
+
     plan = load_plan(config, results)
     key = (id(plan), path, when)
     if key not in _REWRITTEN:
