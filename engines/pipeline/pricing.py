@@ -36,12 +36,12 @@ PRIOR_WEIGHT = 2.0
 OUTLIER = 10.0
 """A measurement this many times slower than the rest of its group's is a compiling first job."""
 SCALE_LIMIT = 4.0
+"""A group's job-seconds per estimated second counts at most this far from 1: beyond it is a first job's
+compilation of its kernels (a tiny shard's whole time), not this machine's speed."""
 MIN_ESTIMATED_S = 0.05
 """A group whose measured work its kind estimates below this many CPU seconds does not set the scale: a
 RedBlack size of a handful of deals, estimated at microseconds, took its job's fixed costs (ratios of 9
 to 6·10^7 pulled the scale of a cold default run to 0.53 where its measured groups said 0.1 to 0.4)."""
-"""A group's job-seconds per estimated second counts at most this far from 1: beyond it is a first job's
-compilation of its kernels (a tiny shard's whole time), not this machine's speed."""
 
 
 def measures_of(s: ShardState, machine: str | None = None) -> list[Measure]:

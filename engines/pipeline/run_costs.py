@@ -33,7 +33,8 @@ COMPILE_CPU_S = 5.0
 # - each step after the shards, its process whole (interpreter, imports, its work), until this run's or an
 #   earlier run's step logs say their own (engines/pipeline/steps.py): the cold run's timing lines (a
 #   report: the mean of its three); and Snakemake's end, from the index's timing line to its exit (1.4 s);
-STEP_CPU_S = {"warehouse": 3.1, "report": 1.75, "index": 1.05}
+STEP_CPU_S = {"report": 1.75, "index": 1.05}
+STEPS = ("warehouse", *STEP_CPU_S)
 SNAKEMAKE_END_CPU_S = 1.3
 # - the warehouse reads every planned shard file: 3.08 CPU-s for the 55 files of that run, 11.16 for the
 #   3,275 of a cold `cardlab run` of the default config (a fresh clone, 1,912 of them kept): 2.94 CPU-s
@@ -173,7 +174,7 @@ def finishing(snap: Snapshot, slow: float = 1.0) -> float:
     reports = snap.steps.count("report")
     at_once = max(1, min(snap.cores, reports))
     rounds = reports / at_once if reports else 0
-    price = {kind: step_seconds(snap, kind, slow, at_once if kind == "report" else 1) for kind in STEP_CPU_S}
+    price = {kind: step_seconds(snap, kind, slow, at_once if kind == "report" else 1) for kind in STEPS}
     left = sum(price[k] for k in snap.steps if k != "report") + rounds * price["report"]
     left += SNAKEMAKE_END_CPU_S * slow if snap.steps else 0.0
     if snap.steps and snap.steps_since is not None:

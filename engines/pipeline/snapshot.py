@@ -89,14 +89,13 @@ def planned_file(plan: Plan, path: str) -> tuple[str, Mapping[str, Any]] | None:
         return None
     game, _table, spec = found
     shard = plan.shard(game, spec["experiment"], spec["variant"], spec["shard"])
-    if shard.kind.result_version:
-        return shard.kind.result_version, spec
-    if (id(plan), game) not in _SOURCE_VERSIONS:  # the engine's source hash: once per plan, not per file
-        _SOURCE_VERSIONS[(id(plan), game)] = shard.version
-    return _SOURCE_VERSIONS[(id(plan), game)], spec
+    key = (id(plan), game, shard.kind.name)
+    if key not in _VERSIONS:  # an engine's source hash: once per plan and kind, not per file
+        _VERSIONS[key] = shard.version
+    return _VERSIONS[key], spec
 
 
-_SOURCE_VERSIONS: dict[tuple[int, str], str] = {}
+_VERSIONS: dict[tuple[int, str, str], str] = {}
 
 
 def written_as(path: str) -> tuple[str | None, dict] | None:
@@ -113,21 +112,23 @@ def written_as(path: str) -> tuple[str | None, dict] | None:
 _REWRITTEN: dict[tuple[int, str, float], bool] = {}
 
 
-def rewritten_by_run(config, results: str, path: str, when: float) -> bool:
+def rewritten_by_run(plan: Plan, path: str, when: float) -> bool:
     """Whether Snakemake reruns the job of a file there before the run: it was written by another version of
     its engine or for another spec (its params changed).  An unreadable one Snakemake does not open: kept
     (the warehouse names it).  Read once per plan, file and modification time (the live view asks every
     second)."""
     from .warehouse import same_spec  # duckdb: not for the parser every command builds
 
-    plan = load_plan(config, results)
     key = (id(plan), path, when)
     if key not in _REWRITTEN:
         if len(_REWRITTEN) > 100_000:
             _REWRITTEN.clear()
         written, planned_as = written_as(path), planned_file(plan, path)
-        stale = written is not None and planned_as is not None
-        _REWRITTEN[key] = stale and (written[0] != planned_as[0] or bool(same_spec(written[1], dict(planned_as[1]))))
+        _REWRITTEN[key] = (
+            written is not None
+            and planned_as is not None
+            and (written[0] != planned_as[0] or bool(same_spec(written[1], dict(planned_as[1]))))
+        )
     return _REWRITTEN[key]
 
 
@@ -210,7 +211,8 @@ def snapshot(
     # a file a run writes again (stale: its engine's code or its spec changed) is work left, not done or kept:
     # files written before the run going, or every file when none goes
     before = run_started if alive and run_started else float("inf")
-    stale = [f for f, t in stamps.items() if t is not None and t < before and rewritten_by_run(config, results, f, t)]
+    whole = load_plan(config, results)
+    stale = [f for f, t in stamps.items() if t is not None and t < before and rewritten_by_run(whole, f, t)]
     for f in stale:
         stamps[f] = None
     files = frozenset(f for f, t in stamps.items() if t is not None)
