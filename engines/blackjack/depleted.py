@@ -122,14 +122,18 @@ def depleted_shoe(decks: object, removed: Iterable[int]) -> tuple[int, ...]:
 
 
 @cache
-def _outcomes(shoe: tuple[int, ...], upcard: int, soft17: str) -> tuple[Fraction, ...]:
+def _outcomes(shoe: tuple[int, ...], upcard: int, soft17: str, infinite: bool) -> tuple[Fraction, ...]:
     """exact_outcomes memoised per (shoe, upcard, rule): the effects table asks for each full shoe ~11 times."""
-    return tuple(exact_outcomes(shoe, upcard, soft17))
+    return tuple(exact_outcomes(shoe, upcard, soft17, infinite=infinite))
 
 
-def shoe_table(shoe: Sequence[int], soft17: str = "stand", peek: str = "no") -> dict[str, list[Fraction] | str]:
-    """Exact outcomes per upcard (2..10, A) for any finite shoe (counts per value 1..10 before the upcard).
+def shoe_table(
+    shoe: Sequence[int], soft17: str = "stand", peek: str = "no", infinite: bool = False
+) -> dict[str, list[Fraction] | str]:
+    """Exact outcomes per upcard (2..10, A) for a shoe of counts per value 1..10 before the upcard.
 
+    ``infinite``: the counts are weights drawn with replacement (``shoe_counts('inf')``);
+    otherwise cards are dealt without replacement from exactly these counts.
     A row is a list of Fractions in OUTCOMES order, or, where the table has no row, a
     string saying why: the shoe holds no card of that value, or (peek) the dealer always
     has a natural.  A shoe too small for the dealer to finish is a :class:`CardlabError`.
@@ -137,6 +141,11 @@ def shoe_table(shoe: Sequence[int], soft17: str = "stand", peek: str = "no") -> 
     soft17 = parse_choice("soft17", soft17, SOFT17)
     peek = parse_choice("peek", peek, PEEK)
     shoe = tuple(int(c) for c in shoe)
+    if not infinite and sum(shoe) < 2:
+        raise CardlabError(
+            f"the shoe holds {sum(shoe)} card{'s' * (sum(shoe) != 1)}: a dealer's hand needs at least two; "
+            "remove fewer cards"
+        )
     table: dict[str, list[Fraction] | str] = {}
     for u in UPCARDS:
         v = UPCARD_VALUE[u]
@@ -144,7 +153,7 @@ def shoe_table(shoe: Sequence[int], soft17: str = "stand", peek: str = "no") -> 
             table[u] = "none left in the shoe"
             continue
         try:
-            probs = list(_outcomes(shoe, v, soft17))
+            probs = list(_outcomes(shoe, v, soft17, infinite))
         except ValueError:
             raise CardlabError(
                 f"upcard {u}: the shoe can run out before the dealer finishes; left: {describe_shoe(shoe)}"
@@ -167,7 +176,7 @@ def depleted_table(
         removed = tuple(removed)
     if isinstance(removed, str) or any(isinstance(c, str) for c in removed):
         removed = parse_cards(removed)
-    return shoe_table(depleted_shoe(decks, removed), soft17, peek)
+    return shoe_table(depleted_shoe(decks, removed), soft17, peek, infinite=parse_decks(decks) == "inf")
 
 
 def effects_of_removal(decks: Iterable[object] = EFFECT_DECKS, soft17: Iterable[str] = SOFT17) -> list[dict]:
@@ -185,11 +194,11 @@ def effects_of_removal(decks: Iterable[object] = EFFECT_DECKS, soft17: Iterable[
         for s in soft17:
             s = parse_choice("soft17", s, SOFT17)
             for ui, u in enumerate(UPCARDS):
-                base = _outcomes(full, UPCARD_VALUE[u], s)
+                base = _outcomes(full, UPCARD_VALUE[u], s, False)
                 for ri in range(10):
                     shoe = list(full)
                     shoe[ri + 1] -= 1
-                    after = _outcomes(tuple(shoe), UPCARD_VALUE[u], s)
+                    after = _outcomes(tuple(shoe), UPCARD_VALUE[u], s, False)
                     for oi, outcome in enumerate(OUTCOMES):
                         rows.append(
                             {

@@ -1,0 +1,125 @@
+"""Every command-line route that prints a result, against the warehouse or the engine's exact values.
+
+The warehouse and the command line reach the same answers by different code paths (shard
+kinds vs. the CLI's own helpers); ``cardlab blackjack table --decks inf`` once printed the
+one-deck table under the title "infinite shoe" because its path dealt the infinite shoe's
+weights without replacement.  RedBlack ``search`` and Narcotic ``play`` are compared with the
+engine and the reference in tests/redblack/test_redblack_cli.py and
+tests/narcotic/test_cli_narcotic.py; here the routes without such a test.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+
+import duckdb
+import numpy as np
+import pytest
+
+from engines import narcotic as N
+from engines.blackjack.engine import ExactTables
+from engines.blackjack.exact import exact_outcomes
+from engines.blackjack.rules import DECKS, OUTCOMES, PEEK, SOFT17, UPCARD_VALUE, UPCARDS, shoe_counts
+from engines.cli import main as cardlab
+from engines.core.fmt import duration
+from engines.core.progress import Progress
+
+VARIANTS = list(product(DECKS, SOFT17, PEEK))
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = cardlab(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def csv_rows(text: str) -> dict[tuple[str, str], str]:
+    """(upcard, outcome) -> exact fraction of ``blackjack table --csv``."""
+    lines = text.splitlines()
+    assert lines[0] == "upcard,outcome,probability,exact"
+    rows = {}
+    for line in lines[1:]:
+        upcard, outcome, probability, exact = line.split(",")
+        assert float(probability) == float(Fraction(exact))
+        rows[upcard, outcome] = exact
+    return rows
+
+
+@pytest.fixture(scope="module")
+def shard_rows() -> dict[tuple[str, str, str], dict[tuple[str, str], str]]:
+    """The exact table of every variant as the warehouse's shard kind writes it."""
+    spec = {"variants": [list(v) for v in VARIANTS]}
+    cols = ExactTables().run(spec, Progress(len(VARIANTS), "tables", enabled=False), [], "cpu")["blackjack_exact_probs"]
+    rows: dict = {}
+    for d, s, p, u, o, e in zip(*(cols[c] for c in ("decks", "soft17", "peek", "upcard", "outcome", "exact"))):
+        rows.setdefault((d, s, p), {})[u, o] = e
+    return rows
+
+
+@pytest.mark.parametrize("decks,soft17,peek", VARIANTS)
+def test_blackjack_table_csv_equals_the_warehouse_shard_of_every_variant(capsys, shard_rows, decks, soft17, peek):
+    code, out, err = cli(capsys, "blackjack", "table", "--decks", decks, "--soft17", soft17, "--peek", peek, "--csv")
+    assert code == 0 and err == ""
+    assert csv_rows(out) == shard_rows[decks, soft17, peek]
+
+
+@pytest.mark.parametrize("decks", ["1", "inf"])
+def test_blackjack_table_text_shows_the_variant_s_own_percentages(capsys, shard_rows, decks):
+    code, out, _ = cli(capsys, "blackjack", "table", "--decks", decks)
+    assert code == 0
+    lines = out.splitlines()
+    assert ("infinite shoe" in lines[0]) == (decks == "inf")
+    bust_10 = next(line for line in lines if line.startswith("10\t")).split("\t")[1].strip()
+    assert bust_10 == f"{100 * float(Fraction(shard_rows[decks, 'stand', 'no']['10', 'bust'])):6.2f}%".strip()
+
+
+def test_blackjack_infinite_table_equals_the_built_warehouse(capsys, tiny_pipeline):
+    with duckdb.connect(str(tiny_pipeline / "results" / "warehouse.duckdb"), read_only=True) as con:
+        got = con.sql(
+            "SELECT upcard, outcome, exact FROM blackjack_exact "
+            "WHERE decks = 'inf' AND soft17 = 'stand' AND peek = 'no'"
+        ).fetchall()
+    assert len(got) == len(UPCARDS) * len(OUTCOMES)
+    code, out, _ = cli(capsys, "blackjack", "table", "--decks", "inf", "--csv")
+    assert code == 0 and csv_rows(out) == {(u, o): e for u, o, e in got}
+
+
+@pytest.mark.parametrize("decks,removed", [("1", "A,A,T,5"), ("2", "T"), ("6", "A,2,3,4,5,6,7,8,9,T")])
+@pytest.mark.parametrize("soft17", SOFT17)
+def test_blackjack_table_remove_equals_the_exact_law_of_the_depleted_shoe(capsys, decks, removed, soft17):
+    shoe = list(shoe_counts(decks))
+    for rank in removed.split(","):
+        shoe[10 if rank == "T" else 1 if rank == "A" else int(rank)] -= 1
+    code, out, _ = cli(capsys, "blackjack", "table", "--decks", decks, "--soft17", soft17, "--remove", removed, "--csv")
+    assert code == 0
+    want = {
+        (u, o): f"{p.numerator}/{p.denominator}"
+        for u in UPCARDS
+        for o, p in zip(OUTCOMES, exact_outcomes(tuple(shoe), UPCARD_VALUE[u], soft17))
+    }
+    assert csv_rows(out) == want
+
+
+def test_blackjack_remove_of_a_whole_deck_is_a_one_line_error(capsys):
+    whole_deck = ",".join(["A", "2", "3", "4", "5", "6", "7", "8", "9"] * 4 + ["T"] * 16)
+    code, out, err = cli(capsys, "blackjack", "table", "--decks", "1", "--remove", whole_deck)
+    assert code != 0 and out == ""
+    assert err.count("\n") == 1 and "holds 0 cards" in err and "dealer's hand" in err
+
+
+def test_blackjack_remove_from_an_infinite_shoe_is_a_one_line_error(capsys):
+    code, out, err = cli(capsys, "blackjack", "table", "--decks", "inf", "--remove", "A")
+    assert code != 0 and out == ""
+    assert err.count("\n") == 1 and "infinite shoe" in err
+
+
+def test_narcotic_simulate_summarises_the_reference_games_of_its_seed(capsys):
+    games, seed = 120, 7
+    outcomes = [N.play_reference(list(d)) for d in N.shuffled_decks(np.uint64(seed), 0, games)]
+    won = [o for o in outcomes if o.won]
+    code, out, _ = cli(capsys, "narcotic", "simulate", "--games", str(games), "--seed", str(seed), "--jobs", "1")
+    assert code == 0 and won
+    assert f"won {100 * len(won) / games:.3f} %" in out
+    assert f"{sum(o.passes for o in won) / len(won):.1f} passes" in out
+    assert duration(sum(o.time_s for o in won) / len(won)) in out
