@@ -122,6 +122,12 @@ class ShardKind(ABC):
         (priced at the mean of the measured kinds)."""
         return None
 
+    def from_ledger(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
+        """Whether the plan holds the shard because a campaign's ledger keeps it (engines/core/ledger.py),
+        not because the config names it: such a shard is recomputed only when a run allows campaign work
+        (engines/pipeline/campaign_work.py).  False, the default."""
+        return False
+
     batch_whole: ClassVar[bool] = False
     """A group that shares one job whole or not at all (cost windows: their start-up probes
     time the windows that run in the same process after them)."""
