@@ -211,6 +211,8 @@ class ExhaustiveSearch(SearchKind):
 
     def from_ledger(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
         """A shard of a campaign block: planned because its ledger keeps it, not because the config names it."""
+        if spec.get("kind") != ExhaustiveSearch.name:  # a kind built on this one (cost windows) plans its own
+            return False
         block = self.block_of(section, spec)
         return bool(block and block["campaign"])
 
