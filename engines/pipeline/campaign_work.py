@@ -5,10 +5,10 @@ deleted or damaged is recomputed by the next plain run.  That is right for a sha
 for a ledger that claims 311 shards whose files are not there (copied from another machine without its
 shards, or edited by hand): a plain `make run` would queue some 230 core-hours of work and say nothing.
 
-So before a run starts, the ledger-planned shards (:meth:`engines.kinds.ShardKind.from_ledger`) whose
+So before a run starts, the ledger-planned shards (:meth:`engines.kinds.ShardKind.ledger_of`) whose
 files are missing, or would be rewritten (written by another result version or for another spec), are
-priced as the live view prices a shard nothing has measured (engines/pipeline/pricing.py): its kind's
-estimate of its CPU seconds, else ``UNESTIMATED_S``.  Above ``LIMIT_CPU_S`` the run needs leave:
+priced as the live view prices the work left (engines/pipeline/pricing.py: measured rates from the job
+logs, else the kinds' estimates).  Above ``LIMIT_CPU_S`` the run needs leave:
 
 * ``cardlab run`` asks y/N on a terminal, and without one needs ``--allow-campaign-work``;
 * a plain ``snakemake`` needs ``--config allow_campaign_work=true`` (the Snakefile checks);
@@ -20,15 +20,16 @@ The default config.yaml's campaign blocks keep only shards whose files are there
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..core.errors import CardlabError
 from ..core.fmt import hours_text, plural
 from ..core.layout import ledger_path
 from ..core.ledger import runs_of, runs_text
-from .pricing import UNESTIMATED_S
+from .pricing import UNESTIMATED_S, priced, rates_of
 
 if TYPE_CHECKING:
     from .plan import Plan, PlannedShard
@@ -41,49 +42,71 @@ FLAG = "--allow-campaign-work"
 
 @dataclass(frozen=True)
 class CampaignWork:
-    """The ledger-planned shards a run would compute, and their estimated CPU seconds."""
+    """The ledger-planned shards a run would compute, their estimated job-seconds, and per campaign the
+    command that rebuilds its ledger from the shard files present."""
 
     shards: tuple[PlannedShard, ...]
     cpu_s: float
     results: str
+    rebuild: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
 
     @property
     def too_much(self) -> bool:
         return self.cpu_s > LIMIT_CPU_S
 
-    def places(self) -> list[str]:
-        """Each campaign's shards to compute, with the ledger that keeps them."""
+    def campaigns(self) -> dict[tuple[str, str, str], list[int]]:
         by: dict[tuple[str, str, str], list[int]] = {}
         for s in self.shards:
             by.setdefault((s.game, s.experiment, s.variant), []).append(s.shard)
-        return [
-            f"{game} {experiment}/{variant} shards {runs_text(runs_of(numbers))} "
-            f"(kept by {ledger_path(game, experiment, variant, self.results)})"
-            for (game, experiment, variant), numbers in by.items()
-        ]
+        return by
 
     def summary(self) -> str:
-        """'this run would compute 311 campaign shards no command asked for (about 233 core-hours): ...'."""
-        places = self.places()
-        shown = "; ".join(places[:3]) + (f"; and {len(places) - 3} more campaigns" if len(places) > 3 else "")
+        """'this run would compute 311 campaign shards that no command asked for (about 183 core-hours): ...'."""
+        places = [
+            f"{game} {experiment}/{variant} shards {runs_text(runs_of(numbers))}"
+            for (game, experiment, variant), numbers in self.campaigns().items()
+        ]
+        shown = ", ".join(places[:3]) + (f" and {len(places) - 3} more campaigns" if len(places) > 3 else "")
         return (
-            f"this run would compute {plural(len(self.shards), 'campaign shard')} that no command asked for "
-            f"(about {hours_text(self.cpu_s / 3600)} core-hours, more than {hours_text(LIMIT_CPU_S / 3600)}): "
-            f"{shown}; their ledgers keep them but their files under {self.results}/ are missing or stale"
+            f"this run would compute {plural(len(self.shards), 'campaign shard')} that no command asked for, "
+            f"about {hours_text(self.cpu_s / 3600)} core-hours (a run computes at most one unasked): {shown}, "
+            f"which their ledgers keep but whose files under {self.results}/ are missing or stale"
         )
 
     def refusal(self, how: str) -> str:
         """The one-line error of a run without leave; ``how``: the words that give it."""
+        fixes = [
+            f"rm {ledger_path(*place, self.results)} && {self.rebuild[place]}"
+            for place in self.campaigns()
+            if place in self.rebuild
+        ]
         return (
-            f"{self.summary()}. To compute them, {how}; else restore the files (git checkout -- {self.results}) "
-            "or, if the ledger is wrong, restore it or rebuild it (cardlab redblack campaign K --keep)"
-        )
+            f"{self.summary()}. To compute them, {how}; if the files were lost, restore them "
+            f"(git checkout -- {self.results})"
+            + (f"; if a ledger keeps shards never computed, rebuild it from the files present: {'; '.join(fixes)}"
+               if fixes else "")
+        )  # fmt: skip
 
 
-def planned_cpu_s(shard: PlannedShard) -> float:
-    """A shard's CPU seconds before anything measured it: its kind's estimate, else ``UNESTIMATED_S``."""
-    estimate = shard.kind.batch_cpu_s(shard.spec)
-    return float(estimate) if estimate is not None else UNESTIMATED_S
+def priced_seconds(plan: Plan, shards: Sequence[PlannedShard]) -> float:
+    """The job-seconds of ``shards`` as the live view prices the work left (engines/pipeline/pricing.py): each
+    at its group's measured rate (a RedBlack size's shards by the measured ones around them, along its kind's
+    cost shape), else its kind's estimate at this machine's scale, from every planned shard's log."""
+    from .progress_model import Snapshot, shard_states
+    from .runlog import read_log
+    from .snapshot import planned_shards
+
+    progress, units = planned_shards(plan)
+    wanted = {s.log for s in shards}
+    files = frozenset(f for s in progress if s.log not in wanted for f in s.files if os.path.isfile(f))
+    logs = {s.log: lf for s in progress if (lf := read_log(s.log)) is not None}
+    states = shard_states(Snapshot(tuple(progress), units, files, logs, alive=False, now=time.time()))
+    rates = priced(states, rates_of(states))
+    return sum(
+        max(0.0, s.spec.work - s.done_work) / rate if rate else UNESTIMATED_S
+        for s, rate in zip(states, rates, strict=True)
+        if s.spec.log in wanted
+    )
 
 
 def to_compute(plan: Plan, shard: PlannedShard) -> bool:
@@ -102,9 +125,13 @@ def to_compute(plan: Plan, shard: PlannedShard) -> bool:
 
 def campaign_work(plan: Plan) -> CampaignWork:
     """The ledger-planned shards of the plan that a run would compute, priced."""
-    ledgered = [s for s in plan if s.kind.from_ledger(plan.config.get(s.game) or {}, s.spec)]
-    shards = tuple(s for s in ledgered if to_compute(plan, s))
-    return CampaignWork(shards, sum(planned_cpu_s(s) for s in shards), plan.results)
+    from ..core.ledger import ledger_root
+
+    with ledger_root(plan.results):  # the rebuild commands name the plan's results tree
+        grids = {s.key: g for s in plan if (g := s.kind.ledger_of(plan.config.get(s.game) or {}, s.spec))}
+    shards = tuple(s for s in plan if s.key in grids and to_compute(plan, s))
+    rebuild = {s.key[:3]: grids[s.key].rebuild for s in shards}
+    return CampaignWork(shards, priced_seconds(plan, shards) if shards else 0.0, plan.results, rebuild)
 
 
 def allowed_by(config: dict) -> bool:

@@ -209,12 +209,12 @@ class ExhaustiveSearch(SearchKind):
         kept = kept_shards(self.game, experiment, variant, block["deals_per_shard"], block["where"], grid_of)
         return [g for g in grid if g[0] in kept]
 
-    def from_ledger(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
-        """A shard of a campaign block: planned because its ledger keeps it, not because the config names it."""
+    def ledger_of(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> LedgerGrid | None:
+        """A campaign block's shard: planned because its ledger keeps it, not because the config names it."""
         if spec.get("kind") != ExhaustiveSearch.name:  # a kind built on this one (cost windows) plans its own
-            return False
+            return None
         block = self.block_of(section, spec)
-        return bool(block and block["campaign"])
+        return ledger_grid(int(spec["k"]), spec["method"]) if block and block["campaign"] else None
 
     def spec(self, k: int, method: str, shard: int, start: int, stop: int) -> dict:
         return {
