@@ -178,12 +178,15 @@ def ask_leave(work: CampaignWork, ask=input, out=None) -> bool:
 def leave_for_run(cmd: list[str], config_files: Sequence[str], allow: bool, interactive: bool, ask=input) -> list[str]:
     """``cardlab run``'s check: the snakemake command line to start (with leave where it was given or the
     user said yes), or a CardlabError where the run would queue too much campaign work unasked."""
+    from ..core.ledger import LedgerError
     from .plan import load_plan
 
     if allow or allowed_on_command_line(cmd):
         return with_leave(cmd) if allow and not allowed_on_command_line(cmd) else cmd
     try:
         plan = load_plan(list(config_files))
+    except LedgerError:  # a campaign's ledger: its own line, now
+        raise
     except CardlabError:  # snakemake says what is wrong with the config, in the run's own words
         return cmd
     if allowed_by(plan.config):
