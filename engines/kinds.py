@@ -18,9 +18,12 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .core.errors import CardlabError
+
+if TYPE_CHECKING:
+    from .core.ledger import LedgerGrid
 
 DEFAULT_BACKEND = "scalar"
 
@@ -120,6 +123,12 @@ class ShardKind(ABC):
         (the live view's ETA prices it before that job has run, engines/pipeline/progress_model.py), measured
         as that job's CPU seconds less what its work costs once compiled.  None, the default: not measured
         (priced at the mean of the measured kinds)."""
+        return None
+
+    def ledger_of(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> LedgerGrid | None:
+        """The grid of the campaign ledger that plans the shard (engines/core/ledger.py), where the plan holds
+        it because a ledger keeps it, not because the config names it: such a shard is recomputed unasked only
+        up to a core-hour of them (engines/pipeline/campaign_work.py).  None, the default: the config's."""
         return None
 
     batch_whole: ClassVar[bool] = False

@@ -8,14 +8,20 @@ a small file tracked beside the kept shards.  The plan reads it, so a default ru
 exactly the kept shards (and never starts the campaign's remaining work unasked), and a kept
 shard that is deleted or damaged is still planned, hence recomputed, not silently dropped.
 
-The file names each kept shard by number on its grid (``per_shard`` items a shard): a ledger
-written for another grid is refused rather than misread.
+The file names each kept shard by number on its grid (``per_shard`` items a shard) as sorted,
+disjoint inclusive runs ``[[first, last], ...]``, and :class:`Ledger` keeps them as runs: no
+shard number is ever listed one by one, so a file that claims ``[[0, 1000000000]]`` costs what
+``[[0, 1]]`` does.  :func:`parse_ledger` checks a file against the size's grid
+(:class:`LedgerGrid`) before anything counts it: a run beyond the grid, negative, reversed,
+overlapping or out of order, or more than ``MAX_RUNS`` runs, is a :class:`LedgerError` that
+names the file and how to rebuild it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -29,6 +35,23 @@ from .layout import RESULTS, ledger_path
 # that checks another tree (``cardlab verify --results X``) plans under it.
 _ROOT: ContextVar[str] = ContextVar("ledger_root", default=RESULTS)
 
+MAX_RUNS = 100_000
+"""The most runs a ledger may hold (a campaign's kept shards as runs: k = 23's 206 shards are one)."""
+MAX_BYTES = 4 * 2**20
+"""The largest ledger file read: ``MAX_RUNS`` runs of six-digit shard numbers take some 2 MB."""
+KEYS = ("game", "experiment", "variant", "per_shard", "shards")
+
+Run = tuple[int, int]
+
+
+class LedgerError(CardlabError):
+    """A campaign ledger that cannot be used: the message names the file, what is wrong and the fix;
+    ``problem`` is what is wrong alone."""
+
+    def __init__(self, message: str, problem: str | None = None) -> None:
+        super().__init__(message)
+        self.problem = problem or message
+
 
 @contextmanager
 def ledger_root(root: str) -> Iterator[None]:
@@ -40,82 +63,274 @@ def ledger_root(root: str) -> Iterator[None]:
         _ROOT.reset(token)
 
 
+def current_root() -> str:
+    """The results tree whose ledgers the plan being built reads."""
+    return _ROOT.get()
+
+
+@dataclass(frozen=True)
+class LedgerGrid:
+    """What a ledger's shard numbers are checked against: the ``items`` its grid cuts into shards of
+    ``per_shard`` (shards 0 .. ceil(items / per_shard) - 1), the grid's name in messages ("k = 24")
+    and the command that rebuilds the ledger from the shard files present."""
+
+    name: str
+    items: int
+    rebuild: str
+    unit: str = "items"
+
+    def size(self, per_shard: int) -> int:
+        """The number of shards of ``per_shard`` items on the grid."""
+        return -(-self.items // per_shard)
+
+    def says(self, per_shard: int) -> str:
+        """'k = 24 has shards 0..322 (of 50,000,000,000 deals)'."""
+        return f"{self.name} has shards 0..{self.size(per_shard) - 1} (of {per_shard:,} {self.unit})"
+
+
+def runs_of(numbers: Iterable[int]) -> tuple[Run, ...]:
+    """Shard numbers (any order, repeats allowed) as sorted disjoint inclusive runs."""
+    out: list[list[int]] = []
+    for n in sorted(set(int(n) for n in numbers)):
+        if out and out[-1][1] == n - 1:
+            out[-1][1] = n
+        else:
+            out.append([n, n])
+    return tuple((a, b) for a, b in out)
+
+
+def merge_runs(*parts: Iterable[Run]) -> tuple[Run, ...]:
+    """The union of runs, as sorted disjoint runs (adjacent ones joined)."""
+    out: list[list[int]] = []
+    for a, b in sorted(r for part in parts for r in part):
+        if out and a <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return tuple((a, b) for a, b in out)
+
+
+def subtract_runs(runs: Iterable[Run], gone: Iterable[Run]) -> tuple[Run, ...]:
+    """``runs`` less ``gone`` (both sorted and disjoint), as runs."""
+    gone = list(gone)
+    out: list[Run] = []
+    j = 0
+    for a, b in runs:
+        while j < len(gone) and gone[j][1] < a:
+            j += 1
+        at, i = a, j
+        while i < len(gone) and gone[i][0] <= b:
+            if gone[i][0] > at:
+                out.append((at, gone[i][0] - 1))
+            at = max(at, gone[i][1] + 1)
+            i += 1
+        if at <= b:
+            out.append((at, b))
+    return tuple(out)
+
+
+def runs_text(runs: Iterable[Run]) -> str:
+    """Runs as text, in order: 12, 190..195."""
+    return ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in runs)
+
+
 @dataclass(frozen=True)
 class Ledger:
-    """The kept shards of one campaign (one game, experiment and variant) on a grid of ``per_shard``."""
+    """The kept shards of one campaign (one game, experiment and variant) on a grid of ``per_shard``,
+    as sorted disjoint inclusive runs: counted, searched (bisect) and combined without listing them."""
 
     game: str
     experiment: str
     variant: str
     per_shard: int
-    shards: frozenset[int]
+    runs: tuple[Run, ...] = ()
 
-    def runs(self) -> list[list[int]]:
-        """The kept shard numbers as inclusive runs [[first, last], ...], the file's form."""
-        out: list[list[int]] = []
-        for n in sorted(self.shards):
-            if out and out[-1][1] == n - 1:
-                out[-1][1] = n
-            else:
-                out.append([n, n])
-        return out
+    @classmethod
+    def of(cls, game: str, experiment: str, variant: str, per_shard: int, numbers: Iterable[int]) -> Ledger:
+        """A ledger keeping the given shard numbers."""
+        return cls(game, experiment, variant, per_shard, runs_of(numbers))
+
+    @property
+    def count(self) -> int:
+        """How many shards it keeps."""
+        return sum(b - a + 1 for a, b in self.runs)
+
+    def __contains__(self, shard: object) -> bool:
+        if not isinstance(shard, int) or isinstance(shard, bool):
+            return False
+        i = bisect_right(self.runs, (shard, float("inf"))) - 1
+        return i >= 0 and self.runs[i][0] <= shard <= self.runs[i][1]
+
+    def __bool__(self) -> bool:
+        return bool(self.runs)
+
+    def __iter__(self) -> Iterator[int]:
+        """Every kept shard number, in order: only for a ledger checked against its grid (bounded by it)."""
+        for a, b in self.runs:
+            yield from range(a, b + 1)
+
+    def _with(self, runs: tuple[Run, ...]) -> Ledger:
+        return Ledger(self.game, self.experiment, self.variant, self.per_shard, runs)
+
+    @staticmethod
+    def _runs(other: Ledger | Iterable[int]) -> tuple[Run, ...]:
+        return other.runs if isinstance(other, Ledger) else runs_of(other)
+
+    def union(self, other: Ledger | Iterable[int]) -> Ledger:
+        """This ledger's shards and ``other``'s (a ledger or shard numbers)."""
+        return self._with(merge_runs(self.runs, self._runs(other)))
+
+    def without(self, other: Ledger | Iterable[int]) -> Ledger:
+        """This ledger's shards less ``other``'s (a ledger or shard numbers)."""
+        return self._with(subtract_runs(self.runs, self._runs(other)))
+
+    def within(self, grid_size: int) -> Ledger:
+        """Its shards of a grid of ``grid_size`` shards (0 .. grid_size - 1)."""
+        runs = tuple((max(a, 0), min(b, grid_size - 1)) for a, b in self.runs if b >= 0 and a < grid_size)
+        return self._with(runs)
+
+    def text(self) -> str:
+        """The kept shards as runs: 12, 190..195."""
+        return runs_text(self.runs)
+
+    def record(self) -> dict:
+        """The file's form."""
+        return {
+            "game": self.game,
+            "experiment": self.experiment,
+            "variant": self.variant,
+            "per_shard": self.per_shard,
+            "shards": [list(r) for r in self.runs],
+        }
 
 
-def read_ledger(game: str, experiment: str, variant: str, root: str | None = None) -> Ledger | None:
-    """The campaign's ledger, or None when it has kept nothing yet; a damaged file is a CardlabError."""
-    path = Path(ledger_path(game, experiment, variant, root or _ROOT.get()))
-    if not path.exists():
-        return None
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_ledger(path: str | os.PathLike, text: str, grid: LedgerGrid) -> Ledger:
+    """The ledger a file's text holds, checked against the size's grid; a LedgerError (one line, naming
+    the file and the fix) where it is not JSON, not a ledger's shape, or its runs are not sorted,
+    disjoint and on the grid."""
+    fix = f"restore it (git checkout -- {path}) or rebuild it from the shard files present ({grid.rebuild})"
+
+    def bad(problem: str) -> LedgerError:
+        return LedgerError(f"{path}: {problem}; {fix}", problem)
+
     try:
-        data = json.loads(path.read_text())
-        shards = frozenset(n for a, b in data["shards"] for n in range(int(a), int(b) + 1))
-        ledger = Ledger(data["game"], data["experiment"], data["variant"], int(data["per_shard"]), shards)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CardlabError(
-            f"{path}: not a readable campaign ledger ({exc}); restore it (git checkout -- {path}) or "
-            "rebuild it from the kept shards (cardlab redblack campaign K --keep)"
-        ) from None
+        data = json.loads(text)
+    except ValueError as exc:
+        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise bad(f"not a campaign ledger: not JSON ({msg}{where})") from None
+    if not isinstance(data, dict) or sorted(data) != sorted(KEYS):
+        got = f"keys {', '.join(map(str, data))}" if isinstance(data, dict) else f"a JSON {type(data).__name__}"
+        raise bad(f"not a campaign ledger: a ledger is an object of the keys {', '.join(KEYS)}, this is {got}")
+    for key in ("game", "experiment", "variant"):
+        if not isinstance(data[key], str):
+            raise bad(f"{key} is {json.dumps(data[key])[:40]}, not a name")
+    per_shard = data["per_shard"]
+    if not _is_int(per_shard) or per_shard < 1:
+        raise bad(f"per_shard is {json.dumps(per_shard)[:40]}, not a whole number of at least 1")
+    shards = data["shards"]
+    if not isinstance(shards, list):
+        raise bad(f"shards is a JSON {type(shards).__name__}, not a list of runs [[first, last], ...]")
+    if len(shards) > MAX_RUNS:
+        raise bad(f"{len(shards):,} runs of shards, more than a ledger holds ({MAX_RUNS:,})")
+    size = grid.size(per_shard)
+    runs: list[list[int]] = []
+    for item in shards:
+        shown = json.dumps(item)[:40]
+        if not (isinstance(item, list) and len(item) == 2 and all(_is_int(n) for n in item)):
+            raise bad(f"the run {shown} is not a pair of shard numbers [first, last] (whole numbers)")
+        a, b = item
+        if a > b:
+            raise bad(f"the run {shown} starts after it ends")
+        if a < 0:
+            raise bad(f"the run {shown} has a negative shard number")
+        if b >= size:
+            raise bad(f"the run {shown} is beyond the grid: {grid.says(per_shard)}")
+        if runs and a <= runs[-1][1]:
+            raise bad(
+                f"the run {shown} overlaps or comes before the run before it {json.dumps(runs[-1])}; "
+                "runs are sorted and disjoint"
+            )
+        if runs and a == runs[-1][1] + 1:
+            runs[-1][1] = b
+        else:
+            runs.append([a, b])
+    return Ledger(data["game"], data["experiment"], data["variant"], per_shard, tuple((a, b) for a, b in runs))
+
+
+def read_ledger(game: str, experiment: str, variant: str, grid: LedgerGrid, root: str | None = None) -> Ledger | None:
+    """The campaign's ledger, or None when it has kept nothing yet; a damaged file is a LedgerError."""
+    path = Path(ledger_path(game, experiment, variant, root or _ROOT.get()))
+    fix = f"restore it (git checkout -- {path}) or rebuild it from the shard files present ({grid.rebuild})"
+    try:
+        if not path.exists():
+            return None
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            problem = f"{size:,} bytes, more than a campaign ledger holds ({MAX_BYTES:,})"
+            raise LedgerError(f"{path}: {problem}; {fix}", problem)
+        with path.open("rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        problem = "not a campaign ledger (not UTF-8 text)"
+        raise LedgerError(f"{path}: {problem}; {fix}", problem) from None
+    except OSError as exc:
+        problem = f"unreadable ({exc.strerror or exc})"
+        raise LedgerError(f"{path}: {problem}; {fix}", problem) from None
+    ledger = parse_ledger(path, text, grid)
     if (ledger.game, ledger.experiment, ledger.variant) != (game, experiment, variant):
-        raise CardlabError(f"{path}: names {ledger.game}/{ledger.experiment}/{ledger.variant}, not its own place")
+        problem = f"names {ledger.game}/{ledger.experiment}/{ledger.variant}, not its own place ({game}/{experiment}/{variant})"
+        raise LedgerError(f"{path}: {problem}; {fix}", problem)
     return ledger
 
 
-def kept_shards(game: str, experiment: str, variant: str, per_shard: int, where: str) -> frozenset[int]:
-    """The shard numbers a campaign block plans: those its ledger keeps (none before its first run)."""
-    ledger = read_ledger(game, experiment, variant)
+def kept_shards(game: str, experiment: str, variant: str, per_shard: int, where: str, grid: LedgerGrid) -> Ledger:
+    """The shards a campaign block plans: those its ledger keeps (none before its first run)."""
+    ledger = read_ledger(game, experiment, variant, grid)
     if ledger is None:
-        return frozenset()
+        return Ledger(game, experiment, variant, per_shard)
     if ledger.per_shard != per_shard:
-        raise CardlabError(
+        raise LedgerError(
             f"{where}: the campaign's ledger ({ledger_path(game, experiment, variant, _ROOT.get())}) keeps shards of "
             f"{ledger.per_shard:,} items, the config asks for {per_shard:,}; a campaign keeps one shard size"
         )
-    return ledger.shards
+    return ledger
+
+
+def write_ledger(ledger: Ledger, root: str = RESULTS) -> Ledger:
+    """Write a campaign's ledger (replacing the file, atomically); returns it."""
+    from .store import write_text  # the one atomic writer; pyarrow only when a ledger is written
+
+    path = ledger_path(ledger.game, ledger.experiment, ledger.variant, root)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    # a key a line, the runs on one line: a ledger's diff in git reads as the shards it adds
+    record = ledger.record()
+    write_text(path, "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in record.items()) + "\n}\n")
+    return ledger
 
 
 def record_kept(
-    game: str, experiment: str, variant: str, per_shard: int, shards: Iterable[int], root: str = RESULTS
+    game: str,
+    experiment: str,
+    variant: str,
+    per_shard: int,
+    shards: Iterable[int],
+    grid: LedgerGrid,
+    root: str = RESULTS,
 ) -> Ledger:
     """Add finished shards to a campaign's ledger (created on the first); returns the new ledger."""
-    from .store import write_text  # the one atomic writer; pyarrow only when a ledger is written
-
-    old = read_ledger(game, experiment, variant, root)
+    old = read_ledger(game, experiment, variant, grid, root)
     if old is not None and old.per_shard != per_shard:
-        raise CardlabError(
+        raise LedgerError(
             f"{ledger_path(game, experiment, variant, root)}: keeps shards of {old.per_shard:,} items, "
             f"not {per_shard:,}; a campaign keeps one shard size"
         )
-    kept = frozenset(int(n) for n in shards) | (old.shards if old else frozenset())
-    ledger = Ledger(game, experiment, variant, per_shard, kept)
-    record = {
-        "game": game,
-        "experiment": experiment,
-        "variant": variant,
-        "per_shard": per_shard,
-        "shards": ledger.runs(),
-    }
-    path = ledger_path(game, experiment, variant, root)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    # a key a line, the runs on one line: a ledger's diff in git reads as the shards it adds
-    write_text(path, "{\n" + ",\n".join(f" {json.dumps(k)}: {json.dumps(v)}" for k, v in record.items()) + "\n}\n")
-    return ledger
+    new = Ledger.of(game, experiment, variant, per_shard, shards)
+    if new.within(grid.size(per_shard)).runs != new.runs:
+        raise CardlabError(f"shards {new.text()} are not all on the grid: {grid.says(per_shard)}")
+    return write_ledger(new.union(old) if old else new, root)

@@ -33,6 +33,11 @@ def full_schema() -> dict:
                 "minimum": 0,
                 "description": "small shards share a job of at most this many estimated CPU seconds; 0: a job each",
             },
+            "allow_campaign_work": {
+                "type": "boolean",
+                "description": "let a run recompute more than a core-hour of shards that only a campaign's ledger "
+                "plans (engines/pipeline/campaign_work.py); `snakemake --config allow_campaign_work=true`",
+            },
             "shard_order": {
                 "enum": ["ascending", "descending"],
                 "description": "start the shards in this order of their numbers (absent: Snakemake's own order)",

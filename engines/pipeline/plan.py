@@ -94,7 +94,7 @@ class Plan:
     @classmethod
     def build(cls, config: Any, source: str = "config", results: str = RESULTS) -> Plan:
         """The plan of a config, checked field by field first; a CardlabError names every problem."""
-        from ..core.ledger import ledger_root
+        from ..core.ledger import LedgerError, ledger_root
         from .config import check_config, invalid
 
         config = check_config(config, source)
@@ -106,6 +106,8 @@ class Plan:
                 eng = engine(game)
                 try:
                     specs = eng.plan(config[game])
+                except LedgerError:  # a campaign's ledger, not the config, is at fault: its own words
+                    raise
                 except CardlabError as exc:  # what only a game's planner can judge
                     problems.append(str(exc))
                     continue

@@ -27,10 +27,17 @@ def cmd_run(args) -> int:
     """snakemake with its output in results/logs/snakemake.log and the live summary on the terminal."""
     # imported here: building the parser (every command's start-up) must load no heavy module
     from .adopt import adopt_kept
+    from .campaign_work import FLAG, leave_for_run
     from .resume import asks_for_a_run
 
-    cmd = snakemake_command(extra=args.snakemake_args or DEFAULT_ARGS)
+    given = list(args.snakemake_args or ())
+    allow = FLAG in given  # cardlab's own option among snakemake's
+    given = [a for a in given if a != FLAG]
+    cmd = snakemake_command(extra=given or DEFAULT_ARGS)
     args.config = snakemake_config_files(cmd[1:])  # the live view plans what the run plans
+    if asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}:
+        # more than a core-hour of shards only a campaign's ledger plans: asked on a terminal, else refused
+        cmd = leave_for_run(cmd, args.config, allow, sys.stdin.isatty() and sys.stdout.isatty())
     print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
     started = time.time()
     redraw = Redraw(args, process=True, cores=cores_of(cmd))  # its clock counts from the command's start
@@ -67,7 +74,9 @@ def cores_of(cmd: list[str]) -> int:
 
 EPILOG_RUN = """examples:
   cardlab run                          snakemake --cores all, with a live per-game view
-  cardlab run --cores 8 -n             any snakemake options after `run` are passed on"""
+  cardlab run --cores 8 -n             any snakemake options after `run` are passed on
+  cardlab run --allow-campaign-work    recompute more than a core-hour of shards that only a campaign's
+                                       ledger plans (on a terminal cardlab asks instead)"""
 
 
 def register(subparsers) -> None:

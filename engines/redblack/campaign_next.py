@@ -155,6 +155,7 @@ def run_config(config: Mapping[str, Any], run: CampaignRun, where: str, backend:
         block["backend"] = backend
     section["exhaustive"] = blocks
     out["shard_order"] = "descending" if run.shards[0] > run.shards[-1] else "ascending"  # the run's order
+    out["allow_campaign_work"] = True  # this command asks for the work (engines/pipeline/campaign_work.py)
     return out
 
 

@@ -7,6 +7,7 @@ outlives edits which do not change what a search computes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -14,7 +15,8 @@ import numpy as np
 
 from ..core.errors import CardlabError
 from ..core.grid import GridNames, grid_shards, setting_blocks
-from ..core.ledger import kept_shards
+from ..core.layout import RESULTS
+from ..core.ledger import LedgerGrid, current_root, kept_shards
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
@@ -42,6 +44,16 @@ RESERVED_PREFIX, BASIN_EXPERIMENT = "exhaustive_", "basins"
 
 def exhaustive_experiment(k: int) -> str:
     return f"{RESERVED_PREFIX}k{k:02d}"
+
+
+def ledger_grid(k: int, method: str = "owner", results: str | None = None) -> LedgerGrid:
+    """The grid a size's campaign ledger is checked against (its canonical deals, ceil(deals / per_shard)
+    shards) and the command that rebuilds the ledger from the shard files under the results tree."""
+    results = current_root() if results is None else str(results)
+    words = [f"cardlab redblack campaign {k}"]
+    words += [f"--method {method}"] if method != "owner" else []
+    words += [f"--results {results}"] if os.path.normpath(results) != RESULTS else []
+    return LedgerGrid(f"k = {k}", canonical_deals(k), " ".join([*words, "--keep"]), "deals")
 
 
 def block_sizes(block: Mapping[str, Any], where: str) -> list[int]:
@@ -193,8 +205,16 @@ class ExhaustiveSearch(SearchKind):
         """A campaign block plans only the shards of its grid that the campaign's ledger keeps
         (engines/core/ledger.py): the rest is computed when asked (`cardlab redblack campaign K --run N`)."""
         experiment, variant = exhaustive_experiment(k), EXHAUSTIVE_VARIANT[method]
-        kept = kept_shards(self.game, experiment, variant, block["deals_per_shard"], block["where"])
+        grid_of = ledger_grid(k, method)
+        kept = kept_shards(self.game, experiment, variant, block["deals_per_shard"], block["where"], grid_of)
         return [g for g in grid if g[0] in kept]
+
+    def ledger_of(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> LedgerGrid | None:
+        """A campaign block's shard: planned because its ledger keeps it, not because the config names it."""
+        if spec.get("kind") != ExhaustiveSearch.name:  # a kind built on this one (cost windows) plans its own
+            return None
+        block = self.block_of(section, spec)
+        return ledger_grid(int(spec["k"]), spec["method"]) if block and block["campaign"] else None
 
     def spec(self, k: int, method: str, shard: int, start: int, stop: int) -> dict:
         return {

@@ -17,6 +17,7 @@ from engines.core.store import read_table
 from engines.redblack import canonical_deals, search_range
 from engines.redblack.campaign import CampaignState, FinishedShard
 from engines.redblack.campaign_next import campaign_block, plan_run, run_config, shard_runs
+from engines.redblack.search_shards import ledger_grid
 
 K, D = 9, 1000
 TOTAL = canonical_deals(K)  # 24,310: shards 0..24, the last one 310 deals
@@ -111,9 +112,9 @@ def counts_row(wd, shard: int) -> dict:
     return read_table(str(path)).to_pylist()[0]
 
 
-def kept_shards(wd) -> frozenset[int]:
-    ledger = read_ledger("redblack", f"exhaustive_k{K:02d}", "owner", str(wd / "results"))
-    return ledger.shards if ledger else frozenset()
+def kept_shards(wd) -> set[int]:
+    ledger = read_ledger("redblack", f"exhaustive_k{K:02d}", "owner", ledger_grid(K), str(wd / "results"))
+    return set(ledger) if ledger else set()
 
 
 def test_a_run_computes_the_next_shards_and_keeps_them_in_the_ledger(tmp_path):

@@ -140,6 +140,7 @@ def test_the_command_prints_the_windows_and_refuses_bad_input(results, capsys, t
 def test_keep_records_the_finished_shards_in_the_ledger(results, capsys):
     """Shards computed elsewhere and copied in: --keep records every finished, checked one; again, none new."""
     from engines.core.ledger import read_ledger
+    from engines.redblack.search_shards import ledger_grid
 
     assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
     assert f"ledger {results}" not in capsys.readouterr().out  # a block of its own ranks, and no ledger
@@ -147,8 +148,8 @@ def test_keep_records_the_finished_shards_in_the_ledger(results, capsys):
     out = capsys.readouterr().out
     assert f"k = {K}: 4 shards newly kept in the ledger" in out
     assert "keeps 4 shards (1, 208..210) of 5,000,000,000 deals" in out
-    ledger = read_ledger("redblack", f"exhaustive_k{K}", "owner", str(results))
-    assert (ledger.per_shard, ledger.shards) == (D, frozenset(KEPT))
+    ledger = read_ledger("redblack", f"exhaustive_k{K}", "owner", ledger_grid(K), str(results))
+    assert (ledger.per_shard, set(ledger)) == (D, set(KEPT))
     assert cardlab(["redblack", "campaign", str(K), "--results", str(results), "--keep"]) == 0
     assert f"k = {K}: 0 shards newly kept" in capsys.readouterr().out
 

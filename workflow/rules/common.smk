@@ -5,6 +5,7 @@ import sys
 from engines.core.errors import CardlabError
 from engines.core.layout import WAREHOUSE, check_record_files, log_pattern, manifest_of, shard_pattern
 from engines.core.provenance import files_version
+from engines.pipeline.campaign_work import check_snakemake_run
 from engines.pipeline.plan import Plan, run_config_files, shard_priority
 from engines.pipeline.resume import asks_for_a_run, prepare_run
 from engines.registry import GAMES, engine
@@ -39,7 +40,14 @@ def planned_files(game):
 # not describe) removes the manifest so the warehouse rebuilds. Snakemake checks locks and
 # markers before any rule or onstart handler runs, so this happens here, and only in the
 # main process of a command that runs jobs: a dry run (-n) changes no file. docs/scaling.md.
+# A run that would recompute more than a core-hour of shards only a campaign's ledger plans (their files
+# missing) stops first, unless `--config allow_campaign_work=true` (engines/pipeline/campaign_work.py).
 if workflow.is_main_process and asks_for_a_run(sys.argv):
+    try:
+        check_snakemake_run(PLAN)
+    except CardlabError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(1)
     prepare_run([f for g in GAMES for f in planned_files(g)], WAREHOUSE_MANIFEST)
 
 

@@ -134,37 +134,58 @@ def the_ledger(k: int, method: str, results: str):
     """The size's campaign ledger under the results tree (None: it keeps nothing yet) and its path."""
     from ...core.ledger import read_ledger
     from ..campaign import GAME
-    from ..search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment
+    from ..search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment, ledger_grid
 
     place = (GAME, exhaustive_experiment(k), EXHAUSTIVE_VARIANT[method])
-    return read_ledger(*place, root=results), ledger_path(*place, root=results)
+    return read_ledger(*place, ledger_grid(k, method, results), root=results), ledger_path(*place, root=results)
 
 
 def keeper(k: int, method: str, per_shard: int, results: str = RESULTS):
     """A function that records shards (by number) in the size's ledger."""
     from ...core.ledger import record_kept
     from ..campaign import GAME
-    from ..search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment
+    from ..search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment, ledger_grid
 
     experiment = exhaustive_experiment(k)
     variant = EXHAUSTIVE_VARIANT[method]
-    return lambda shards: record_kept(GAME, experiment, variant, per_shard, shards, root=results)
+    grid = ledger_grid(k, method, results)
+    return lambda shards: record_kept(GAME, experiment, variant, per_shard, shards, grid, root=results)
 
 
 def keep_finished(args, state) -> None:
-    """`campaign K --keep`: every finished shard of the size under the results tree, into its ledger."""
-    from ...pipeline.config import read_yaml
-    from ..campaign_next import shard_grid_of
+    """`campaign K --keep`: every finished shard of the size under the results tree, into its ledger.
 
-    if not state.shards:
+    A ledger that cannot be read (not JSON, runs off the grid, ...) is rebuilt from the finished shards
+    alone: they are what its error message sends the user here to keep."""
+    from ...core.ledger import Ledger, LedgerError, write_ledger
+    from ...pipeline.config import read_yaml
+    from ..campaign import GAME
+    from ..campaign_next import shard_grid_of
+    from ..search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment
+
+    place = (GAME, exhaustive_experiment(state.k), EXHAUSTIVE_VARIANT[state.method])
+    path = ledger_path(*place, root=args.results)
+    try:
+        ledger, broken = the_ledger(state.k, state.method, args.results)[0], None
+    except LedgerError as exc:
+        ledger, broken = None, exc
+    if not state.shards and broken is None:
         print(f"k = {state.k}: no finished shard under {args.results}/ to keep")
         return
-    ledger, _ = the_ledger(state.k, state.method, args.results)
     config = read_yaml(args.config) if os.path.isfile(args.config) else {}
-    grid = shard_grid_of(state, config, args.deals_per_shard, args.config, ledger.per_shard if ledger else None)
-    before = ledger.shards if ledger else frozenset()
+    try:
+        grid = shard_grid_of(state, config, args.deals_per_shard, args.config, ledger.per_shard if ledger else None)
+    except CardlabError as exc:
+        if broken is None:
+            raise
+        raise CardlabError(f"{path}: {broken.problem}; to rebuild it, {exc}") from None
+    if broken is not None:
+        kept = write_ledger(Ledger.of(*place, grid, [s.shard for s in state.shards]), args.results)
+        print(f"k = {state.k}: {path} could not be read ({broken.problem}); rebuilt from the finished shards")
+        print(f"k = {state.k}: the ledger keeps {plural(kept.count, 'shard')}" + (f" ({kept.text()})" if kept else ""))
+        return
     kept = keeper(state.k, state.method, grid, args.results)([s.shard for s in state.shards])
-    print(f"k = {state.k}: {plural(len(kept.shards - before), 'shard')} newly kept in the ledger")
+    print(f"k = {state.k}: {plural(kept.without(ledger or ()).count, 'shard')} newly kept in the ledger")
 
 
 def campaign_lines(state, config_path: str, results: str) -> list[str]:
@@ -198,18 +219,19 @@ def campaign_lines(state, config_path: str, results: str) -> list[str]:
         plain = block is not None and not block.get("campaign")  # a block of its own ranks: no ledger to speak of
         return lines if plain else [*lines, f"  ledger {path}: keeps no shard yet"]
     lines.append(
-        f"  ledger {path}: keeps {plural(len(ledger.shards), 'shard')} ({shard_runs(ledger.shards)}) "
-        f"of {ledger.per_shard:,} deals"
+        f"  ledger {path}: keeps {plural(ledger.count, 'shard')} ({ledger.text()}) of {ledger.per_shard:,} deals"
     )
     finished = {s.shard for s in state.shards}
-    if finished - ledger.shards:
+    unkept = [n for n in finished if n not in ledger]
+    if unkept:
         lines.append(
-            f"  finished but not in the ledger: shards {shard_runs(finished - ledger.shards)} "
+            f"  finished but not in the ledger: shards {shard_runs(unkept)} "
             f"(keep them: cardlab redblack campaign {k} --keep)"
         )
-    if ledger.shards - finished:
+    missing = ledger.without(finished)
+    if missing:
         lines.append(
-            f"  in the ledger but not finished under {results}/: shards {shard_runs(ledger.shards - finished)} "
+            f"  in the ledger but not finished under {results}/: shards {missing.text()} "
             "(a campaign block plans them, so a run recomputes them)"
         )
     return lines
