@@ -7,9 +7,9 @@ BIN     = $(VENV)/bin
 CORES  ?= all
 # pytest workers; a test file stays on one worker (--dist loadfile: the real-SLURM file starts one cluster)
 TEST_WORKERS ?= 2
-LINTED  = engines tests bench workflow/scripts
+LINTED  = engines tests bench research workflow/scripts
 
-.PHONY: run test lint test-tools bench bench-cold bench-levers clean-results
+.PHONY: run test lint test-tools bench bench-cold research research-test clean-results
 
 # requirements.lock pins every package to the version the results were produced with;
 # pyproject.toml keeps the ranges a library user installs against.  PYTHONWARNINGS silences
@@ -82,10 +82,16 @@ bench: $(BIN)/.installed
 bench-cold:
 	python3 bench/cold_run.py
 
-# What other ownership orders or a cache of finished games would save the RedBlack search
-# (exact, on every deal of one size; docs/redblack.md "Levers measured and not built").
-bench-levers: $(BIN)/.installed
-	$(BIN)/python bench/redblack_levers.py --k 12
+# Research code, outside the product suite (research/README.md): the RedBlack stopping-rule study,
+# what other ownership orders, a cache of finished games, shared reads or stopping where an earlier
+# deal passed would save the search (exact, on every deal of one size; docs/redblack.md "Levers
+# measured and not built").  `make test` never collects research/ (pytest's testpaths: tests/);
+# `make research-test` checks that the study still plays the kernel's rounds (lint covers it too).
+research: $(BIN)/.installed
+	$(BIN)/python research/redblack_levers.py --k 12
+
+research-test: $(BIN)/.installed-test
+	$(BIN)/python -m pytest research
 
 # Keeps the RedBlack campaign results the repository carries (tracked under results/).
 clean-results:
