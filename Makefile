@@ -9,7 +9,7 @@ CORES  ?= all
 TEST_WORKERS ?= 2
 LINTED  = engines tests bench research workflow/scripts
 
-.PHONY: run test lint test-tools bench bench-cold research research-test clean-results
+.PHONY: run test lint test-tools docs bench bench-cold research research-test clean-results
 
 # requirements.lock pins every package to the version the results were produced with;
 # pyproject.toml keeps the ranges a library user installs against.  PYTHONWARNINGS silences
@@ -46,6 +46,10 @@ lint: $(BIN)/.installed-test
 	other=$$(echo "$$out" | grep -E '^\s+\* ' | grep -v 'Specify a conda environment or container'); \
 	if [ -n "$$other" ]; then echo "$$out"; exit 1; fi; \
 	echo "snakemake --lint: clean (apart from conda/container directives: a pip environment is used)"
+
+# docs/engines.md's table of shard kinds, from the registry (tests/test_docs.py checks it is current)
+docs: $(BIN)/.installed-test
+	$(BIN)/python tests/test_docs.py --write
 
 # Some tests run outside programs: the report pages in headless Chromium and the seed's own Ruby
 # program (Debian's `chromium` and `ruby`, installed here), and the real-SLURM test a private
