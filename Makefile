@@ -7,9 +7,9 @@ BIN     = $(VENV)/bin
 CORES  ?= all
 # pytest workers; a test file stays on one worker (--dist loadfile: the real-SLURM file starts one cluster)
 TEST_WORKERS ?= 2
-LINTED  = engines tests bench workflow/scripts
+LINTED  = engines tests bench research workflow/scripts
 
-.PHONY: run test lint test-tools bench bench-cold bench-levers clean-results
+.PHONY: run test lint test-tools docs bench bench-cold research research-test clean-results
 
 # requirements.lock pins every package to the version the results were produced with;
 # pyproject.toml keeps the ranges a library user installs against.  PYTHONWARNINGS silences
@@ -47,6 +47,10 @@ lint: $(BIN)/.installed-test
 	if [ -n "$$other" ]; then echo "$$out"; exit 1; fi; \
 	echo "snakemake --lint: clean (apart from conda/container directives: a pip environment is used)"
 
+# docs/engines.md's table of shard kinds, from the registry (tests/test_docs.py checks it is current)
+docs: $(BIN)/.installed-test
+	$(BIN)/python tests/test_docs.py --write
+
 # Some tests run outside programs: the report pages in headless Chromium and the seed's own Ruby
 # program (Debian's `chromium` and `ruby`, installed here), and the real-SLURM test a private
 # cluster (Debian's SLURM and MariaDB packages, which tests/slurm_cluster.py installs when the test
@@ -82,10 +86,16 @@ bench: $(BIN)/.installed
 bench-cold:
 	python3 bench/cold_run.py
 
-# What other ownership orders or a cache of finished games would save the RedBlack search
-# (exact, on every deal of one size; docs/redblack.md "Levers measured and not built").
-bench-levers: $(BIN)/.installed
-	$(BIN)/python bench/redblack_levers.py --k 12
+# Research code, outside the product suite (research/README.md): the RedBlack stopping-rule study,
+# what other ownership orders, a cache of finished games, shared reads or stopping where an earlier
+# deal passed would save the search (exact, on every deal of one size; docs/redblack.md "Levers
+# measured and not built").  `make test` never collects research/ (pytest's testpaths: tests/);
+# `make research-test` checks that the study still plays the kernel's rounds (lint covers it too).
+research: $(BIN)/.installed
+	$(BIN)/python research/redblack_levers.py --k 12
+
+research-test: $(BIN)/.installed-test
+	$(BIN)/python -m pytest research
 
 # Keeps the RedBlack campaign results the repository carries (tracked under results/).
 clean-results:

@@ -55,6 +55,21 @@ def test_the_snakefile_takes_its_wildcards_from_the_layout():
     assert not re.search(r"shard\s*=\s*r?\"", text)
 
 
+@pytest.mark.parametrize("shard", EDGES)
+def test_a_log_path_parses_back_to_its_shard(shard):
+    path = layout.log_path("redblack", "basins", "all", shard)
+    assert layout.parse_log_path(path) == layout.LogPlace("redblack", "basins", "all", shard)
+    assert layout.parse_log_path(layout.log_path("narcotic", "a", "b", shard, "/x/r"), "/x/r").shard == shard
+
+
+def test_other_logs_name_no_shard_and_paths_outside_the_logs_are_refused():
+    assert layout.parse_log_path("results/logs/warehouse.log") is None
+    assert layout.parse_log_path("results/logs/reports/index.log") is None
+    assert layout.parse_log_path("results/logs/redblack/basins/all/shard=123.log") is None
+    with pytest.raises(ValueError):
+        layout.parse_log_path("elsewhere/redblack/basins/all/shard=0000.log")
+
+
 def test_a_log_is_found_beside_its_shard_file_in_any_root():
     path = "/data/campaign/results/narcotic/narcotic_games/seed/seed/shard=0002.parquet"
     assert layout.log_of_shard_file(path) == "/data/campaign/results/logs/narcotic/seed/seed/shard=0002.log"

@@ -5,8 +5,8 @@ and its job log at ``results/logs/<game>/<experiment>/<variant>/shard=NNNN.log``
 numbers are written ``:04d`` (files sort in shard order) and reach at most
 :data:`MAX_SHARD`, so a name has four to six digits and no leading zero beyond four.
 The format (:func:`shard_name`), the Snakemake wildcard (:data:`WILDCARDS`) and the
-parser (:func:`parse_shard_path`) follow that one rule; ``tests/test_layout.py``
-round-trips it.  A temporary file of an atomic write of ``path`` is
+parsers (:func:`parse_shard_path`, :func:`parse_log_path`) follow that one rule;
+``tests/test_layout.py`` round-trips it.  A temporary file of an atomic write of ``path`` is
 ``.<name>.<tag>.tmp`` beside it (a DuckDB build adds its ``.wal``): never a result.
 """
 
@@ -27,6 +27,8 @@ VARIANT = r"[A-Za-z0-9][A-Za-z0-9_.=+-]*"
 # The Snakefile's wildcard_constraints
 WILDCARDS = {"experiment": EXPERIMENT, "variant": VARIANT, "shard": SHARD_NUMBER}
 SHARD_FILE = re.compile(rf"(?:^|/)([^/]+)/([^/]+)/([^/]+)/([^/]+)/shard=({SHARD_NUMBER})\.parquet$")
+# a shard job's log, relative to the logs folder (logs_dir): <game>/<experiment>/<variant>/shard=NNNN.log
+LOG_FILE = re.compile(rf"([^/]+)/([^/]+)/([^/]+)/shard=({SHARD_NUMBER})\.log")
 WAREHOUSE_NAME = "warehouse.duckdb"
 
 
@@ -77,14 +79,36 @@ def shard_pattern(game: str, table: str, root: str = RESULTS) -> str:
     return f"{root}/{game}/{table}/{{experiment}}/{{variant}}/shard={{shard}}.parquet"
 
 
+def logs_dir(root: str | os.PathLike = RESULTS) -> str:
+    """Where every job's log lives: shard jobs' under <game>/, the warehouse's and reports' beside them."""
+    return f"{root}/logs"
+
+
 def log_pattern(game: str, root: str = RESULTS) -> str:
     """A shard job's log as a Snakemake log pattern with wildcards."""
-    return f"{root}/logs/{game}/{{experiment}}/{{variant}}/shard={{shard}}.log"
+    return f"{logs_dir(root)}/{game}/{{experiment}}/{{variant}}/shard={{shard}}.log"
 
 
 def log_path(game: str, experiment: str, variant: str, shard: int, root: str = RESULTS) -> str:
     """A shard job's log: results/logs/<game>/<experiment>/<variant>/shard=NNNN.log."""
-    return f"{root}/logs/{game}/{experiment}/{variant}/{shard_name(shard)}.log"
+    return f"{logs_dir(root)}/{game}/{experiment}/{variant}/{shard_name(shard)}.log"
+
+
+class LogPlace(NamedTuple):
+    """What a shard job's log path names."""
+
+    game: str
+    experiment: str
+    variant: str
+    shard: int
+
+
+def parse_log_path(path: str | os.PathLike, root: str | os.PathLike = RESULTS) -> LogPlace | None:
+    """The shard a job log's path names (:func:`log_path` read back), or None for another log
+    under ``root``'s logs (the warehouse's, a report's).  ValueError for a path outside them."""
+    rel = Path(path).relative_to(logs_dir(root)).as_posix()
+    m = LOG_FILE.fullmatch(rel)
+    return LogPlace(*m.groups()[:3], int(m.group(4))) if m else None
 
 
 def parse_shard_path(path: str | os.PathLike) -> tuple[str, ShardPlace] | None:

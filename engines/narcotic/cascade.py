@@ -90,6 +90,117 @@ def _cascade_deal_slow(piles, top, c0, c1, c2, c3, discard):
         top[dst] = h
 
 
+@njit(cache=True, inline="always")
+def _empty_piles(piles):
+    """Marks the four piles empty: slot _BASE of pile k holds _EMPTY + 2k, which equals no card.
+    Returns the windows of piles 1..3 (pile 0's is read only where a discard needs it)."""
+    for k in range(4):
+        piles[k, _BASE] = _EMPTY + 2 * k
+    mark = np.uint64(56)
+    return np.uint64(_EMPTY + 2) << mark, np.uint64(_EMPTY + 4) << mark, np.uint64(_EMPTY + 6) << mark
+
+
+@njit(cache=True, inline="always")
+def _deal_cards(piles, h0, h1, h2, h3, c0, c1, c2, c3):
+    """The deal's four cards stored on piles 0..3 at their new heights h0..h3."""
+    _store1(piles, 0, _BASE + h0, c0)
+    _store1(piles, 1, _BASE + h1, c1)
+    _store1(piles, 2, _BASE + h2, c2)
+    _store1(piles, 3, _BASE + h3, c3)
+
+
+@njit(cache=True, inline="always")
+def _dealt_on(w, c):
+    """A pile's window after card ``c`` lands on it (top card in the high byte)."""
+    return (w >> np.uint64(8)) | (c << np.uint64(56))
+
+
+@njit(cache=True, inline="always")
+def _every_byte_top(v):
+    """The top card of window ``v`` in every byte, to compare a window against."""
+    return (v >> np.uint64(56)) * _B1
+
+
+@njit(cache=True, inline="always")
+def _give(piles, j, h, v, matches):
+    """Pile j (height h, window v) gives away its top cards while they match a top to its left
+    (``matches``: 0x80 in each byte that does).  Returns its window and height after, the bits
+    given (eight a card), the mask of the given top bytes, and whether all eight matched (then
+    the fast path cannot tell how many more would go: the deal is replayed)."""
+    given, mask = _drain(v, matches)
+    v = _uncover(piles, j, h, v, given)
+    return v, h - np.int64(given >> np.uint64(3)), given, mask, matches == _H8
+
+
+@njit(cache=True, inline="always")
+def _cascade_left(piles, h1, h2, h3, v1, v2, v3, b0):
+    """The cascade after a deal: pile 1, then 2, then 3 each gives its top cards to the pile on
+    its left showing their value (b0: pile 0's top in every byte; v_k: pile k's window with its
+    dealt card, h_k its height).  Returns the windows and heights of piles 1..3 after, the tops
+    of piles 1 and 2 in every byte, the bits landing on piles 0, 1, 2, and whether the fast path
+    cannot do the deal."""
+    b8 = np.uint64(8)
+    # pile 1 gives to pile 0
+    v1, g1, i0, _, bad = _give(piles, 1, h1, v1, _zero_bytes(v1 ^ b0))
+    b1 = _every_byte_top(v1)
+    # pile 2 gives to piles 0 and 1
+    e21 = _zero_bytes(v2 ^ b1)
+    v2, g2, s2, m2, bad2 = _give(piles, 2, h2, v2, _zero_bytes(v2 ^ b0) | e21)
+    i1 = _popcount(e21 & m2) * b8
+    i0 += s2 - i1
+    b2 = _every_byte_top(v2)
+    # pile 3 gives to piles 0, 1 and 2
+    e30 = _zero_bytes(v3 ^ b0)
+    e31 = _zero_bytes(v3 ^ b1)
+    v3, g3, s3, m3, bad3 = _give(piles, 3, h3, v3, e30 | e31 | _zero_bytes(v3 ^ b2))
+    j0 = _popcount(e30 & m3) * b8
+    j1 = _popcount(e31 & m3) * b8
+    i0 += j0
+    i1 += j1
+    i2 = s3 - j0 - j1
+    return v1, v2, v3, g1, g2, g3, b1, b2, i0, i1, i2, bad | bad2 | bad3
+
+
+@njit(cache=True, inline="always")
+def _landed(v, b, i):
+    """Window ``v`` after ``i`` bits of cards equal to its top (``b``: the top in every byte) land on it."""
+    return (v >> i) | (b & ~(_ONES >> i))
+
+
+@njit(cache=True, inline="always")
+def _four_on_a_top(piles, h0, c0, b0, i0, v1, v2, v3):
+    """With a pile-four discard: whether any pile shows four equal cards on top after the deal
+    (the fast path leaves those to the replay).  Pile 0's window is built only here: in the keep
+    loop it would cost a register."""
+    v0 = _landed(_dealt_on(_load8(piles, 0, _BASE + h0 - 8), c0), b0, i0)
+    return _four_on_top(v0) | _four_on_top(v1) | _four_on_top(v2) | _four_on_top(v3)
+
+
+@njit(cache=True, inline="always")
+def _replay(piles, top, h0, h1, h2, h3, c0, c1, c2, c3, discard):
+    """A deal the fast path cannot do, card by card from the state before it (h_k - 1: its
+    stores are all above that state).  Returns the heights and the windows of piles 1..3 after."""
+    top[0], top[1], top[2], top[3] = h0 - 1, h1 - 1, h2 - 1, h3 - 1
+    _cascade_deal_slow(piles, top, c0, c1, c2, c3, discard)
+    h0, h1, h2, h3 = top[0], top[1], top[2], top[3]
+    w1 = _load8(piles, 1, _BASE + h1 - 7)
+    w2 = _load8(piles, 2, _BASE + h2 - 7)
+    w3 = _load8(piles, 3, _BASE + h3 - 7)
+    return h0, h1, h2, h3, w1, w2, w3
+
+
+@njit(cache=True, inline="always")
+def _land(piles, h0, g1, g2, b0, b1, b2, i0, i1, i2):
+    """The cards given stored on piles 0..2: four copies of each pile's top above it (a value has
+    four cards, so at most three land on a top), of which the new heights keep bits // 8.  Returns
+    the heights of piles 0..2."""
+    _store4(piles, 0, _BASE + h0 + 1, b0)
+    _store4(piles, 1, _BASE + g1 + 1, b1)
+    _store4(piles, 2, _BASE + g2 + 1, b2)
+    b3 = np.uint64(3)
+    return h0 + np.int64(i0 >> b3), g1 + np.int64(i1 >> b3), g2 + np.int64(i2 >> b3)
+
+
 @njit(cache=True)
 def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
     """One cascade-matching pass: deck in ring row ``src`` -> gathered deck in row ``dst``.
@@ -99,16 +210,11 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
     the high byte.  Without a pile-four discard a move never changes the top value of
     the pile it lands on, so after a deal the cascade is: pile 1, then 2, then 3, each
     gives away cards from its top while they equal a top further left (each to the
-    pile showing its value).  That is a scan of eight bytes per pile, with no branch.
-    The rare deals it cannot do (a discard, eight cards or more to give) are replayed
-    card by card from the state before the deal (its stores are all above that state)."""
-    for k in range(4):
-        piles[k, _BASE] = _EMPTY + 2 * k
-    w1 = np.uint64(_EMPTY + 2) << np.uint64(56)
-    w2 = np.uint64(_EMPTY + 4) << np.uint64(56)
-    w3 = np.uint64(_EMPTY + 6) << np.uint64(56)
+    pile showing its value).  That is a scan of eight bytes per pile, with no branch
+    (:func:`_cascade_left`).  The rare deals it cannot do (a discard, eight cards or more
+    to give) are replayed card by card from the state before the deal (:func:`_replay`)."""
+    w1, w2, w3 = _empty_piles(piles)
     h0 = h1 = h2 = h3 = 0
-    b8 = np.uint64(8)
     pos = n
     while pos > 0:  # one induction variable: range() gives the loop a second one, a register more
         pos -= 4
@@ -118,71 +224,22 @@ def _cascade_pass(ring, src, dst, n, how, discard, piles, top):
             continue
         c0 = x >> np.uint64(24)
         c1 = (x >> np.uint64(16)) & np.uint64(0xFF)
-        c2 = (x >> b8) & np.uint64(0xFF)
-        h0 += 1
-        h1 += 1
-        h2 += 1
-        h3 += 1
-        _store1(piles, 0, _BASE + h0, c0)
-        _store1(piles, 1, _BASE + h1, c1)
-        _store1(piles, 2, _BASE + h2, c2)
-        _store1(piles, 3, _BASE + h3, c3)
-        v1 = (w1 >> b8) | (c1 << np.uint64(56))
-        v2 = (w2 >> b8) | (c2 << np.uint64(56))
-        v3 = (w3 >> b8) | (c3 << np.uint64(56))
+        c2 = (x >> np.uint64(8)) & np.uint64(0xFF)
+        h0, h1, h2, h3 = h0 + 1, h1 + 1, h2 + 1, h3 + 1
+        _deal_cards(piles, h0, h1, h2, h3, c0, c1, c2, c3)
         b0 = c0 * _B1
-        # pile 1 gives to pile 0
-        e10 = _zero_bytes(v1 ^ b0)
-        s1, m1 = _drain(v1, e10)
-        bad = e10 == _H8
-        i0 = s1  # (in bits: eight per card)
-        v1 = _uncover(piles, 1, h1, v1, s1)
-        g1 = h1 - np.int64(s1 >> np.uint64(3))
-        b1 = (v1 >> np.uint64(56)) * _B1
-        # pile 2 gives to piles 0 and 1
-        e20 = _zero_bytes(v2 ^ b0)
-        e21 = _zero_bytes(v2 ^ b1)
-        s2, m2 = _drain(v2, e20 | e21)
-        bad |= (e20 | e21) == _H8
-        i1 = _popcount(e21 & m2) * b8
-        i0 += s2 - i1
-        v2 = _uncover(piles, 2, h2, v2, s2)
-        g2 = h2 - np.int64(s2 >> np.uint64(3))
-        b2 = (v2 >> np.uint64(56)) * _B1
-        # pile 3 gives to piles 0, 1 and 2
-        e30 = _zero_bytes(v3 ^ b0)
-        e31 = _zero_bytes(v3 ^ b1)
-        e32 = _zero_bytes(v3 ^ b2)
-        s3, m3 = _drain(v3, e30 | e31 | e32)
-        bad |= (e30 | e31 | e32) == _H8
-        j0 = _popcount(e30 & m3) * b8
-        j1 = _popcount(e31 & m3) * b8
-        i0 += j0
-        i1 += j1
-        i2 = s3 - j0 - j1
-        v3 = _uncover(piles, 3, h3, v3, s3)
-        g3 = h3 - np.int64(s3 >> np.uint64(3))
+        v1, v2, v3, g1, g2, g3, b1, b2, i0, i1, i2, bad = _cascade_left(
+            piles, h1, h2, h3, _dealt_on(w1, c1), _dealt_on(w2, c2), _dealt_on(w3, c3), b0
+        )
         # the cards given land on top of piles 0..2
-        v1 = (v1 >> i1) | (b1 & ~(_ONES >> i1))
-        v2 = (v2 >> i2) | (b2 & ~(_ONES >> i2))
-        if discard:  # pile 0's window only here: in the keep loop it would cost a register
-            v0 = (_load8(piles, 0, _BASE + h0 - 8) >> b8) | (c0 << np.uint64(56))
-            v0 = (v0 >> i0) | (b0 & ~(_ONES >> i0))
-            bad |= _four_on_top(v0) | _four_on_top(v1) | _four_on_top(v2) | _four_on_top(v3)
+        v1 = _landed(v1, b1, i1)
+        v2 = _landed(v2, b2, i2)
+        if discard:
+            bad |= _four_on_a_top(piles, h0, c0, b0, i0, v1, v2, v3)
         if bad:
-            top[0], top[1], top[2], top[3] = h0 - 1, h1 - 1, h2 - 1, h3 - 1
-            _cascade_deal_slow(piles, top, c0, c1, c2, c3, discard)
-            h0, h1, h2, h3 = top[0], top[1], top[2], top[3]
-            w1 = _load8(piles, 1, _BASE + h1 - 7)
-            w2 = _load8(piles, 2, _BASE + h2 - 7)
-            w3 = _load8(piles, 3, _BASE + h3 - 7)
+            h0, h1, h2, h3, w1, w2, w3 = _replay(piles, top, h0, h1, h2, h3, c0, c1, c2, c3, discard)
             continue
-        _store4(piles, 0, _BASE + h0 + 1, b0)
-        _store4(piles, 1, _BASE + g1 + 1, b1)
-        _store4(piles, 2, _BASE + g2 + 1, b2)
-        h0 += np.int64(i0 >> np.uint64(3))
-        h1 = g1 + np.int64(i1 >> np.uint64(3))
-        h2 = g2 + np.int64(i2 >> np.uint64(3))
+        h0, h1, h2 = _land(piles, h0, g1, g2, b0, b1, b2, i0, i1, i2)
         h3 = g3
         w1, w2, w3 = v1, v2, v3
     top[0], top[1], top[2], top[3] = h0, h1, h2, h3

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from ..core.layout import RESULTS
+from ..core.layout import RESULTS, logs_dir, parse_log_path
 from .jobs import START_TAG
 
 ERROR_PREFIX = "error: "
@@ -53,7 +53,7 @@ def last_error(text: str) -> str | None:
 def failed_jobs(since: float, results: str = RESULTS) -> list[tuple[str, str]]:
     """(log, cause) of every job log written since ``since`` whose last attempt failed, oldest first."""
     found = []
-    logs = Path(results) / "logs"
+    logs = Path(logs_dir(results))
     for path in logs.rglob("*.log") if logs.is_dir() else []:
         if path.name == SNAKEMAKE_OUTPUT:  # `cardlab run`'s copy of Snakemake's output, no job's log
             continue
@@ -70,10 +70,10 @@ def failed_jobs(since: float, results: str = RESULTS) -> list[tuple[str, str]]:
 
 def job_name(log: str, results: str = RESULTS) -> str:
     """A job as the terminal names it, from its log's place: ``redblack basins/all/0``, ``warehouse``."""
-    parts = Path(log).relative_to(Path(results) / "logs").with_suffix("").parts
-    if len(parts) == 4 and parts[3].startswith("shard="):
-        return f"{parts[0]} {parts[1]}/{parts[2]}/{int(parts[3][6:])}"
-    return "/".join(parts)
+    place = parse_log_path(log, results)
+    if place is not None:
+        return f"{place.game} {place.experiment}/{place.variant}/{place.shard}"
+    return "/".join(Path(log).relative_to(logs_dir(results)).with_suffix("").parts)
 
 
 def report_failures(

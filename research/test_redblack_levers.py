@@ -1,4 +1,6 @@
-"""bench/redblack_levers.py models the owner rule outside the kernel: it must play what the kernel plays."""
+"""research/redblack_levers.py models the owner rule outside the kernel: it must play what the kernel plays.
+
+Not part of `make test` (pytest's testpaths are tests/): `make research-test` runs it."""
 
 from __future__ import annotations
 
@@ -13,12 +15,12 @@ from engines.redblack.exhaustive import search_range
 from engines.redblack.ranks import BINOM
 from engines.redblack.rules import canonical_deals
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "redblack_levers.py"
+STUDY = Path(__file__).resolve().parent / "redblack_levers.py"
 
 
 @pytest.fixture(scope="module")
 def levers():
-    spec = importlib.util.spec_from_file_location("redblack_levers", BENCH)
+    spec = importlib.util.spec_from_file_location("redblack_levers", STUDY)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # numba's cache looks the module up by name
     spec.loader.exec_module(module)
@@ -26,7 +28,7 @@ def levers():
 
 
 @pytest.mark.parametrize("k", [6, 9])  # k = 6 has infinite deals: its basins' first deals cycle
-def test_bench_rounds_are_the_kernels(levers, k):
+def test_study_rounds_are_the_kernels(levers, k):
     deals, total = levers._all_deals(k, BINOM), canonical_deals(k)
     kernel = search_range(k, 0, total, method="owner").rounds
     rank_order = levers._rounds_in_order(deals, k, np.zeros(len(deals), np.int64), BINOM)

@@ -39,7 +39,7 @@ size rather than sampled:
   table of every game's distinguished states stored with their epoch (a deal stops at an entry
   of an earlier epoch), as a GPU's memory would hold one.
 
-    .venv/bin/python bench/redblack_levers.py [--k 13] [--k26-windows 32] [--narrow-lanes 32] [--shared-reads 32]
+    .venv/bin/python research/redblack_levers.py [--k 13] [--k26-windows 32] [--narrow-lanes 32] [--shared-reads 32]
 
 What each lever measured, and why none was built (each falls short of the 2.9x fewer rounds or
 cheaper rounds the full deck's 2,500 core-hour target asked of the AVX2 kernel): docs/redblack.md,
