@@ -180,7 +180,7 @@ def record_fix(j, opts: str) -> str:
         )
     return (
         f"fix: {recheck} (a later matched line supersedes this one), or `git checkout -- {' '.join(paths)}` "
-        "if the files were changed by mistake"
+        f"if the files were changed by mistake, or {delete} if it was never theirs (a copied line)"
     )
 
 
