@@ -10,8 +10,10 @@ compare the two, table by table: the rows, and the provenance but for the packag
 
 A kept campaign shard (of a kind with a pinned result version) gets a line in its campaign's
 check record, ``results/checks/<game>/<experiment>/<variant>.jsonl`` (when, on which kind of
-CPU, at what cost, whether it matched): the warehouse loads the records (table
-``recompute_checks``) and the reports say how much of each campaign was checked.
+CPU, at what cost, whether it matched, and the data hash of each file compared): the warehouse
+loads the records (table ``recompute_checks``), the reports say how much of each campaign was
+checked, and plain ``cardlab verify`` names a line that no longer describes the files
+(engines/pipeline/check_records.py).
 """
 
 from __future__ import annotations

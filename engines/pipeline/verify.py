@@ -3,8 +3,10 @@
 Every planned shard file must be present once, readable, with cardlab provenance
 from the current engine version and the planned spec, and hold the planned number
 of rows.  Files nobody planned (a removed experiment, a changed shard count, a
-stray copy), temporaries left by killed jobs and a warehouse that is older than
-its shards are reported too.  Any problem gives a non-zero exit code.
+stray copy), temporaries left by killed jobs, check record lines that do not describe
+the kept files as they are now (engines/pipeline/check_records.py: stale, orphan, invalid
+or mismatched) and a warehouse that is older than its shards (their data hashes) or its
+check records are reported too.  Any problem gives a non-zero exit code.
 
 A sound shard file of a kind with a pinned result version (a finished RedBlack search
 campaign, e.g. the one the repository keeps) is *kept* whatever the config plans: it
