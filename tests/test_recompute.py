@@ -104,6 +104,9 @@ def test_a_kept_campaign_shard_check_is_recorded_and_a_plain_shard_is_not(tree, 
     lines = Path(check_record_path("redblack", kept.experiment, kept.variant)).read_text().splitlines()
     assert [json.loads(x)["shard"] for x in lines] == [kept.shard]
     assert json.loads(lines[0])["matched"] is True and json.loads(lines[0])["machine"]
+    # bound to the bytes it checked: each file's data hash, and its recomputation's
+    hashes = {t: read_verified(p)[0][HASH_KEY] for t, p in kept.files.items()}
+    assert json.loads(lines[0])["files"] == hashes and set(json.loads(lines[0])["recomputed"]) == set(hashes)
     assert not Path("results/checks/narcotic").exists()
     # the warehouse says, for each kept campaign, how much of it was checked and that it matched
     build(list(plan.files), WAREHOUSE, plan=plan.files, manifest=manifest_of(WAREHOUSE))
@@ -132,3 +135,21 @@ def test_a_draw_is_seeded_and_bounded_by_the_cpu_budget(tree, capsys):
     assert cmd_recompute(args, load_plan("config.yaml")) == 1
     out = capsys.readouterr().out
     assert f"{sum(1 for _ in load_plan('config.yaml'))} shard(s) left out by --max-cpu-s" in out, out
+
+
+def test_a_kept_shard_forged_after_its_check_fails_plain_verify_and_counts_for_nothing(tree, capsys):
+    plan = load_plan("config.yaml")
+    kept = next(s for s in plan if s.game == "redblack" and s.kind.result_version is not None)
+    path = next(p for p in kept.files.values() if read_verified(p)[1].num_rows)
+    assert recompute(path, record=True) == 0
+    forge(path)
+    build(list(plan.files), WAREHOUSE, plan=plan.files, manifest=manifest_of(WAREHOUSE))
+    report = verify()
+    record = check_record_path("redblack", kept.experiment, kept.variant)
+    assert [(k, m.split(": stale: ")[0]) for k, m in report.problems] == [("check record", f"{record}:1")]
+    con = duckdb.connect(WAREHOUSE, read_only=True)
+    row = con.execute(
+        "SELECT shards_checked, shards_matched, stale FROM campaign_checks WHERE experiment = ?", [kept.experiment]
+    ).fetchone()
+    con.close()
+    assert row == (0, 0, 1)

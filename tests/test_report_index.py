@@ -438,6 +438,9 @@ def test_index_says_when_no_kept_campaign_was_checked(kept_shards):
 
 
 def test_index_shows_each_checked_campaign_and_its_counts(kept_shards):
+    from wfhelp import bound_record
+
+    from engines.core.fmt import MISSING
     from engines.core.layout import check_record_path
 
     root, files = kept_shards
@@ -446,13 +449,13 @@ def test_index_shows_each_checked_campaign_and_its_counts(kept_shards):
     game, experiment, variant, kept = rows[0][:4]
     record = Path(check_record_path(game, experiment, variant, str(root)))
     record.parent.mkdir(parents=True)
-    line = {"matched": True, "date": "2026-12-01", "machine": "Test CPU (x86_64)", "cpu_s": 75.0}
-    record.write_text(json.dumps({"shard": 0, **line, "engine_version": "v1"}) + "\n")
+    mine = [f for f in files if f"/{experiment}/{variant}/" in f]
+    record.write_text(json.dumps(bound_record(mine, 0)) + "\n")
     text, rows = checks_section(root, files)
     assert (game, experiment, variant, kept, 1, 0) in rows
     cells = [html.unescape(re.sub(r"<[^>]+>", "", c)) for c in re.findall(r"<td>(.*?)</td>", text)]
-    row = cells[cells.index(f"{game} {experiment}/{variant}") :][:6]
-    assert row == [f"{game} {experiment}/{variant}", f"{kept:,}", f"1 of {kept:,} matched", "2026-12-01"] + [
+    row = cells[cells.index(f"{game} {experiment}/{variant}") :][:7]
+    assert row == [f"{game} {experiment}/{variant}", f"{kept:,}", f"1 of {kept:,} matched", MISSING, "2026-12-01"] + [
         "Test CPU (x86_64)",
         "1 min 15 s",
     ]
@@ -461,11 +464,36 @@ def test_index_shows_each_checked_campaign_and_its_counts(kept_shards):
     assert cells.count(f"{game} {experiment}/{variant}") == 1 and not any(o in cells for o in others)
     if others:
         assert f"Not recomputed yet: {len(others)} kept campaign" in text and others[-1] in text
-    # a mismatch is shown, in red
+    # a mismatch is shown, in red, and the shard no longer counts as matched
     with open(record, "a") as fh:
-        fh.write(
-            json.dumps({"shard": 0, **line, "matched": False, "date": "2026-12-02", "engine_version": "v1"}) + "\n"
-        )
+        fh.write(json.dumps(bound_record(mine, 0, matched=False, date="2026-12-02")) + "\n")
     text, rows = checks_section(root, files)
     assert (game, experiment, variant, kept, 1, 1) in rows
-    assert f'1 of {kept:,}: <b style="color:#c00">1 mismatch</b>' in text and "2026-12-01 to 2026-12-02" in text
+    assert f'0 of {kept:,} matched (2 checks); <b style="color:#c00">1 shard mismatched</b>' in text
+    assert "2026-12-01 to 2026-12-02" in text
+
+
+def test_index_never_counts_a_line_that_is_not_bound_to_the_files_now(kept_shards):
+    """An unbound (legacy) line, one for a shard that is not kept, a copy of another shard's line,
+    one whose "matched" is the string "false": none counts as matched; each is shown as not counted."""
+    from wfhelp import bound_record
+
+    from engines.core.layout import check_record_path
+
+    root, files = kept_shards
+    shutil.rmtree(root / "checks", ignore_errors=True)
+    _, rows = checks_section(root, files)
+    game, experiment, variant, kept = max(rows, key=lambda r: r[3])[:4]
+    assert kept > 1, rows
+    record = Path(check_record_path(game, experiment, variant, str(root)))
+    record.parent.mkdir(parents=True)
+    mine = [f for f in files if f"/{experiment}/{variant}/" in f]
+    good = bound_record(mine, 0)
+    legacy = {k: v for k, v in good.items() if k not in ("files", "recomputed")}
+    copied = {**good, "shard": 1}  # shard 0's line copied onto shard 1: its hashes are not shard 1's
+    lines = [legacy, {**good, "shard": kept + 5}, {**good, "matched": "false"}, copied]
+    record.write_text("".join(json.dumps(x) + "\n" for x in lines) + "not json\n")
+    text, rows = checks_section(root, files)
+    assert (game, experiment, variant, kept, 0, 0) in rows
+    assert f"0 of {kept:,} matched" in text
+    assert '<b style="color:#c00">2 stale, 1 orphan, 2 invalid</b>' in text, text

@@ -210,3 +210,24 @@ def shards_warehouse(game: str, section: dict, root: Path) -> Path:
     with open(root / "wh.log", "w") as log:
         build(files, db, log=log)
     return db
+
+
+def bound_record(files: list[str], shard: int, **fields) -> dict:
+    """A check record line for ``shard`` of the kept campaign whose files are ``files``, bound to the
+    data hashes its files have now (as `cardlab verify --recompute` writes it); ``fields`` override."""
+    from engines.core.layout import parse_shard_path
+    from engines.core.store import HASH_KEY, read_meta
+
+    metas = [read_meta(f) for f in files if parse_shard_path(f)[1].shard == shard]
+    hashes = {m["table"]: m[HASH_KEY] for m in metas}
+    line = {
+        "shard": shard,
+        "matched": True,
+        "files": hashes,
+        "recomputed": hashes,
+        "engine_version": metas[0]["engine_version"],
+        "date": "2026-12-01",
+        "machine": "Test CPU (x86_64)",
+        "cpu_s": 75.0,
+    }
+    return {**line, **fields}

@@ -1,10 +1,22 @@
-"""The record of independent recomputations in the warehouse: which kept campaign shards were computed
-twice and matched (``cardlab verify --recompute``, engines/pipeline/recompute.py).
+"""The record of independent recomputations, judged against the kept files now: which kept campaign
+shards were computed twice and matched (``cardlab verify --recompute``, engines/pipeline/recompute.py).
 
-Table ``recompute_checks`` holds every check of ``results/checks/<game>/<experiment>/<variant>.jsonl``;
-table ``kept_campaigns`` the kept campaigns among the loaded shards (a kind with a pinned result
-version); view ``campaign_checks`` joins them: per campaign, shards kept and checked, mismatches,
-when and on which CPUs.
+A line of ``results/checks/<game>/<experiment>/<variant>.jsonl`` names a shard and the data hash
+(``data_sha256``) of each of its files as checked, so it speaks for those bytes only.
+:func:`judge_records` is the one reading of the records (the warehouse, the report through it, and
+``cardlab verify`` use it); each line gets a status:
+
+* ``matched`` / ``mismatched``: it describes the shard's kept files as they are now (same hashes,
+  same result version), and the recomputation matched them or did not;
+* ``stale``: a file's hash or the result version differs now (the file was changed after its
+  check, or the line is an old one that records no hashes: *unbound*);
+* ``superseded``: stale, but a later line for the same shard describes the files as they are now;
+* ``orphan``: the shard has no kept file now, or is not in the campaign's ledger;
+* ``invalid``: not JSON, or not a check record (:data:`RECORD_SCHEMA`; ``"false"`` is no boolean).
+
+Only ``matched`` counts as checked and matched.  Table ``recompute_checks`` holds every line with
+its status; table ``kept_campaigns`` the kept campaigns among the loaded shards (a kind with a
+pinned result version); view ``campaign_checks`` joins them per campaign.
 """
 
 from __future__ import annotations
@@ -12,13 +24,183 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pyarrow as pa
 
 from ..core.errors import CardlabError
 from ..core.layout import check_record_files
+from ..core.store import HASH_KEY
 from ..registry import engine
+
+HASH = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+HASHES = {"type": "object", "minProperties": 1, "additionalProperties": HASH}
+RECORD_SCHEMA = {
+    "type": "object",
+    "required": ["shard", "matched", "engine_version", "date", "machine", "cpu_s"],
+    "properties": {
+        "shard": {"type": "integer", "minimum": 0},
+        "matched": {"type": "boolean"},
+        "files": HASHES,  # table -> data_sha256 of the kept file checked
+        "recomputed": HASHES,  # table -> data_sha256 of its recomputation
+        "engine_version": {"type": "string", "minLength": 1},
+        "date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+        "machine": {"type": "string"},
+        "cpu_s": {"type": "number", "minimum": 0},
+        "bound_by": {"type": "string", "minLength": 1},  # who bound an older line to its files
+    },
+    "dependentRequired": {"recomputed": ["files"], "bound_by": ["files"]},
+    "additionalProperties": False,
+}
+"""A check record line (JSON Schema): booleans are JSON booleans, integers are not booleans."""
+
+CURRENT = ("matched", "mismatched")  # a line describing the kept files as they are now
+
+
+@dataclass(frozen=True)
+class Kept:
+    """One kept shard as it is now: its files (table -> path, table -> data hash) and result version."""
+
+    paths: Mapping[str, str]
+    hashes: Mapping[str, str]
+    engine_version: str
+
+
+def kept_now(metas: Mapping[str, dict]) -> dict[tuple[str, str, str, int], Kept]:
+    """The kept campaign shards among files' provenance (path -> record), by (game, experiment, variant, shard)."""
+    paths: dict[tuple, dict[str, str]] = defaultdict(dict)
+    hashes: dict[tuple, dict[str, str]] = defaultdict(dict)
+    versions: dict[tuple, str] = {}
+    for path, m in metas.items():
+        if engine(m["game"]).kind_of(m.get("spec") or {}).result_version is None:
+            continue
+        key = (m["game"], m["experiment"], m["variant"], int(m["shard"]))
+        paths[key][m["table"]] = str(path)
+        hashes[key][m["table"]] = m[HASH_KEY]
+        versions[key] = m["engine_version"]
+    return {k: Kept(dict(paths[k]), dict(hashes[k]), versions[k]) for k in paths}
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One line of a check record and what it says of the kept files now."""
+
+    game: str
+    experiment: str
+    variant: str
+    record_file: str
+    line: int
+    status: str  # matched, mismatched, stale, superseded, orphan, invalid
+    problem: str | None  # why it is not matched (None when matched)
+    record: Mapping | None  # the line, when it is a check record
+    kept: Kept | None  # the shard's kept files now, when it has some
+
+    @property
+    def shard(self) -> int | None:
+        return None if self.record is None else int(self.record["shard"])
+
+    @property
+    def where(self) -> str:
+        return f"{self.record_file}:{self.line}"
+
+
+def schema_problem(rec) -> str | None:
+    """Why a parsed line is not a check record (None when it is one)."""
+    import jsonschema
+
+    errors = sorted(jsonschema.Draft202012Validator(RECORD_SCHEMA).iter_errors(rec), key=lambda e: list(e.path))
+    if not errors:
+        return None
+    e = errors[0]
+    at = "/".join(map(str, e.path))
+    return f"not a check record: {at + ': ' if at else ''}{e.message}"
+
+
+def record_lines(path: str) -> list[tuple[int, dict | None, str | None]]:
+    """(line number, record, problem) for each line of a check record file (a record when the problem is None)."""
+    pieces = Path(path).read_bytes().split(b"\n")
+    if pieces[-1] == b"":
+        pieces.pop()  # the file's final newline
+    out = []
+    for n, raw in enumerate(pieces, 1):
+        try:
+            rec = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            out.append((n, None, f"not JSON ({exc})"))
+            continue
+        problem = schema_problem(rec)
+        out.append((n, None if problem else rec, problem))
+    return out
+
+
+def place_of_record(path: str) -> tuple[str, str, str]:
+    """(game, experiment, variant) a check record file stands for: results/checks/<game>/<experiment>/<variant>.jsonl."""
+    p = Path(path)
+    return p.parent.parent.name, p.parent.name, p.stem
+
+
+def ledger_shards(game: str, experiment: str, variant: str, results: str) -> frozenset[int] | None:
+    """The shards a campaign's ledger keeps (None without a readable ledger: the kept files decide)."""
+    from ..core.ledger import read_ledger
+
+    try:
+        ledger = read_ledger(game, experiment, variant, root=str(results))
+    except CardlabError:
+        return None
+    return None if ledger is None else ledger.shards
+
+
+def status_of(rec: Mapping, kept: Kept | None, ledger: frozenset[int] | None) -> tuple[str, str | None]:
+    """(status, problem) of one valid line against its shard's kept files now (superseded comes later)."""
+    shard = int(rec["shard"])
+    if kept is None:
+        return "orphan", f"shard {shard} has no kept file under results/ now"
+    if ledger is not None and shard not in ledger:
+        return "orphan", f"shard {shard} is not in the campaign's ledger"
+    if "files" not in rec:
+        return "stale", f"shard {shard}: unbound (the line records no hash of the files it checked)"
+    if rec["engine_version"] != kept.engine_version:
+        return (
+            "stale",
+            f"shard {shard}: checked at version {rec['engine_version']}, its files are {kept.engine_version}",
+        )
+    if dict(rec["files"]) != dict(kept.hashes):
+        changed = sorted(t for t in set(rec["files"]) | set(kept.hashes) if rec["files"].get(t) != kept.hashes.get(t))
+        return "stale", f"shard {shard}: {', '.join(changed)} changed since its check (data hash differs)"
+    if rec["matched"]:
+        return "matched", None
+    return "mismatched", f"shard {shard}: its recomputation did not match the kept files"
+
+
+def judge_file(path: str, results: str, kept: Mapping[tuple, Kept]) -> list[Judged]:
+    game, experiment, variant = place_of_record(path)
+    ledger = ledger_shards(game, experiment, variant, results)
+    out: list[Judged] = []
+    for n, rec, problem in record_lines(path):
+        if rec is None:
+            out.append(Judged(game, experiment, variant, path, n, "invalid", problem, None, None))
+            continue
+        k = kept.get((game, experiment, variant, int(rec["shard"])))
+        status, problem = status_of(rec, k, ledger)
+        out.append(Judged(game, experiment, variant, path, n, status, problem, rec, k))
+    last: dict[int, int] = {}  # shard -> its last line describing the files as they are now
+    for j in out:
+        if j.status in CURRENT:
+            last[j.shard] = j.line
+    return [
+        replace(j, status="superseded", problem=f"{j.problem}; superseded by line {last[j.shard]}")
+        if j.status == "stale" and last.get(j.shard, 0) > j.line
+        else j
+        for j in out
+    ]
+
+
+def judge_records(results: str | os.PathLike, kept: Mapping[tuple, Kept]) -> list[Judged]:
+    """Every line of every check record under ``results``, judged against ``kept`` (:func:`kept_now`)."""
+    return [j for f in check_record_files(results) for j in judge_file(f, str(results), kept)]
+
 
 CHECK_SCHEMA = {
     "game": pa.string(),
@@ -30,33 +212,35 @@ CHECK_SCHEMA = {
     "machine": pa.string(),
     "cpu_s": pa.float64(),
     "engine_version": pa.string(),
+    "files": pa.string(),  # JSON: table -> data_sha256 of the kept file checked
+    "recomputed": pa.string(),  # JSON: table -> data_sha256 recomputed
+    "bound_by": pa.string(),
+    "status": pa.string(),
+    "problem": pa.string(),
+    "record_file": pa.string(),
+    "line": pa.int32(),
 }
 
 
-def check_records_table(results: str | os.PathLike) -> pa.Table:
-    """Every independent recomputation of a kept shard under a results tree, one row each."""
+def check_records_table(results: str | os.PathLike, kept: Mapping[tuple, Kept]) -> pa.Table:
+    """Every line of the check records under a results tree, one row each, judged against ``kept``."""
     rows: dict[str, list] = {c: [] for c in CHECK_SCHEMA}
-    for f in check_record_files(results):
-        game, experiment, variant = Path(f).parent.parent.name, Path(f).parent.name, Path(f).stem
-        for n, line in enumerate(Path(f).read_text().splitlines(), 1):
-            try:
-                rec = json.loads(line)
-                values = [int(rec["shard"]), bool(rec["matched"]), str(rec["date"]), str(rec["machine"])]
-                values += [float(rec["cpu_s"]), str(rec["engine_version"])]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise CardlabError(f"{f}, line {n}: not a check record ({exc}); restore the file from git") from None
-            for c, v in zip(CHECK_SCHEMA, [game, experiment, variant, *values]):
-                rows[c].append(v)
+    for j in judge_records(results, kept):
+        rec = j.record or {}
+        for c in ("game", "experiment", "variant", "status", "problem", "record_file", "line"):
+            rows[c].append(getattr(j, c))
+        for c in ("shard", "matched", "date", "machine", "cpu_s", "engine_version", "bound_by"):
+            rows[c].append(rec.get(c))
+        for c in ("files", "recomputed"):
+            rows[c].append(json.dumps(rec[c], sort_keys=True) if c in rec else None)
     return pa.table(rows, schema=pa.schema(CHECK_SCHEMA))
 
 
 def kept_campaigns_table(metas: dict[str, dict]) -> pa.Table:
     """The kept campaigns among the loaded shards (a kind with a pinned result version) and their sizes."""
     shards: dict[tuple[str, str, str], set[int]] = defaultdict(set)
-    for m in metas.values():
-        spec = m.get("spec") or {}
-        if engine(m["game"]).kind_of(spec).result_version is not None:
-            shards[m["game"], m["experiment"], m["variant"]].add(int(m["shard"]))
+    for game, experiment, variant, shard in kept_now(metas):
+        shards[game, experiment, variant].add(shard)
     keys = sorted(shards)
     return pa.table(
         {
@@ -71,19 +255,51 @@ def kept_campaigns_table(metas: dict[str, dict]) -> pa.Table:
     )
 
 
-# Each kept campaign with how much of it was recomputed independently, when, on what, and whether
-# every recomputation matched (a campaign never checked shows 0 shards checked).
+# Each kept campaign (and each place with check records but no kept campaign: its lines are orphans)
+# with how much of it was recomputed independently.  Only lines describing the kept files as they
+# are now count as checks; a shard counts as matched when such a line matched and none mismatched.
 CAMPAIGN_CHECKS_VIEW = """
 CREATE VIEW campaign_checks AS
-SELECT k.game, k.experiment, k.variant, k.shards_kept,
-       count(DISTINCT c.shard)::INTEGER AS shards_checked,
-       count(c.shard)::INTEGER AS checks,
-       coalesce(sum(CASE WHEN NOT c.matched THEN 1 ELSE 0 END), 0)::INTEGER AS mismatches,
-       min(c.date) AS first_checked, max(c.date) AS last_checked,
-       string_agg(DISTINCT c.machine, '; ' ORDER BY c.machine) AS machines,
-       coalesce(sum(c.cpu_s), 0) AS check_cpu_s
+WITH per_shard AS (
+    SELECT game, experiment, variant, shard,
+           bool_or(status = 'mismatched') AS mismatched
+    FROM recompute_checks WHERE status IN ('matched', 'mismatched') GROUP BY ALL
+), shards AS (
+    SELECT game, experiment, variant, count(*) AS checked,
+           count(*) FILTER (WHERE NOT mismatched) AS matched,
+           count(*) FILTER (WHERE mismatched) AS mismatched
+    FROM per_shard GROUP BY ALL
+), lines AS (
+    SELECT game, experiment, variant,
+           count(*) FILTER (WHERE status IN ('matched', 'mismatched')) AS checks,
+           count(*) FILTER (WHERE status = 'stale') AS stale,
+           count(*) FILTER (WHERE status = 'superseded') AS superseded,
+           count(*) FILTER (WHERE status = 'orphan') AS orphans,
+           count(*) FILTER (WHERE status = 'invalid') AS invalid,
+           min(date) FILTER (WHERE status IN ('matched', 'mismatched')) AS first_checked,
+           max(date) FILTER (WHERE status IN ('matched', 'mismatched')) AS last_checked,
+           string_agg(DISTINCT machine, '; ' ORDER BY machine)
+               FILTER (WHERE status IN ('matched', 'mismatched')) AS machines,
+           sum(cpu_s) FILTER (WHERE status IN ('matched', 'mismatched')) AS cpu_s
+    FROM recompute_checks GROUP BY ALL
+)
+SELECT coalesce(k.game, l.game) AS game, coalesce(k.experiment, l.experiment) AS experiment,
+       coalesce(k.variant, l.variant) AS variant,
+       coalesce(k.shards_kept, 0)::INTEGER AS shards_kept,
+       coalesce(s.checked, 0)::INTEGER AS shards_checked,
+       coalesce(s.matched, 0)::INTEGER AS shards_matched,
+       coalesce(s.mismatched, 0)::INTEGER AS mismatches,
+       coalesce(l.checks, 0)::INTEGER AS checks,
+       coalesce(l.stale, 0)::INTEGER AS stale,
+       coalesce(l.superseded, 0)::INTEGER AS superseded,
+       coalesce(l.orphans, 0)::INTEGER AS orphans,
+       coalesce(l.invalid, 0)::INTEGER AS invalid,
+       l.first_checked, l.last_checked, l.machines,
+       coalesce(l.cpu_s, 0) AS check_cpu_s
 FROM kept_campaigns k
-LEFT JOIN recompute_checks c USING (game, experiment, variant)
-GROUP BY ALL
-ORDER BY k.game, k.experiment, k.variant
+FULL JOIN lines l ON (k.game, k.experiment, k.variant) = (l.game, l.experiment, l.variant)
+LEFT JOIN shards s
+       ON (s.game, s.experiment, s.variant) = (coalesce(k.game, l.game), coalesce(k.experiment, l.experiment),
+                                               coalesce(k.variant, l.variant))
+ORDER BY 1, 2, 3
 """

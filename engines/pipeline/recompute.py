@@ -10,8 +10,10 @@ compare the two, table by table: the rows, and the provenance but for the packag
 
 A kept campaign shard (of a kind with a pinned result version) gets a line in its campaign's
 check record, ``results/checks/<game>/<experiment>/<variant>.jsonl`` (when, on which kind of
-CPU, at what cost, whether it matched): the warehouse loads the records (table
-``recompute_checks``) and the reports say how much of each campaign was checked.
+CPU, at what cost, whether it matched, and the data hash of each file compared): the warehouse
+loads the records (table ``recompute_checks``), the reports say how much of each campaign was
+checked, and plain ``cardlab verify`` names a line that no longer describes the files
+(engines/pipeline/check_records.py).
 """
 
 from __future__ import annotations
@@ -69,6 +71,8 @@ class Outcome:
     mismatches: list[str] = field(default_factory=list)
     cpu_s: float = 0.0
     error: str | None = None
+    files: dict[str, str] = field(default_factory=dict)  # table -> data_sha256 of the kept file compared
+    recomputed: dict[str, str] = field(default_factory=dict)  # table -> data_sha256 of its recomputation
 
     @property
     def matched(self) -> bool:
@@ -139,7 +143,7 @@ def choose(
 
 def recompute(target: Target) -> Outcome:
     """Compute the shard again in a scratch directory and compare it with its files (run in a worker)."""
-    from ..core.store import read_verified
+    from ..core.store import HASH_KEY, read_verified
     from .jobs import read_timing, run_shard
 
     out = Outcome(target)
@@ -160,6 +164,7 @@ def recompute(target: Target) -> Outcome:
         for table, path in target.files.items():
             kept_meta, kept = read_verified(path)
             new_meta, new = read_verified(outputs[table])
+            out.files[table], out.recomputed[table] = kept_meta[HASH_KEY], new_meta[HASH_KEY]
             out.mismatches += compare(path, kept_meta, kept, new_meta, new)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -186,7 +191,10 @@ def compare(path: str, kept_meta: dict, kept, new_meta: dict, new) -> list[str]:
 
 def record(outcome: Outcome, results: str) -> None:
     """One line in the campaign's check record (kept shards only: other shards are recomputed by any
-    edit of their game, so a record of them would not outlive the next change)."""
+    edit of their game, so a record of them would not outlive the next change).  The line names the
+    data hash of each file compared (``files``) and of its recomputation (``recomputed``), so it speaks
+    for those bytes only: a file changed after its check makes the line stale
+    (engines/pipeline/check_records.py)."""
     from .jobs import machine
 
     t = outcome.target
@@ -197,6 +205,8 @@ def record(outcome: Outcome, results: str) -> None:
     line = {
         "shard": int(t.spec["shard"]),
         "matched": outcome.matched,
+        "files": dict(sorted(outcome.files.items())),
+        "recomputed": dict(sorted(outcome.recomputed.items())),
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "machine": machine(),
         "cpu_s": round(outcome.cpu_s, 3),

@@ -3,8 +3,10 @@
 Every planned shard file must be present once, readable, with cardlab provenance
 from the current engine version and the planned spec, and hold the planned number
 of rows.  Files nobody planned (a removed experiment, a changed shard count, a
-stray copy), temporaries left by killed jobs and a warehouse that is older than
-its shards are reported too.  Any problem gives a non-zero exit code.
+stray copy), temporaries left by killed jobs, check record lines that do not describe
+the kept files as they are now (engines/pipeline/check_records.py: stale, orphan, invalid
+or mismatched) and a warehouse that is older than its shards (their data hashes) or its
+check records are reported too.  Any problem gives a non-zero exit code.
 
 A sound shard file of a kind with a pinned result version (a finished RedBlack search
 campaign, e.g. the one the repository keeps) is *kept* whatever the config plans: it
@@ -165,8 +167,50 @@ def check_duplicates(metas: dict[str, dict], results: str, report: Report) -> No
             )
 
 
-def check_warehouse(db: Path, metas: dict[str, dict], report: Report) -> None:
-    """The warehouse must hold exactly the current shards (same engine versions and rows)."""
+def record_fix(j, opts: str) -> str:
+    """A fix that works for a check record line that is not ``matched`` (engines/pipeline/check_records.py)."""
+    delete = f"delete line {j.line} of {j.record_file}"
+    restore = f"`git checkout -- {j.record_file}` if the record was edited by mistake"
+    if j.status in ("invalid", "orphan"):
+        return f"fix: {delete} (it speaks for no kept file), or {restore}"
+    paths = sorted(j.kept.paths.values())
+    recheck = f"`cardlab verify --recompute {paths[0]}{opts}` checks the files as they are now"
+    if j.status == "mismatched":
+        return (
+            f"fix: `cardlab recompute {' '.join(paths)}` computes the shard again (the line is then stale: "
+            f"{recheck}); or, if the files are right and the checking machine was at fault, {delete}"
+        )
+    return (
+        f"fix: {recheck} (a later matched line supersedes this one), or `git checkout -- {' '.join(paths)}` "
+        f"if the files were changed by mistake, or {delete} if it was never theirs (a copied line)"
+    )
+
+
+def check_records(results: str, metas: dict[str, dict], kept: list[Path], report: Report, opts: str = "") -> None:
+    """Every check record line judged against the kept files now: one not matched (nor superseded by
+    a later line) is a problem naming its file:line and a fix."""
+    from ..core.store import read_meta
+    from .check_records import judge_records, kept_now
+
+    current = dict(metas)
+    for p in kept:  # sound kept files the config does not plan (is_kept checked every byte)
+        current[str(p)] = read_meta(p)
+    for j in judge_records(results, kept_now(current)):
+        if j.status not in ("matched", "superseded"):
+            report.add("check record", f"{j.where}: {j.status}: {j.problem}; {record_fix(j, opts)}")
+
+
+PROVENANCE_KEYS = ("game", "table", "experiment", "variant", "shard", "engine_version", "rows", "data_sha256")
+PROVENANCE_SQL = (
+    "SELECT game, table_name, experiment, variant, shard, engine_version, rows, data_sha256 FROM provenance"
+)
+CHECKS_SQL = "SELECT game, experiment, variant, line, status FROM recompute_checks"
+
+
+def check_warehouse(db: Path, metas: dict[str, dict], results: str, report: Report) -> None:
+    """The warehouse must hold exactly the current shards (same engine versions, rows and data hashes)
+    and the check records as they read now."""
+    from .check_records import judge_records, kept_now
     from .warehouse import connect
 
     if not db.exists():
@@ -174,26 +218,27 @@ def check_warehouse(db: Path, metas: dict[str, dict], report: Report) -> None:
         return
     try:
         con = connect(db)
-        rows = con.execute(
-            "SELECT game, table_name, experiment, variant, shard, engine_version, rows FROM provenance"
-        ).fetchall()
+        rows, checks = con.execute(PROVENANCE_SQL).fetchall(), con.execute(CHECKS_SQL).fetchall()
         con.close()
-    except Exception as exc:  # a damaged or foreign catalog
+    except Exception as exc:  # a damaged or foreign catalog, or one built before these columns
         report.add(
             "warehouse", f"{db}: cannot read its provenance table ({str(exc).splitlines()[0]}); delete it and {FIX}"
         )
         return
     have = Counter(tuple(map(str, r)) for r in rows)
-    want = Counter(
-        tuple(str(m.get(k)) for k in ("game", "table", "experiment", "variant", "shard", "engine_version", "rows"))
-        for m in metas.values()
-    )
+    want = Counter(tuple(str(m.get(k)) for k in PROVENANCE_KEYS) for m in metas.values())
     if have != want:
         report.add(
             "warehouse",
             f"{db}: out of date ({sum((want - have).values())} shard(s) not in it, "
             f"{sum((have - want).values())} it should not hold); {FIX}",
         )
+        return
+    judged = Counter(
+        (j.game, j.experiment, j.variant, j.line, j.status) for j in judge_records(results, kept_now(metas))
+    )
+    if Counter(map(tuple, checks)) != judged:
+        report.add("warehouse", f"{db}: out of date (its check records differ from {results}/checks/ now); {FIX}")
 
 
 def verify(results: str = RESULTS, config: str | Sequence[str] = DEFAULT_CONFIG) -> Report:
@@ -207,9 +252,19 @@ def verify(results: str = RESULTS, config: str | Sequence[str] = DEFAULT_CONFIG)
             metas[path] = meta
     check_unexpected(results, plan, report)
     check_duplicates(metas, results, report)
+    check_records(results, metas, report.kept, report, plan_opts(results, config))
     if report.ok:  # the warehouse can only be current when every shard is
-        check_warehouse(Path(warehouse_path(results)), metas, report)
+        check_warehouse(Path(warehouse_path(results)), metas, results, report)
     return report
+
+
+def plan_opts(results: str, config: str | Sequence[str]) -> str:
+    """The options naming a results tree and config other than the defaults, for a command to run."""
+    configs = [config] if isinstance(config, str) else list(config)
+    opts = f" --results {results}" if os.path.normpath(results) != os.path.normpath(RESULTS) else ""
+    if configs != [DEFAULT_CONFIG]:
+        opts += "".join(f" --config {c}" for c in configs)
+    return opts
 
 
 def cmd_verify(args) -> int:

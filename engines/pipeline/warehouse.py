@@ -31,7 +31,7 @@ from ..core.layout import (
 )
 from ..core.store import HASH_KEY, open_shard, verified_table, write_text
 from ..registry import GAMES, engine
-from .check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table
+from .check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table, kept_now
 from .jobs import read_timing
 from .measurements import measurements_table
 
@@ -152,6 +152,7 @@ def provenance_rows(metas: dict[str, dict]) -> dict[str, list]:
         cols["shard"].append(m.get("shard"))
         cols["rows"].append(m.get("rows"))
         cols["engine_version"].append(m["engine_version"])
+        cols["data_sha256"].append(m.get(HASH_KEY))
         cols["root_seed"].append(spec.get("root_seed"))
         cols["seed"].append(str(spec["seed"]) if "seed" in spec else None)
         cols["seed_derivation"].append(spec.get("seed_derivation"))
@@ -189,7 +190,7 @@ def build(
         metas = load_files(con, files, planned_of, log)
         load_arrow(con, "provenance", provenance_table(metas))
         load_arrow(con, "shard_timings", timing_table(metas))
-        load_arrow(con, "recompute_checks", check_records_table(out.parent))
+        load_arrow(con, "recompute_checks", check_records_table(out.parent, kept_now(metas)))
         load_arrow(con, "measurements", measurements_table(out.parent))
         load_arrow(con, "kept_campaigns", kept_campaigns_table(metas))
         con.execute(CAMPAIGN_CHECKS_VIEW)
@@ -254,7 +255,7 @@ PROVENANCE_SCHEMA = pa.schema(
     [
         (name, pa.int64() if name in ("shard", "rows", "root_seed") else pa.string())
         for name in (
-            "path game table_name experiment variant shard rows engine_version root_seed seed "
+            "path game table_name experiment variant shard rows engine_version data_sha256 root_seed seed "
             "seed_derivation work_range packages spec"
         ).split()
     ]

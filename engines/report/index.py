@@ -153,10 +153,10 @@ def provenance_html(
 # ----------------------------------------------------------------------------- independent checks
 
 # Every kept campaign with its independent recomputations (view campaign_checks,
-# engines/pipeline/check_records.py); the section shows it only once some campaign was checked.
+# engines/pipeline/check_records.py); the section shows it only once some campaign has a check record.
 CAMPAIGN_CHECKS_SQL = """
-SELECT game, experiment, variant, shards_kept, shards_checked, checks, mismatches,
-       first_checked, last_checked, machines, check_cpu_s
+SELECT game, experiment, variant, shards_kept, shards_checked, shards_matched, checks, mismatches,
+       stale, superseded, orphans, invalid, first_checked, last_checked, machines, check_cpu_s
 FROM campaign_checks ORDER BY game, experiment, variant
 """
 
@@ -166,19 +166,39 @@ CHECKS_TEXT = (
     "Each shard counted here was computed a second time, from the spec its file records, by "
     "<code>cardlab verify --recompute</code>, and the recomputed rows were compared with the kept "
     "shard's row by row (see <code>docs/scaling.md</code>).  A kept campaign's shards are not "
-    "recomputed when their game's code changes, so this is the independent check of them.  The record is "
+    "recomputed when their game's code changes, so this is the independent check of them.  A check "
+    "counts only while the shard's files are the very bytes it checked (their data hashes, recorded "
+    "with it): a line for a file changed since is <i>stale</i>, one for no kept shard an <i>orphan</i>, "
+    "one that is no check record <i>invalid</i>; <code>cardlab verify</code> names each.  The record is "
     "<code>results/checks/&lt;game&gt;/&lt;experiment&gt;/&lt;variant&gt;.jsonl</code>; "
     "SQL: <code>campaign_checks</code>."
 )
-CHECKS_COLS = ("campaign", "shards kept", "recomputed independently", "when", "CPU kinds", "CPU spent")
+CHECKS_COLS = ("campaign", "shards kept", "recomputed independently", "not counted", "when", "CPU kinds", "CPU spent")
+NOT_COUNTED = (("stale", "stale", "stale"), ("orphans", "orphan", "orphans"), ("invalid", "invalid", "invalid"))
+
+
+def record_lines(d: dict) -> int:
+    """How many lines of the campaign's check record there are, whatever they say."""
+    return d["checks"] + d["stale"] + d["superseded"] + d["orphans"] + d["invalid"]
 
 
 def checked_cell(d: dict) -> str:
-    """``12 of 40 matched``, or the mismatches in red (HTML)."""
-    text = f"{d['shards_checked']:,} of {d['shards_kept']:,}"
+    """``12 of 40 matched``, and the shards whose recomputation did not match in red (HTML)."""
+    text = f"{d['shards_matched']:,} of {d['shards_kept']:,} matched"
+    if d["checks"] != d["shards_checked"]:
+        text += f" ({d['checks']:,} checks)"
     if d["mismatches"]:
-        return f'{esc(text)}: <b style="color:#c00">{esc(plural(d["mismatches"], "mismatch", "mismatches"))}</b>'
-    return f"{esc(text)} matched" + (f" ({d['checks']:,} checks)" if d["checks"] != d["shards_checked"] else "")
+        return f'{esc(text)}; <b style="color:#c00">{esc(plural(d["mismatches"], "shard"))} mismatched</b>'
+    return esc(text)
+
+
+def not_counted_cell(d: dict) -> str:
+    """The record's lines that count for nothing now: stale, orphans, invalid in red; superseded plainly."""
+    bad = [plural(d[c], one, many) for c, one, many in NOT_COUNTED if d[c]]
+    cell = f'<b style="color:#c00">{esc(", ".join(bad))}</b>' if bad else ""
+    if d["superseded"]:
+        cell += ("; " if cell else "") + esc(f"{d['superseded']:,} superseded")
+    return cell or esc(MISSING)
 
 
 def when_cell(d: dict) -> str:
@@ -195,19 +215,20 @@ def checks_html(con: duckdb.DuckDBPyConnection) -> str:
         return f"{head}<p>This warehouse has no record of independent checks.</p></section>"
     cols, rows = query(con, CAMPAIGN_CHECKS_SQL)
     runs = [dict(zip(cols, r)) for r in rows]
-    if not any(d["shards_checked"] for d in runs):
+    if not any(record_lines(d) for d in runs):
         kept = f" ({plural(len(runs), 'kept campaign')})" if runs else ""
         return (
             f"{head}<p>No kept campaign{kept} has been recomputed independently yet "
             "(<code>cardlab verify --recompute</code>).</p></section>"
         )
-    checked = [d for d in runs if d["shards_checked"]]
-    unchecked = [f"{d['game']} {d['experiment']}/{d['variant']}" for d in runs if not d["shards_checked"]]
+    checked = [d for d in runs if record_lines(d)]
+    unchecked = [f"{d['game']} {d['experiment']}/{d['variant']}" for d in runs if not record_lines(d)]
     cells = [
         [
             esc(f"{d['game']} {d['experiment']}/{d['variant']}"),
             esc(f"{d['shards_kept']:,}"),
             checked_cell(d),
+            not_counted_cell(d),
             esc(when_cell(d)),
             esc(d["machines"] or MISSING),
             esc(duration(d["check_cpu_s"])),
