@@ -52,9 +52,9 @@ EXHAUSTIVE_EXPERIMENT = "exhaustive"  # reserved: names the exhaustive shards' p
 CANONICAL_EXPERIMENT = "canonical"  # reserved: names the canonical shards' paths, logs and ledgers
 MAX_EXACT_RANKS = 6  # the largest deck whose sequence count fits a 64-bit rank
 DEFAULT_SEQUENCES_PER_SHARD = 100_000_000
-# canonical decks of one shard by default: r = 5 at about 170,000 decks a CPU-second (seed rules) is
-# about 25 CPU-minutes a shard, 11 shards in all
-DEFAULT_DECKS_PER_SHARD = 250_000_000
+# canonical decks of one shard by default: r = 5 at about 1.9 million decks a CPU-second (seed rules,
+# measured here) is about 4.5 CPU-minutes a shard, 6 shards in all; r = 6 (1.25 million) 9,019 of 7
+DEFAULT_DECKS_PER_SHARD = 500_000_000
 
 EXACT_TABLES = {
     # one row a shard: exact counts over the sequences of ranks [range_start, range_stop) of a deck
