@@ -181,6 +181,9 @@ def register(sub) -> None:
     sim_p.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
     add_rule_options(sim_p)
     sim_p.set_defaults(func=cmd_simulate)
+    from .campaign import add_campaign
+
+    add_campaign(nsub, argparse.RawDescriptionHelpFormatter, add_rule_options)
 
 
 def add_rule_options(p) -> None:

@@ -12,7 +12,7 @@ from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
 from ..kinds import ShardKind
-from .exact import EXACT_TABLES, ExhaustiveDecks
+from .exact import EXACT_TABLES, CanonicalDecks, ExhaustiveDecks
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
 from .rules import PRESETS, VALUES, Rules, all_rules, experiment_rules
@@ -111,7 +111,7 @@ class NarcoticEngine(Engine):
     question = "How often can a shuffled deck be finished, and how long does it take?"
     work_unit = "games"
     tables = {**TABLES, **TALLY_TABLES, **EXACT_TABLES}
-    kinds = (GameSimulation(), CampaignTally(), ExhaustiveDecks())
+    kinds = (GameSimulation(), CampaignTally(), ExhaustiveDecks(), CanonicalDecks())
     sharded_field = "games"
     report_files = (
         ReportFile("narcotic.md"),

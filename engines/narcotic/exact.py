@@ -12,6 +12,14 @@ win probability and the exact mean time of a won game as fractions (view ``narco
 Ranks are 64-bit: decks up to :data:`MAX_EXACT_RANKS` values (r = 6: 3.2e15 sequences).
 Exhaustive shards carry the explicit ``EXACT_RESULT_VERSION``: a kept result (r = 4) outlives
 refactors and speed-ups of the kernel that do not change a game's outcome.
+
+A block with ``canonical: true`` plans :class:`CanonicalDecks` shards instead (kind and
+experiment ``canonical``, ``CANONICAL_RESULT_VERSION``): each plays one deck for every r!
+sequences that differ only by a renaming of values (:mod:`.canonical`), on a grid of
+canonical ranks, and weights every count by r!, so the row is the plain enumeration's row of
+the same sequences and ``narcotic_exact`` reads both alike.  Such a block may be a campaign
+(``campaign: true``): it plans exactly the shards its ledger keeps
+(``results/ledger/narcotic/canonical/<variant>.json``, `cardlab narcotic campaign`).
 """
 
 from __future__ import annotations
@@ -26,7 +34,9 @@ from numba import njit
 
 from ..core.errors import CardlabError
 from ..core.grid import GridNames, grid_shards, setting_blocks
+from ..core.ledger import kept_shards
 from ..kinds import Resources, ShardKind
+from .canonical import canonical_count, canonical_decks, orderings_per_deck
 from .kernel import GAMES_PER_CALL, play
 from .rules import SUITS, Rules, experiment_rules
 from .tally import RULE_COLUMNS, rule_cells, rules_spec
@@ -34,10 +44,17 @@ from .tally import RULE_COLUMNS, rule_cells, rules_spec
 # Changing what an exhaustive shard computes (the order of the sequences, the rules, the time
 # model, the columns) must bump it: tests/narcotic/test_exact.py pins the results of small shards.
 EXACT_RESULT_VERSION = "narcotic-exact-1"
+# The same for canonical shards (the order of the canonical decks, the r! weight, the rules, ...):
+# tests/narcotic/test_canonical.py pins the results of small shards.
+CANONICAL_RESULT_VERSION = "narcotic-canonical-1"
 EXACT_RESOURCES = Resources(runtime_min=120)
 EXHAUSTIVE_EXPERIMENT = "exhaustive"  # reserved: names the exhaustive shards' paths and logs
+CANONICAL_EXPERIMENT = "canonical"  # reserved: names the canonical shards' paths, logs and ledgers
 MAX_EXACT_RANKS = 6  # the largest deck whose sequence count fits a 64-bit rank
 DEFAULT_SEQUENCES_PER_SHARD = 100_000_000
+# canonical decks of one shard by default: r = 5 at about 1.9 million decks a CPU-second (seed rules,
+# measured here) is about 4.5 CPU-minutes a shard, 6 shards in all; r = 6 (1.25 million) 9,019 of 7
+DEFAULT_DECKS_PER_SHARD = 500_000_000
 
 EXACT_TABLES = {
     # one row a shard: exact counts over the sequences of ranks [range_start, range_stop) of a deck
@@ -160,23 +177,66 @@ def exact_counts(rules: Rules, start: int, stop: int, progress=None) -> dict[str
     return sums
 
 
+def canonical_counts(rules: Rules, start: int, stop: int, progress=None) -> dict[str, int]:
+    """Exact counts over the sequences the canonical decks of ranks [start, stop) stand for: each deck
+    played once with the kernel, every count weighted by the r! sequences it stands for."""
+    sums = dict.fromkeys(COUNTS, 0)
+    for a in range(start, stop, GAMES_PER_CALL):
+        b = min(a + GAMES_PER_CALL, stop)
+        add_counts(sums, play(canonical_decks(rules.ranks, a, b), rules, games=stop - start))
+        if progress is not None:
+            progress.update(b - a)
+    weight = orderings_per_deck(rules.ranks)
+    return {c: v * weight for c, v in sums.items()}
+
+
+def add_counts(sums: dict[str, int], res: Mapping[str, np.ndarray]) -> None:
+    """Add one kernel call's games to the counts."""
+    won = res["won"]
+    sums["sequences"] += len(won)
+    sums["won"] += int(won.sum())
+    sums["looped"] += int((~won).sum())
+    won_time = res["time_s"][won].astype(np.int64)
+    sums["won_time_s"] += int(won_time.sum())
+    sums["won_time_s2"] += int((won_time * won_time).sum())
+    sums["time_s"] += int(res["time_s"].sum())
+    sums["passes"] += int(res["passes"].astype(np.int64).sum())
+    sums["won_passes"] += int(res["passes"][won].astype(np.int64).sum())
+
+
 # ----------------------------------------------------------------------------- planning
 
 
 def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
     """The ``exhaustive`` setting as a list of blocks (one mapping or a list): deck sizes, rules,
-    shard size, threads and an optional window of ranks (one deck size only)."""
+    shard size, threads, an optional window of ranks (one deck size only), and whether the block
+    enumerates canonical decks (``canonical``) as a campaign (``campaign``)."""
     out = []
     for where, block in setting_blocks(section, "exhaustive", "narcotic.exhaustive"):
         ranks = sorted({int(r) for r in block["ranks"]})
         window = block.get("window")
+        canonical = bool(block.get("canonical", False))
+        campaign = bool(block.get("campaign", False))
         if window is not None and len(ranks) != 1:
             raise CardlabError(f"{where}.window: a window of ranks needs exactly one deck size, got ranks {ranks}")
+        if canonical and "sequences_per_shard" in block:
+            raise CardlabError(f"{where}: a canonical block's shards are sized in decks: decks_per_shard, not sequences_per_shard")
+        if not canonical and ("decks_per_shard" in block or campaign):
+            key = "decks_per_shard" if "decks_per_shard" in block else "campaign"
+            raise CardlabError(f"{where}.{key}: only a canonical block (canonical: true) takes it")
+        if canonical and max(ranks) > MAX_EXACT_RANKS:
+            raise CardlabError(f"{where}: canonical decks have 64-bit ranks up to r = {MAX_EXACT_RANKS}, got {max(ranks)}")
+        per_shard = block.get("decks_per_shard", DEFAULT_DECKS_PER_SHARD) if canonical else block.get(
+            "sequences_per_shard", DEFAULT_SEQUENCES_PER_SHARD
+        )
         out.append(
             {
                 **block,
                 "where": where,
                 "ranks": ranks,
+                "canonical": canonical,
+                "campaign": campaign,
+                "per_shard": int(per_shard),
                 "sequences_per_shard": int(block.get("sequences_per_shard", DEFAULT_SEQUENCES_PER_SHARD)),
                 "threads": int(block.get("threads", 1)),
                 "window": window,
@@ -186,12 +246,12 @@ def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
 
 
 def check_reserved_name(section: Mapping[str, Any]) -> None:
-    """An experiment or campaign named like the exhaustive shards would share their logs."""
+    """An experiment or campaign named like the exhaustive (or canonical) shards would share their logs."""
     for key in ("experiments", "campaigns"):
         for i, entry in enumerate(section.get(key) or []):
-            if entry.get("name") == EXHAUSTIVE_EXPERIMENT:
+            if entry.get("name") in (EXHAUSTIVE_EXPERIMENT, CANONICAL_EXPERIMENT):
                 raise CardlabError(
-                    f"narcotic.{key}[{i}].name: {EXHAUSTIVE_EXPERIMENT!r} is reserved (it names the exhaustive "
+                    f"narcotic.{key}[{i}].name: {entry['name']!r} is reserved (it names the exhaustive "
                     "shards); choose another name"
                 )
 
@@ -206,20 +266,30 @@ class ExhaustiveDecks(ShardKind):
     resources = EXACT_RESOURCES
     result_version = EXACT_RESULT_VERSION
     work_unit = "sequences"
+    canonical = False  # which blocks this kind plans
+    experiment = EXHAUSTIVE_EXPERIMENT
+
+    def blocks(self, section: Mapping[str, Any]) -> list[dict]:
+        """The exhaustive blocks this kind plans (canonical ones or the others)."""
+        return [b for b in exhaustive_blocks(section) if b["canonical"] == self.canonical]
+
+    def space(self, ranks: int) -> int:
+        """The ranks of a deck size's grid."""
+        return sequence_count(ranks)
 
     def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
         """For each block, deck size and rule combination, the shards of its grid inside the block's window."""
-        blocks = exhaustive_blocks(section)
-        if blocks:
+        blocks = self.blocks(section)
+        if exhaustive_blocks(section):
             check_reserved_name(section)
         specs: list[dict] = []
         seen: dict[str, str] = {}
+        items = "decks" if self.canonical else "sequences"
         for block in blocks:
             for r in block["ranks"]:
-                names = GridNames(size=f"r={r}", window="window", per_shard="sequences_per_shard", items="sequences")
-                grid = grid_shards(
-                    sequence_count(r), block["sequences_per_shard"], block["window"], block["where"], names
-                )
+                per = "decks_per_shard" if self.canonical else "sequences_per_shard"
+                names = GridNames(size=f"r={r}", window="window", per_shard=per, items=items)
+                grid = grid_shards(self.space(r), block["per_shard"], block["window"], block["where"], names)
                 for rules in experiment_rules(block, r):
                     if rules.variant in seen:
                         raise CardlabError(
@@ -227,11 +297,15 @@ class ExhaustiveDecks(ShardKind):
                             "give each deck size and rule combination one block"
                         )
                     seen[rules.variant] = block["where"]
-                    specs += [self.spec(rules, shard, r0, r1) for shard, r0, r1 in grid]
+                    mine = grid
+                    if block["campaign"]:
+                        kept = kept_shards(self.game, self.experiment, rules.variant, block["per_shard"], block["where"])
+                        mine = [g for g in grid if g[0] in kept]
+                    specs += [self.spec(rules, shard, r0, r1) for shard, r0, r1 in mine]
         return specs
 
     def spec(self, rules: Rules, shard: int, start: int, stop: int) -> dict:
-        return rules_spec(EXHAUSTIVE_EXPERIMENT, rules, self.name, shard, start, stop)
+        return rules_spec(self.experiment, rules, self.name, shard, start, stop)
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row of counts a shard."""
@@ -239,17 +313,20 @@ class ExhaustiveDecks(ShardKind):
 
     def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
         """The block's ``threads``."""
-        for block in exhaustive_blocks(section):
+        for block in self.blocks(section):
             if int(spec["ranks"]) in block["ranks"]:
                 if any(r.variant == spec["variant"] for r in experiment_rules(block, int(spec["ranks"]))):
                     return block["threads"]
         return 1
 
+    def counts(self, rules: Rules, start: int, stop: int, progress) -> dict[str, int]:
+        return exact_counts(rules, start, stop, progress)
+
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """Play every sequence of ranks [start, stop) and count the outcomes exactly."""
         rules = Rules.of_spec(spec)
         start, stop = (int(x) for x in spec["range"])
-        sums = exact_counts(rules, start, stop, progress)
+        sums = self.counts(rules, start, stop, progress)
         row = {
             **rule_cells(spec, rules),
             "ranks": rules.ranks,
@@ -259,3 +336,26 @@ class ExhaustiveDecks(ShardKind):
             **sums,
         }
         return {"narcotic_exhaustive": {c: [v] for c, v in row.items()}}
+
+
+class CanonicalDecks(ExhaustiveDecks):
+    """Every canonical deck of ranks [start, stop) of a small deck (:mod:`.canonical`: one deck for each
+    r! sequences that differ by a renaming of values) under one rule combination, played exactly; the
+    row counts the sequences they stand for (every count times r!): the plain enumeration's row of the
+    same sequences, with range_start/stop canonical ranks.  Shard i covers ranks [i * n, (i + 1) * n)."""
+
+    name = "canonical"
+    result_version = CANONICAL_RESULT_VERSION
+    work_unit = "decks"
+    canonical = True
+    experiment = CANONICAL_EXPERIMENT
+
+    def space(self, ranks: int) -> int:
+        return canonical_count(ranks)
+
+    def counts(self, rules: Rules, start: int, stop: int, progress) -> dict[str, int]:
+        return canonical_counts(rules, start, stop, progress)
+
+    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float:
+        """The kernel's compile (measured for the sim shards: 12.2 CPU-s), the canonical steps' a second more."""
+        return 13.0

@@ -115,11 +115,18 @@ GROUP BY ALL ORDER BY experiment, variant, won DESC, passes;
 -- coverage: sequences played out of all (4r)!/(4!)^r (space), complete when the shards tile
 -- them without a gap.  sd_time_s: the exact standard deviation of a won game's time over all
 -- won sequences.  seed_average_s: the seed's own average (won time over all games).
-CREATE VIEW narcotic_exact AS
+-- Two enumerations count the same sequences: the plain one (experiment `exhaustive`, a game a
+-- sequence) and the canonical one (experiment `canonical`: a game a canonical deck, every count
+-- weighted by the r! sequences it stands for, ranges in canonical ranks).  Each is added up on
+-- its own (narcotic_exact_enumerations); narcotic_exact keeps one a variant, the complete one
+-- first, then the larger coverage, then the canonical one.  enumeration names it, decks: the
+-- games it played.
+CREATE VIEW narcotic_exact_enumerations AS
 WITH t AS (
-    SELECT variant, matching, gather, pile_four, ranks,
+    SELECT experiment AS enumeration, variant, matching, gather, pile_four, ranks,
            count(*) AS shards,
            any_value(space) AS space,
+           sum(range_stop - range_start)::BIGINT AS decks,
            sum(sequences)::BIGINT AS sequences, sum(won)::BIGINT AS won, sum(looped)::BIGINT AS looped,
            sum(won_time_s)::BIGINT AS won_time_s, sum(won_time_s2)::DOUBLE AS won_time_s2,
            sum(time_s)::BIGINT AS time_s,
@@ -143,10 +150,30 @@ SELECT variant, matching, gather, pile_four, ranks, p.preset, shards,
        time_s / sequences AS mean_time_all_s,
        won_time_s / sequences AS seed_average_s,
        sequences / space AS coverage,
-       tiled AND sequences = space AS complete
+       tiled AND sequences = space AS complete,
+       enumeration, decks,
+       won_time_s, won_time_s2, time_s, passes, won_passes
 FROM f LEFT JOIN (SELECT preset, matching, gather, pile_four FROM narcotic_presets) p
     USING (matching, gather, pile_four)  -- the preset's rules, on a smaller deck
+ORDER BY ranks, variant, enumeration;
+
+CREATE VIEW narcotic_exact AS
+SELECT * EXCLUDE (won_time_s, won_time_s2, time_s, passes, won_passes)
+FROM narcotic_exact_enumerations
+QUALIFY row_number() OVER (PARTITION BY variant
+                           ORDER BY complete DESC, coverage DESC, enumeration = 'canonical' DESC, enumeration) = 1
 ORDER BY ranks, variant;
+
+-- Where both enumerations of a variant are complete, do they agree on every count?  (They must:
+-- the rules compare values only for equality, so a renaming changes no game.)
+CREATE VIEW narcotic_exact_agreement AS
+SELECT a.variant, a.ranks, a.preset, a.sequences, a.decks AS plain_decks, b.decks AS canonical_decks,
+       a.sequences = b.sequences AND a.won = b.won AND a.looped = b.looped AND a.won_time_s = b.won_time_s
+           AND a.won_time_s2 = b.won_time_s2 AND a.time_s = b.time_s AND a.passes = b.passes
+           AND a.won_passes = b.won_passes AS agree
+FROM narcotic_exact_enumerations a JOIN narcotic_exact_enumerations b USING (variant)
+WHERE a.enumeration = 'exhaustive' AND b.enumeration = 'canonical' AND a.complete AND b.complete
+ORDER BY a.ranks, a.variant;
 
 -- Per rule combination and deck size: the exact answer (narcotic_exact, complete enumerations
 -- only) beside the largest simulation of the same rules and deck, with the simulation's 95 %
