@@ -26,6 +26,7 @@ import os
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 
 import pyarrow as pa
@@ -106,11 +107,16 @@ class Judged:
         return f"{self.record_file}:{self.line}"
 
 
-def schema_problem(rec) -> str | None:
-    """Why a parsed line is not a check record (None when it is one)."""
+@cache
+def record_validator():
     import jsonschema
 
-    errors = sorted(jsonschema.Draft202012Validator(RECORD_SCHEMA).iter_errors(rec), key=lambda e: list(e.path))
+    return jsonschema.Draft202012Validator(RECORD_SCHEMA)
+
+
+def schema_problem(rec) -> str | None:
+    """Why a parsed line is not a check record (None when it is one)."""
+    errors = sorted(record_validator().iter_errors(rec), key=lambda e: list(e.path))
     if not errors:
         return None
     e = errors[0]

@@ -123,7 +123,8 @@ def views_version(game):
     from engines.interface import game_directory
 
     views = [f"{game}/views.sql"] if (game_directory(engine(game)) / "views.sql").exists() else []
-    return files_version(["pipeline/warehouse.py", "core/store.py"] + views)
+    # check_records.py judges the check records the catalog holds (table recompute_checks)
+    return files_version(["pipeline/warehouse.py", "pipeline/check_records.py", "core/store.py"] + views)
 
 
 def report_inputs_file(game):
@@ -135,4 +136,5 @@ def warehouse_version():
     from engines.interface import game_directory
 
     views = [f"{g}/views.sql" for g in GAMES if (game_directory(engine(g)) / "views.sql").exists()]
-    return files_version(["pipeline/warehouse.py", "core/store.py"] + views)
+    # check_records.py judges the check records the catalog holds (table recompute_checks)
+    return files_version(["pipeline/warehouse.py", "pipeline/check_records.py", "core/store.py"] + views)
