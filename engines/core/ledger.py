@@ -208,11 +208,17 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def parse_ledger(path: str | os.PathLike, text: str, grid: LedgerGrid) -> Ledger:
+def _fix(path: str | os.PathLike, grid: LedgerGrid | None) -> str:
+    rebuild = f" or rebuild it from the shard files present ({grid.rebuild})" if grid else ""
+    return f"restore it (git checkout -- {path}){rebuild}"
+
+
+def parse_ledger(path: str | os.PathLike, text: str, grid: LedgerGrid | None) -> Ledger:
     """The ledger a file's text holds, checked against the size's grid; a LedgerError (one line, naming
     the file and the fix) where it is not JSON, not a ledger's shape, or its runs are not sorted,
-    disjoint and on the grid."""
-    fix = f"restore it (git checkout -- {path}) or rebuild it from the shard files present ({grid.rebuild})"
+    disjoint and on the grid.  ``grid`` None: a reader that only asks whether a shard is kept (check
+    records) and knows no grid; the runs are checked for everything but the grid's end."""
+    fix = _fix(path, grid)
 
     def bad(problem: str) -> LedgerError:
         return LedgerError(f"{path}: {problem}; {fix}", problem)
@@ -237,7 +243,7 @@ def parse_ledger(path: str | os.PathLike, text: str, grid: LedgerGrid) -> Ledger
         raise bad(f"shards is a JSON {type(shards).__name__}, not a list of runs [[first, last], ...]")
     if len(shards) > MAX_RUNS:
         raise bad(f"{len(shards):,} runs of shards, more than a ledger holds ({MAX_RUNS:,})")
-    size = grid.size(per_shard)
+    size = grid.size(per_shard) if grid else None
     runs: list[list[int]] = []
     for item in shards:
         shown = json.dumps(item)[:40]
@@ -248,7 +254,7 @@ def parse_ledger(path: str | os.PathLike, text: str, grid: LedgerGrid) -> Ledger
             raise bad(f"the run {shown} starts after it ends")
         if a < 0:
             raise bad(f"the run {shown} has a negative shard number")
-        if b >= size:
+        if size is not None and b >= size:
             raise bad(f"the run {shown} is beyond the grid: {grid.says(per_shard)}")
         if runs and a <= runs[-1][1]:
             raise bad(
@@ -262,10 +268,13 @@ def parse_ledger(path: str | os.PathLike, text: str, grid: LedgerGrid) -> Ledger
     return Ledger(data["game"], data["experiment"], data["variant"], per_shard, tuple((a, b) for a, b in runs))
 
 
-def read_ledger(game: str, experiment: str, variant: str, grid: LedgerGrid, root: str | None = None) -> Ledger | None:
-    """The campaign's ledger, or None when it has kept nothing yet; a damaged file is a LedgerError."""
+def read_ledger(
+    game: str, experiment: str, variant: str, grid: LedgerGrid | None, root: str | None = None
+) -> Ledger | None:
+    """The campaign's ledger, or None when it has kept nothing yet; a damaged file is a LedgerError
+    (``grid`` None: see :func:`parse_ledger`)."""
     path = Path(ledger_path(game, experiment, variant, root or _ROOT.get()))
-    fix = f"restore it (git checkout -- {path}) or rebuild it from the shard files present ({grid.rebuild})"
+    fix = _fix(path, grid)
     try:
         if not path.exists():
             return None

@@ -25,6 +25,7 @@ from typing import Any
 from ..core.errors import CardlabError
 from ..core.fmt import plural
 from ..core.layout import RESULTS, ShardPlace, ledger_path, log_path, place_path
+from ..core.ledger import runs_text
 from .rules import Rules, experiment_rules
 
 GAME = "narcotic"
@@ -83,8 +84,12 @@ def add_campaign(nsub, raw, add_rule_options) -> None:
     c.add_argument("ranks", type=int, metavar="R", help="values in the deck, 1..6")
     add_rule_options(c)
     c.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
-    c.add_argument("--config", default="config.yaml", help="the config the campaign's block is in (default: %(default)s)")
-    c.add_argument("--keep", action="store_true", help="record every finished shard under the results tree in the ledger")
+    c.add_argument(
+        "--config", default="config.yaml", help="the config the campaign's block is in (default: %(default)s)"
+    )
+    c.add_argument(
+        "--keep", action="store_true", help="record every finished shard under the results tree in the ledger"
+    )
     r = c.add_argument_group("running the next shards (Snakemake, in this directory's workflow)")
     r.add_argument("--run", type=int, metavar="N", help="compute the next N shards left, then show the campaign")
     r.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="cores for Snakemake (default: all)")
@@ -134,7 +139,9 @@ def campaign_state(rules: Rules, results: str = RESULTS) -> CampaignState:
         if row["sequences"] != (row["range_stop"] - row["range_start"]) * orderings_per_deck(rules.ranks):
             raise CardlabError(f"{path}: {row['sequences']:,} sequences is not r! times its canonical ranks")
         timing = read_timing(log_path(GAME, CANONICAL_EXPERIMENT, rules.variant, n, results)) or {}
-        shards.append(Finished(n, row["range_start"], row["range_stop"], row["won"], row["sequences"], timing.get("cpu_s")))
+        shards.append(
+            Finished(n, row["range_start"], row["range_stop"], row["won"], row["sequences"], timing.get("cpu_s"))
+        )
     return CampaignState(rules, canonical_count(rules.ranks), shards)
 
 
@@ -174,7 +181,8 @@ def describe(state: CampaignState, block, ledger, per_shard: int | None, config_
     lines = [
         f"narcotic r = {rules.ranks}, rules {rules.matching}/{rules.gather}/{rules.pile_four} ({rules.variant}), "
         f"canonical decks: {decks:,} of {state.total:,} played ({100 * decks / state.total:.2f} %), "
-        f"{plural(len(state.shards), 'finished shard')}" + (f" ({runs(s.shard for s in state.shards)})" if state.shards else "")
+        f"{plural(len(state.shards), 'finished shard')}"
+        + (f" ({runs(s.shard for s in state.shards)})" if state.shards else "")
     ]
     if state.shards:
         won = sum(s.won for s in state.shards)
@@ -198,20 +206,22 @@ def describe(state: CampaignState, block, ledger, per_shard: int | None, config_
     elif block.get("campaign"):
         lines.append(f"  {config_path}'s block {block['where']} is a campaign block: it plans the ledger's shards")
     else:
-        lines.append(f"  {config_path}'s block {block['where']} is not a campaign block: it plans its whole grid or window")
+        lines.append(
+            f"  {config_path}'s block {block['where']} is not a campaign block: it plans its whole grid or window"
+        )
     path = ledger_path(GAME, CANONICAL_EXPERIMENT, rules.variant, results)
     if ledger is None:
         lines.append(f"  ledger {path}: keeps no shard yet")
     else:
         lines.append(
-            f"  ledger {path}: keeps {plural(len(ledger.shards), 'shard')} ({runs(ledger.shards)}) "
+            f"  ledger {path}: keeps {plural(ledger.count, 'shard')} ({runs_text(ledger.runs)}) "
             f"of {ledger.per_shard:,} decks"
         )
         finished = {s.shard for s in state.shards}
-        if finished - ledger.shards:
-            lines.append(f"  finished but not in the ledger: shards {runs(finished - ledger.shards)} (--keep)")
-        if ledger.shards - finished:
-            lines.append(f"  in the ledger but not under {results}/: shards {runs(ledger.shards - finished)}")
+        if unkept := sorted(n for n in finished if n not in ledger):
+            lines.append(f"  finished but not in the ledger: shards {runs(unkept)} (--keep)")
+        if (missing := ledger.without(finished)).count:
+            lines.append(f"  in the ledger but not under {results}/: shards {runs_text(missing.runs)}")
     if per_shard:
         left = shards_left(state, per_shard)
         lines.append(
@@ -270,7 +280,8 @@ def run_config(config: Mapping[str, Any], rules: Rules, shards: list[int], per_s
 def cmd_campaign(args) -> int:
     from ..core.ledger import read_ledger, record_kept
     from ..pipeline.plan import load_config
-    from .exact import CANONICAL_EXPERIMENT
+    from .canonical import canonical_count
+    from .exact import CANONICAL_EXPERIMENT, ledger_grid
 
     if args.run is not None and args.keep:
         raise CardlabError("--run keeps each shard it finishes in the ledger; give --run or --keep, not both")
@@ -278,7 +289,7 @@ def cmd_campaign(args) -> int:
     config = load_config([args.config]) if os.path.isfile(args.config) else None
     block = campaign_block(config, rules, args.config)
     place = (GAME, CANONICAL_EXPERIMENT, rules.variant)
-    ledger = read_ledger(*place, root=args.results)
+    ledger = read_ledger(*place, ledger_grid(rules, canonical_count(rules.ranks)), root=args.results)
     state = campaign_state(rules, args.results)
     rc = 0
     if args.run is not None or args.keep:
@@ -290,14 +301,20 @@ def cmd_campaign(args) -> int:
             per_shard = None
     if args.keep:
         if state.shards:
-            kept = record_kept(*place, per_shard, [s.shard for s in state.shards], root=args.results)
-            print(f"{rules.variant}: {plural(len(kept.shards), 'shard')} kept in the ledger")
+            kept = record_kept(
+                *place,
+                per_shard,
+                [s.shard for s in state.shards],
+                ledger_grid(rules, canonical_count(rules.ranks)),
+                root=args.results,
+            )
+            print(f"{rules.variant}: {plural(kept.count, 'shard')} kept in the ledger")
         else:
             print(f"{rules.variant}: no finished shard under {args.results}/ to keep")
     if args.run is not None:
         rc = run_campaign(args, config or {}, rules, state, per_shard)
         state = campaign_state(rules, args.results)
-    ledger = read_ledger(*place, root=args.results)
+    ledger = read_ledger(*place, ledger_grid(rules, canonical_count(rules.ranks)), root=args.results)
     print("\n".join(describe(state, block, ledger, per_shard, args.config, args.results)))
     return rc
 
@@ -307,7 +324,8 @@ def run_campaign(args, config: Mapping[str, Any], rules: Rules, state: CampaignS
     from ..core.ledger import record_kept
     from ..pipeline.jobs import read_timing
     from ..pipeline.shard_run import run_shards
-    from .exact import CANONICAL_EXPERIMENT
+    from .canonical import canonical_count
+    from .exact import CANONICAL_EXPERIMENT, ledger_grid
 
     if args.run < 1:
         raise CardlabError(f"--run: the number of shards to run must be at least 1, got {args.run}")
@@ -319,9 +337,7 @@ def run_campaign(args, config: Mapping[str, Any], rules: Rules, state: CampaignS
     if not shards:
         print(f"{rules.variant}: every shard is finished; nothing to run")
         return 0
-    files = {
-        str(n): [place_path(ShardPlace(GAME, TABLE, CANONICAL_EXPERIMENT, rules.variant, n))] for n in shards
-    }
+    files = {str(n): [place_path(ShardPlace(GAME, TABLE, CANONICAL_EXPERIMENT, rules.variant, n))] for n in shards}
     logs = {str(n): log_path(GAME, CANONICAL_EXPERIMENT, rules.variant, n) for n in shards}
     work = {str(n): b - a for n in shards for a, b in [window_of(n, per_shard, state.total)]}
     log = f".snakemake/log/cardlab-narcotic-campaign-r{rules.ranks}-{time.strftime('%Y%m%dT%H%M%S')}.log"
@@ -347,6 +363,13 @@ def run_campaign(args, config: Mapping[str, Any], rules: Rules, state: CampaignS
         logs=logs,
         work=work,
         command=shlex.join(["cardlab", *sys.argv[1:]]),
-        kept=lambda name: record_kept(GAME, CANONICAL_EXPERIMENT, rules.variant, per_shard, [int(name)]),
+        kept=lambda name: record_kept(
+            GAME,
+            CANONICAL_EXPERIMENT,
+            rules.variant,
+            per_shard,
+            [int(name)],
+            ledger_grid(rules, canonical_count(rules.ranks)),
+        ),
     )
     return rc

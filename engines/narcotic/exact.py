@@ -34,7 +34,7 @@ from numba import njit
 
 from ..core.errors import CardlabError
 from ..core.grid import GridNames, grid_shards, setting_blocks
-from ..core.ledger import kept_shards
+from ..core.ledger import LedgerGrid, kept_shards
 from ..kinds import Resources, ShardKind
 from .canonical import canonical_count, canonical_decks, orderings_per_deck
 from .kernel import GAMES_PER_CALL, play
@@ -77,6 +77,12 @@ EXACT_TABLES = {
     ),
 }
 COUNTS = ("sequences", "won", "looped", "won_time_s", "won_time_s2", "time_s", "passes", "won_passes")
+
+
+def ledger_grid(rules: Rules, items: int) -> LedgerGrid:
+    """The grid a campaign ledger of these rules is checked against, and the command that rebuilds it."""
+    words = f"cardlab narcotic campaign {rules.ranks} --matching {rules.matching} --gather {rules.gather}"
+    return LedgerGrid(f"r = {rules.ranks}", items, f"{words} --pile-four {rules.pile_four} --keep", "decks")
 
 
 def sequence_count(ranks: int) -> int:
@@ -220,14 +226,20 @@ def exhaustive_blocks(section: Mapping[str, Any]) -> list[dict]:
         if window is not None and len(ranks) != 1:
             raise CardlabError(f"{where}.window: a window of ranks needs exactly one deck size, got ranks {ranks}")
         if canonical and "sequences_per_shard" in block:
-            raise CardlabError(f"{where}: a canonical block's shards are sized in decks: decks_per_shard, not sequences_per_shard")
+            raise CardlabError(
+                f"{where}: a canonical block's shards are sized in decks: decks_per_shard, not sequences_per_shard"
+            )
         if not canonical and ("decks_per_shard" in block or campaign):
             key = "decks_per_shard" if "decks_per_shard" in block else "campaign"
             raise CardlabError(f"{where}.{key}: only a canonical block (canonical: true) takes it")
         if canonical and max(ranks) > MAX_EXACT_RANKS:
-            raise CardlabError(f"{where}: canonical decks have 64-bit ranks up to r = {MAX_EXACT_RANKS}, got {max(ranks)}")
-        per_shard = block.get("decks_per_shard", DEFAULT_DECKS_PER_SHARD) if canonical else block.get(
-            "sequences_per_shard", DEFAULT_SEQUENCES_PER_SHARD
+            raise CardlabError(
+                f"{where}: canonical decks have 64-bit ranks up to r = {MAX_EXACT_RANKS}, got {max(ranks)}"
+            )
+        per_shard = (
+            block.get("decks_per_shard", DEFAULT_DECKS_PER_SHARD)
+            if canonical
+            else block.get("sequences_per_shard", DEFAULT_SEQUENCES_PER_SHARD)
         )
         out.append(
             {
@@ -299,7 +311,14 @@ class ExhaustiveDecks(ShardKind):
                     seen[rules.variant] = block["where"]
                     mine = grid
                     if block["campaign"]:
-                        kept = kept_shards(self.game, self.experiment, rules.variant, block["per_shard"], block["where"])
+                        kept = kept_shards(
+                            self.game,
+                            self.experiment,
+                            rules.variant,
+                            block["per_shard"],
+                            block["where"],
+                            ledger_grid(rules, self.space(r)),
+                        )
                         mine = [g for g in grid if g[0] in kept]
                     specs += [self.spec(rules, shard, r0, r1) for shard, r0, r1 in mine]
         return specs

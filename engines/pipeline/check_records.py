@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -35,6 +36,9 @@ from ..core.errors import CardlabError
 from ..core.layout import check_record_files
 from ..core.store import HASH_KEY
 from ..registry import engine
+
+if TYPE_CHECKING:
+    from ..core.ledger import Ledger
 
 HASH = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 HASHES = {"type": "object", "minProperties": 1, "additionalProperties": HASH}
@@ -147,18 +151,18 @@ def place_of_record(path: str) -> tuple[str, str, str]:
     return p.parent.parent.name, p.parent.name, p.stem
 
 
-def ledger_shards(game: str, experiment: str, variant: str, results: str) -> frozenset[int] | None:
+def ledger_of_place(game: str, experiment: str, variant: str, results: str) -> Ledger | None:
     """The shards a campaign's ledger keeps (None without a readable ledger: the kept files decide)."""
     from ..core.ledger import read_ledger
 
     try:
-        ledger = read_ledger(game, experiment, variant, root=str(results))
+        ledger = read_ledger(game, experiment, variant, None, root=str(results))
     except CardlabError:
         return None
-    return None if ledger is None else ledger.shards
+    return ledger
 
 
-def status_of(rec: Mapping, kept: Kept | None, ledger: frozenset[int] | None) -> tuple[str, str | None]:
+def status_of(rec: Mapping, kept: Kept | None, ledger: Ledger | None) -> tuple[str, str | None]:
     """(status, problem) of one valid line against its shard's kept files now (superseded comes later)."""
     shard = int(rec["shard"])
     if kept is None:
@@ -182,7 +186,7 @@ def status_of(rec: Mapping, kept: Kept | None, ledger: frozenset[int] | None) ->
 
 def judge_file(path: str, results: str, kept: Mapping[tuple, Kept]) -> list[Judged]:
     game, experiment, variant = place_of_record(path)
-    ledger = ledger_shards(game, experiment, variant, results)
+    ledger = ledger_of_place(game, experiment, variant, results)
     out: list[Judged] = []
     for n, rec, problem in record_lines(path):
         if rec is None:

@@ -41,6 +41,7 @@ from engines.narcotic.exact import (
     COUNTS,
     EXACT_RESULT_VERSION,
     add_counts,
+    ledger_grid,
     ranked_sequences,
     sequence_count,
 )
@@ -272,7 +273,8 @@ def test_a_campaign_block_plans_exactly_its_ledgers_shards(tmp_path):
     validate_config({"narcotic": {"exhaustive": [block]}})
     with ledger_root(str(tmp_path)):
         assert NARCOTIC.plan({"exhaustive": [block]}) == []
-        record_kept("narcotic", "canonical", "deal.top-right.keep.r5", 250_000_000, [3, 10], root=str(tmp_path))
+        grid = ledger_grid(Rules(ranks=5), canonical_count(5))
+        record_kept("narcotic", "canonical", "deal.top-right.keep.r5", 250_000_000, [3, 10], grid, root=str(tmp_path))
         specs = NARCOTIC.plan({"exhaustive": [block]})
         assert [(s["shard"], s["range"]) for s in specs] == [
             (3, [750_000_000, 1_000_000_000]),
@@ -321,7 +323,10 @@ SECTION = {
     ]
 }
 
-GOLDEN = {"version": "narcotic-canonical-1", "digest": "d4e931cd2a08b17889d7d9f355dc78569c04c1a4485faf3e4cbd5b90736e351f"}
+GOLDEN = {
+    "version": "narcotic-canonical-1",
+    "digest": "d4e931cd2a08b17889d7d9f355dc78569c04c1a4485faf3e4cbd5b90736e351f",
+}
 
 
 def test_canonical_results_match_their_version():
