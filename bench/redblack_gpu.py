@@ -181,9 +181,8 @@ def gpu_shards(k: int, count: int, per_shard: int | None, until: float, started:
     if not run.shards:
         print(f"k = {k}: no shard left to compute", flush=True)
         return
-    kind, files, logs = ExhaustiveSearch(), run.files(), run.logs()
+    kind, files, logs = ExhaustiveSearch(GAME), run.files(), run.logs()
     last = 3 * run.deals_per_shard * first_seconds_per_deal(k)  # the lowest ranks cost about 3 times the mean
-    kind.bind(GAME)
     for n in run.shards:
         if time.perf_counter() - started + 1.5 * last > until:
             print(f"k = {k} shard {n}: not started (--until {until:.0f} s)", flush=True)

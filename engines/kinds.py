@@ -36,11 +36,57 @@ class Resources:
     mem_mb: int = 1000
 
 
+@dataclass(frozen=True)
+class Schedule:
+    """How the pipeline runs, batches and prices one shard: hints that never change what it computes.
+
+    A kind returns one from :meth:`ShardKind.schedule`; Snakemake's rules read ``threads``, the job
+    its ``backend``, engines/pipeline/batches.py the ``batch_*`` fields and the live view's ETA
+    (engines/pipeline/snapshot.py, pricing.py) ``kernels``, ``compile_cpu_s`` and
+    ``cost_follows_shard``, engines/pipeline/campaign_work.py its ``ledger``.  ``schedule`` methods are left out of result versions
+    (``core.provenance.SCHEDULING_HOOKS``), so a better estimate reruns nothing."""
+
+    threads: int = 1
+    """numba threads of the shard's job (Snakemake's threads); never in the spec: threads never change results."""
+    backend: str | None = None
+    """The backend the config chooses for the shard (:func:`chosen_backend`); None: the kind's first."""
+    batch_cpu_s: float | None = None
+    """A generous estimate of the shard's CPU seconds on one warm core, for a kind whose small shards may
+    share one job: a job's start-up (about 1.3 CPU-s here) would cost more than such a shard's work.  None
+    keeps every shard a job of its own.  A kept campaign's shards must never be batched (a job that reran
+    one shard of a batch would rewrite every kept file of it): a kind whose shards a campaign keeps says
+    None, or estimates so that a campaign's shards are far above the limit."""
+    batch_group: str = ""
+    """Shards share a job only with shards of the same stage and group; "": the shard's experiment, so
+    that an edit of one experiment leaves every other's jobs as they were."""
+    batch_whole: bool = False
+    """The group shares one job whole or not at all (cost windows: their start-up probes time the windows
+    that run in the same process after them)."""
+    kernels: str = ""
+    """Which compiled kernels the shard's job loads: the first job of a kind and kernels on a cold numba
+    cache compiles them (numba caches them for the next).  "": one set for the kind."""
+    compile_cpu_s: float | None = None
+    """The CPU seconds the first job of the shard's kernels spends compiling them on a cold numba cache (the
+    live view's ETA prices it before that job has run, engines/pipeline/progress_model.py), measured as that
+    job's CPU seconds less what its work costs once compiled.  None: not measured (priced at the mean of the
+    measured kinds)."""
+    cost_follows_shard: bool = False
+    """A unit of work costs more in some shards than in others, and the neighbours of a shard cost about
+    what it does (RedBlack's ranks: the lowest cost several times the highest).  The live view then
+    prices a shard left by its group's measured shards on either side of it, not by the group's mean."""
+    ledger: LedgerGrid | None = None
+    """The grid of the campaign ledger that plans the shard (engines/core/ledger.py), where the plan holds
+    it because a ledger keeps it, not because the config names it: such a shard is recomputed unasked only
+    up to a core-hour of them (engines/pipeline/campaign_work.py).  None: the config's."""
+
+
 class ShardKind(ABC):
     """One type of shard: its spec's ``kind``, tables, stage, resources, result version, plan and run.
 
     An instance belongs to one engine, which binds it to its game name (seeds are
-    derived from it) when the engine class is defined.
+    derived from it) when the engine class is defined; a kind used on its own (a bench)
+    is given its game when made: ``ExhaustiveSearch("redblack")``.  How its shards are
+    scheduled and priced is data the kind returns, :meth:`schedule`.
     """
 
     name: ClassVar[str]
@@ -55,17 +101,17 @@ class ShardKind(ABC):
     work_unit: ClassVar[str | None] = None
     """What a shard's ``work`` counts when it is not the engine's unit (e.g. ``basin jobs``); a spec's
     own ``work_unit`` comes first.  The live view never adds work of different units."""
-    cost_follows_shard: ClassVar[bool] = False
-    """A unit of work costs more in some shards than in others, and the neighbours of a shard cost about
-    what it does (RedBlack's ranks: the lowest cost several times the highest).  The live view then
-    prices a shard left by its group's measured shards on either side of it, not by the group's mean."""
     result_version: ClassVar[str | None] = None
     """An explicit, test-guarded result version (kept campaigns outlive refactors), or None: the engine's source hash."""
 
     game: str = ""
     """The engine's name, set when an engine composes the kind."""
 
-    def bind(self, game: str) -> None:
+    def __init__(self, game: str = "") -> None:
+        if game:
+            self._bind(game)
+
+    def _bind(self, game: str) -> None:
         if self.game and self.game != game:
             raise TypeError(f"shard kind {self.name!r} already belongs to game {self.game!r}, not {game!r}")
         self.game = game
@@ -84,7 +130,7 @@ class ShardKind(ABC):
         self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str | None = None
     ) -> dict[str, dict]:
         """What a shard job calls: :meth:`run` with ``backend`` checked, or the kind's first backend."""
-        chosen = self.default_backend if backend is None else self.check_backend(backend, f"{self.game} shard")
+        chosen = default_backend(self) if backend is None else check_backend(self, backend, f"{self.game} shard")
         return self.run(spec, progress, inputs, chosen)
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
@@ -95,49 +141,10 @@ class ShardKind(ABC):
         """(table, spec) of the shard files this shard reads; none for a first-stage kind."""
         return []
 
-    def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
-        """numba threads of a job; kept out of the spec because threads never change results."""
-        return 1
-
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float | None:
-        """A generous estimate of the shard's CPU seconds on one warm core, for a kind whose small
-        shards may share one job (engines/pipeline/batches.py): a job's start-up (about 1.3 CPU-s
-        here) would cost more than such a shard's work.  None, the default, keeps every shard a
-        job of its own.  A kept campaign's shards must never be batched (a job that reran one
-        shard of a batch would rewrite every kept file of it): a kind whose shards a campaign
-        keeps says None, or estimates so that a campaign's shards are far above the limit."""
-        return None
-
-    def batch_group(self, spec: Mapping[str, Any]) -> str:
-        """Shards share a job only with shards of the same stage and group; "" (the default): the
-        shard's experiment, so that an edit of one experiment leaves every other's jobs as they were."""
-        return ""
-
-    def kernels(self, spec: Mapping[str, Any]) -> str:
-        """Which compiled kernels a shard's job loads: the first job of a kind and kernels on a cold numba
-        cache compiles them (numba caches them for the next).  "" (the default): one set for the kind."""
-        return ""
-
-    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float | None:
-        """The CPU seconds the first job of the shard's kernels spends compiling them on a cold numba cache
-        (the live view's ETA prices it before that job has run, engines/pipeline/progress_model.py), measured
-        as that job's CPU seconds less what its work costs once compiled.  None, the default: not measured
-        (priced at the mean of the measured kinds)."""
-        return None
-
-    def ledger_of(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> LedgerGrid | None:
-        """The grid of the campaign ledger that plans the shard (engines/core/ledger.py), where the plan holds
-        it because a ledger keeps it, not because the config names it: such a shard is recomputed unasked only
-        up to a core-hour of them (engines/pipeline/campaign_work.py).  None, the default: the config's."""
-        return None
-
-    batch_whole: ClassVar[bool] = False
-    """A group that shares one job whole or not at all (cost windows: their start-up probes
-    time the windows that run in the same process after them)."""
-
-    def backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
-        """The backend the config chooses for a shard; kept out of the spec because it never changes results."""
-        return self.default_backend
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        """How a shard of the game's config ``section`` is run and priced (:class:`Schedule`); the
+        default: one thread, the kind's first backend, a job of its own, one set of kernels."""
+        return Schedule()
 
     def device(self, backend: str) -> str | None:
         """What computes a shard under ``backend`` when it is not the job's CPU, for its timing record:
@@ -145,17 +152,24 @@ class ShardKind(ABC):
         kind never price work done elsewhere (:func:`on_gpu`).  None: the CPU."""
         return None
 
-    @property
-    def default_backend(self) -> str:
-        return next(iter(self.backends))
 
-    def check_backend(self, backend: str, where: str) -> str:
-        """``backend`` if this kind has it, else a CardlabError naming ``where`` and the known ones."""
-        if backend not in self.backends:
-            raise CardlabError(
-                f"{where}: unknown backend {backend!r} for {self.name} shards; known: {', '.join(self.backends)}"
-            )
-        return backend
+def default_backend(kind: ShardKind) -> str:
+    """The kind's first backend: what computes its shards unless the config chooses another."""
+    return next(iter(kind.backends))
+
+
+def check_backend(kind: ShardKind, backend: str, where: str) -> str:
+    """``backend`` if ``kind`` has it, else a CardlabError naming ``where`` and the known ones."""
+    if backend not in kind.backends:
+        raise CardlabError(
+            f"{where}: unknown backend {backend!r} for {kind.name} shards; known: {', '.join(kind.backends)}"
+        )
+    return backend
+
+
+def chosen_backend(kind: ShardKind, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
+    """The backend the game's config ``section`` chooses for a shard (its schedule's), else the kind's first."""
+    return kind.schedule(section, spec).backend or default_backend(kind)
 
 
 GPU_MARK = "(gpu"
@@ -188,6 +202,6 @@ def kind_registry(game: str, kinds: Sequence[ShardKind], tables: Mapping[str, An
                 f"engine {game}: kinds {first.name!r} and {kind.name!r} share stage {kind.stage!r} "
                 "but not its tables and resources"
             )
-        kind.bind(game)
+        kind._bind(game)
         registry[kind.name] = kind
     return registry

@@ -27,30 +27,34 @@ def _name(spec) -> tuple:
 @pytest.mark.parametrize("game", GAMES)
 def test_default_batches_cover_each_small_shard_once_within_the_limit(game):
     eng, plan = engine(game), engine(game).plan(DEFAULT[game])
-    batches = plan_batches(eng, plan, BATCH_CPU_S)
+    batches = plan_batches(eng, DEFAULT[game], plan, BATCH_CPU_S)
     seen = [_name(s) for b in batches for s in b.specs]
     assert len(seen) == len(set(seen))
     assert set(seen) <= {_name(s) for s in plan}
     for b in batches:
         assert len(b.specs) >= 2 and b.game == game
         assert b.rule.startswith(f"{game}_{b.stage}_") and b.rule.endswith(f"_batch{b.index}")
-        assert {eng.kind_of(s).batch_group(s) or s["experiment"] for s in b.specs} == {b.group}  # one group a batch
+        hints = [eng.kind_of(s).schedule(DEFAULT[game], s) for s in b.specs]
+        assert {h.batch_group or s["experiment"] for h, s in zip(hints, b.specs)} == {b.group}  # one group a batch
         assert {eng.kind_of(s).stage for s in b.specs} == {b.stage}
-        assert b.cpu_s <= BATCH_CPU_S or eng.kind_of(b.specs[0]).batch_whole
-        for s in b.specs:
-            cost = eng.kind_of(s).batch_cpu_s(s)
+        assert b.cpu_s <= BATCH_CPU_S or hints[0].batch_whole
+        for h in hints:
+            cost = h.batch_cpu_s
             assert cost is not None and cost <= SMALL_SHARD_CPU_S
     assert len({b.rule for b in batches}) == len(batches)
     for group in {b.group for b in batches}:
         indices = sorted(b.index for b in batches if b.group == group)
         assert indices == list(range(1, len(indices) + 1))
     # the same config makes the same jobs (Snakemake's params trigger compares them run to run)
-    assert plan_batches(eng, eng.plan(DEFAULT[game]), BATCH_CPU_S) == batches
+    assert plan_batches(eng, DEFAULT[game], eng.plan(DEFAULT[game]), BATCH_CPU_S) == batches
 
 
 def test_kept_campaigns_and_follow_up_jobs_are_never_batched():
     batched = {
-        (g, _name(s)) for g in GAMES for b in plan_batches(engine(g), engine(g).plan(DEFAULT[g])) for s in b.specs
+        (g, _name(s))
+        for g in GAMES
+        for b in plan_batches(engine(g), DEFAULT[g], engine(g).plan(DEFAULT[g]))
+        for s in b.specs
     }
     for game in GAMES:
         for spec in engine(game).plan(DEFAULT[game]):
@@ -77,7 +81,7 @@ def test_the_default_run_has_few_jobs(monkeypatch):
     jobs = shards = 0
     for game in GAMES:
         eng, plan = engine(game), engine(game).plan(DEFAULT[game])
-        batches = plan_batches(eng, plan)
+        batches = plan_batches(eng, DEFAULT[game], plan)
         in_batches = sum(len(b.specs) for b in batches)
         jobs += len(batches) + sum(1 for s in plan if not _kept(game, s, tracked)) - in_batches
         shards += sum(1 for s in plan if not _kept(game, s, tracked))
@@ -91,20 +95,20 @@ def test_cost_windows_share_one_job_whole_or_not_at_all():
     eng = engine("redblack")
     section = {"cost_windows": {"k": 26, "windows": 8, "window": 1000, "seed": 1}, "basins": False}
     plan = eng.plan(section)
-    (batch,) = plan_batches(eng, plan)
+    (batch,) = plan_batches(eng, section, plan)
     windows = [_name(s) for s in plan if s["kind"] == "cost_window"]
     assert [_name(s) for s in batch.specs] == windows and len(windows) == 8 + 4  # the warm-up probe first
     assert batch.specs[0]["variant"] == "startup" and batch.specs[0]["shard"] == 0
     # windows too large for one batch: each window its own job again, with its probes
     window = int(BATCH_CPU_S / WINDOW_CPU_S_PER_DEAL / 8) + 1_000_000  # 8 of them estimated past the limit
-    big = eng.plan({"cost_windows": {"k": 26, "windows": 8, "window": window, "seed": 1}, "basins": False})
-    assert plan_batches(eng, big) == []
+    big_section = {"cost_windows": {"k": 26, "windows": 8, "window": window, "seed": 1}, "basins": False}
+    assert plan_batches(eng, big_section, eng.plan(big_section)) == []
 
 
 def test_no_batches_at_limit_zero_and_a_bad_limit_is_named():
     eng = engine("narcotic")
     plan = eng.plan(DEFAULT["narcotic"])
-    assert plan_batches(eng, plan, 0) == []
+    assert plan_batches(eng, DEFAULT["narcotic"], plan, 0) == []
     assert batch_limit({}) == BATCH_CPU_S and batch_limit({"batch_cpu_s": 5}) == 5.0
     with pytest.raises(CardlabError, match="batch_cpu_s"):
         batch_limit({"batch_cpu_s": -1})

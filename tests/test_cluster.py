@@ -63,7 +63,7 @@ def cluster_jobs(config: str) -> int:
     jobs = 0
     for game, section in validate_config(yaml.safe_load(config), "config").items():
         plan = engine(game).plan(section)
-        batches = plan_batches(engine(game), plan)
+        batches = plan_batches(engine(game), section, plan)
         jobs += len(batches) + len(plan) - sum(len(b.specs) for b in batches)
     return jobs
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import inspect
 import json
@@ -17,7 +18,7 @@ from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.core.store import read_meta
 from engines.interface import SPEC_KEYS, Engine
-from engines.kinds import ShardKind
+from engines.kinds import Schedule, ShardKind, chosen_backend, default_backend
 from engines.pipeline import jobs
 from engines.pipeline.plan import validate_config
 from engines.registry import ENGINES, GAMES, engine
@@ -64,6 +65,24 @@ def test_the_engine_contract_stays_small():
     members = public_members(Engine)
     assert len(members) <= MAX_ENGINE_MEMBERS, members
     assert Engine.__abstractmethods__ == {"tiny_config", "reference_checks"}
+
+
+MAX_KIND_NAMES = 15
+
+
+def public_names(cls: type) -> list[str]:
+    """Every public name of a class: methods, properties, class data and declared attributes."""
+    declared = {n for c in cls.__mro__ for n in getattr(c, "__annotations__", {})}
+    return sorted(n for n in set(dir(cls)) | declared if not n.startswith("_"))
+
+
+def test_the_shard_kind_contract_stays_small():
+    """A kind says what its shards are; how they are scheduled and priced is data it returns in one
+    structure (``kind.schedule(section, spec)``: a Schedule), not a method or attribute each."""
+    names = public_names(ShardKind)
+    assert len(names) <= MAX_KIND_NAMES, names
+    assert "schedule" in names and not {"threads", "batch_cpu_s", "kernels", "compile_cpu_s"} & set(names)
+    assert dataclasses.is_dataclass(Schedule) and Schedule.__dataclass_params__.frozen
 
 
 @pytest.mark.parametrize("missing", ["tiny_config", "reference_checks"])
@@ -132,7 +151,7 @@ def test_kinds_declare_the_engines_tables_and_stages(eng):
             kind.resources.runtime_min,
             kind.resources.mem_mb,
         )
-        assert kind.default_backend in kind.backends
+        assert default_backend(kind) in kind.backends
 
 
 def test_every_kind_plans_deterministic_specs_of_its_own(eng):
@@ -168,7 +187,7 @@ def test_an_unknown_kind_is_refused(eng):
 def test_an_unknown_backend_is_refused(eng):
     specs = tiny_plan(eng)
     spec = next(s for s in specs if not eng.kind_of(s).inputs(s, specs))
-    assert eng.kind_of(spec).backend(eng.tiny_config(), spec) in eng.kind_of(spec).backends
+    assert chosen_backend(eng.kind_of(spec), eng.tiny_config(), spec) in eng.kind_of(spec).backends
     with pytest.raises(CardlabError, match="unknown backend 'no-such-backend'"):
         eng.kind_of(spec).compute(spec, Progress(1, "items", enabled=False), [], backend="no-such-backend")
 

@@ -269,15 +269,17 @@ def test_kernels_no_job_has_loaded_are_priced_by_their_kind_s_compilation():
     from engines.registry import engine
 
     kinds = {k.name: k for k in engine("redblack").kinds}
-    brute, owner = ({"method": m} for m in ("brute", "owner"))
+    brute, owner = ({"method": m, "work": 1000} for m in ("brute", "owner"))
     exhaustive = kinds["exhaustive"]
-    assert exhaustive.kernels(brute) != exhaustive.kernels(owner)
-    compile_s = exhaustive.compile_cpu_s(brute)
-    assert compile_s > 5 and kinds["sample"].compile_cpu_s({}) < compile_s
+    assert exhaustive.schedule({}, brute).kernels != exhaustive.schedule({}, owner).kernels
+    compile_s = exhaustive.schedule({}, brute).compile_cpu_s
+    assert compile_s > 5 and kinds["sample"].schedule({}, {"work": 1}).compile_cpu_s < compile_s
 
     def search(method: str, n: int) -> PlannedShard:
         s = shard("redblack", "exhaustive", f"exhaustive_k{n:02d}", 0, 1000, "deals")
-        return replace(s, kernels=method, compile_s=exhaustive.compile_cpu_s({"method": method}))
+        return replace(
+            s, kernels=method, compile_s=exhaustive.schedule({}, {"method": method, "work": 1000}).compile_cpu_s
+        )
 
     done, left = search("owner", 26), search("brute", 1)
     logs = {done.log: timed_log(done, 1.0, 1.0, mtime=1.0)}

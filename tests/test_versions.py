@@ -64,12 +64,11 @@ LIMIT = 10
 
 
 class Window(ShardKind):
-    def batch_cpu_s(self, spec):
-        return spec["work"] * WINDOW_CPU_S_PER_DEAL
+    name = "window"
 
     @staticmethod
-    def compile_cpu_s(spec):
-        return 11.3
+    def schedule(section, spec):
+        return Schedule(batch_cpu_s=spec["work"] * WINDOW_CPU_S_PER_DEAL, compile_cpu_s=11.3)
 
     def run(self, spec, progress, inputs, backend):
         return min(spec["work"], LIMIT)
@@ -80,8 +79,10 @@ class Window(ShardKind):
     "edit",
     [
         ("2.5e-7", "1e-7"),  # a price
-        ("return 11.3", "return 0.5"),  # a measured compilation
-        ('    def batch_cpu_s(self, spec):\n        return spec["work"] * WINDOW_CPU_S_PER_DEAL\n', ""),  # a hook gone
+        ("compile_cpu_s=11.3", "compile_cpu_s=0.5"),  # a measured compilation
+        ('spec["work"] * WINDOW', 'spec["work"] * 2 * WINDOW'),  # a better estimate
+        # the hook down to the default (a method removed whole leaves one DEDENT fewer: a rerun)
+        ('Schedule(batch_cpu_s=spec["work"] * WINDOW_CPU_S_PER_DEAL, compile_cpu_s=11.3)', "Schedule()"),
     ],
 )
 def test_a_kind_s_scheduling_hooks_and_prices_are_no_part_of_its_version(edit):

@@ -8,6 +8,7 @@ every round of the shoe together (per round dealt).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from fractions import Fraction
 from functools import cache
 from typing import Any
@@ -18,7 +19,7 @@ import pyarrow as pa
 from ..core.errors import CardlabError
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
-from ..kinds import ShardKind
+from ..kinds import Schedule, ShardKind
 from .cutcard import BLOCK_SHOES, MOMENT_ROWS, check_cut, cut_of, max_rounds, shoe_of_decks, simulate_cutcard
 from .cutcard_exact import check_exact, exact_rounds
 from .exact import exact_outcomes
@@ -134,10 +135,10 @@ class CutcardKind(ShardKind):
     tables = tuple(CUT_TABLES)
     stage = "cutcard"
 
-    def batch_group(self, spec: Mapping[str, Any]) -> str:
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
         """All small cut-card shards may share a job: the default config's take ~8 CPU-s together,
         less than nine jobs' start-up."""
-        return "cutcard"
+        return Schedule(batch_group="cutcard")
 
 
 def configured(section: Mapping[str, Any]) -> list[tuple[dict, str]]:
@@ -179,8 +180,8 @@ class CutcardExact(CutcardKind):
                 )
         return specs
 
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        return EXACT_CPU_S
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        return replace(super().schedule(section, spec), batch_cpu_s=EXACT_CPU_S)
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         law = exact_rounds(shoe_of_decks(int(spec["decks"])), int(spec["cut"]), int(spec["players"]), spec["soft17"])
@@ -227,8 +228,9 @@ class CutcardSimulation(CutcardKind):
                 )
         return specs
 
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        return int(spec["work"]) * int(spec["decks"]) * CPU_S_PER_SHOE_DECK
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        cpu_s = int(spec["work"]) * int(spec["decks"]) * CPU_S_PER_SHOE_DECK
+        return replace(super().schedule(section, spec), batch_cpu_s=cpu_s)
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """Rounds 0..max rounds, each outcome; no exact rows."""

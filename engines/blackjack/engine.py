@@ -17,7 +17,7 @@ from ..core.errors import CardlabError
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
-from ..kinds import ShardKind
+from ..kinds import Schedule, ShardKind
 from .cutcard_shards import CUT_TABLES, CutcardExact, CutcardSimulation, cutcard_reference_checks
 from .exact import exact_table
 from .rules import DECKS, OUTCOMES, PEEK, SHOES, SOFT17, UPCARD_VALUE, UPCARDS, parse_choice, parse_decks
@@ -183,17 +183,11 @@ class ExactTables(ShardKind):
             for variant, variants in shards + [(sim_variant(*v), [v]) for v in simulated]
         ]
 
-    def batch_group(self, spec: Mapping[str, Any]) -> str:
-        """Each exact shard a group of its own: a simulated variant's shard, coming and going with its
-        simulation's rules, never shares (and so changes) the configured tables' job."""
-        return f"exact_{spec['variant']}"
-
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        return EXACT_CPU_S
-
-    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        """No numba kernels: a cold first job took 0.02 CPU-s here."""
-        return 0.0
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        """Each exact shard a batch group of its own: a simulated variant's shard, coming and going with
+        its simulation's rules, never shares (and so changes) the configured tables' job.  No numba
+        kernels: a cold first job took 0.02 CPU-s here."""
+        return Schedule(batch_cpu_s=EXACT_CPU_S, batch_group=f"exact_{spec['variant']}", compile_cpu_s=0.0)
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row per upcard, outcome and exact variant; no simulated counts."""
@@ -254,17 +248,15 @@ class Simulation(ShardKind):
             )
         return specs
 
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        return int(spec["work"]) * CPU_S_PER_HAND
-
-    def kernels(self, spec: Mapping[str, Any]) -> str:
-        """Each shoe its own kernels."""
-        return str(spec["shoe"])
-
-    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        """Measured on a cold numba cache here, a first job's CPU-s less its work's once compiled: a fresh
-        shoe's 0.9 (1.14 less 0.22), a continuous one's 2.9 (2.91 less 0.05)."""
-        return 2.9 if spec["shoe"] == "continuous" else 0.9
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        """Each shoe its own kernels, their compilation measured on a cold numba cache here as a first
+        job's CPU-s less its work's once compiled: a fresh shoe's 0.9 (1.14 less 0.22), a continuous
+        one's 2.9 (2.91 less 0.05)."""
+        return Schedule(
+            batch_cpu_s=int(spec["work"]) * CPU_S_PER_HAND,
+            kernels=str(spec["shoe"]),
+            compile_cpu_s=2.9 if spec["shoe"] == "continuous" else 0.9,
+        )
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row per upcard and outcome; no exact tables."""

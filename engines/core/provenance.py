@@ -21,10 +21,10 @@ CORE_FILES = ("core/rng.py", "core/shards.py", "core/store.py", "core/provenance
 
 _PACKAGES = ("numpy", "numba", "pyarrow", "duckdb", "polars", "snakemake")
 
-# A shard kind's methods (engines/kinds.py's ShardKind) that schedule its job and price it, never what it
-# computes, and the module constants that price it (a name with CPU_S as a word: OWNER_CPU_S_PER_DEAL):
-# left out of versions, so that a better estimate or a measured compilation reruns nothing.
-SCHEDULING_HOOKS = frozenset({"threads", "batch_cpu_s", "batch_group", "kernels", "compile_cpu_s"})
+# A shard kind's method (engines/kinds.py's ShardKind.schedule, returning a Schedule) that schedules its job
+# and prices it, never what it computes, and the module constants that price it (a name with CPU_S as a word:
+# OWNER_CPU_S_PER_DEAL): left out of versions, so that a better estimate or a measured compilation reruns nothing.
+SCHEDULING_HOOKS = frozenset({"schedule"})
 _SCHEDULING_PRICE = re.compile(r"(^|_)CPU_S(_|$)")
 
 

@@ -11,7 +11,7 @@ import pyarrow as pa
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
-from ..kinds import ShardKind
+from ..kinds import Schedule, ShardKind
 from .exact import EXACT_TABLES, CanonicalDecks, ExhaustiveDecks
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .reference import play_reference
@@ -62,14 +62,11 @@ class GameSimulation(ShardKind):
                     )
         return specs
 
-    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        """Measured on a cold numba cache here: the first job (20,000 games) took 12.2 CPU-s, the next 0.02."""
-        return 12.2
-
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
         """Seconds-long shards share a job: a seed-rules game costs about 15 µs here, the slowest
-        rule combination 1.4 times that (bench/narcotic.py); twice that is generous."""
-        return int(spec["work"]) * CPU_S_PER_GAME
+        rule combination 1.4 times that (bench/narcotic.py); twice that is generous.  Compilation
+        measured on a cold numba cache here: the first job (20,000 games) took 12.2 CPU-s, the next 0.02."""
+        return Schedule(batch_cpu_s=int(spec["work"]) * CPU_S_PER_GAME, compile_cpu_s=12.2)
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row per game of the shard."""

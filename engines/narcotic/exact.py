@@ -25,6 +25,7 @@ the same sequences and ``narcotic_exact`` reads both alike.  Such a block may be
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from math import factorial
 from typing import Any
 
@@ -35,7 +36,7 @@ from numba import njit
 from ..core.errors import CardlabError
 from ..core.grid import GridNames, grid_shards, setting_blocks
 from ..core.ledger import LedgerGrid, kept_shards
-from ..kinds import Resources, ShardKind
+from ..kinds import Resources, Schedule, ShardKind
 from .canonical import canonical_count, canonical_decks, orderings_per_deck
 from .kernel import GAMES_PER_CALL, play
 from .rules import SUITS, Rules, experiment_rules
@@ -330,13 +331,13 @@ class ExhaustiveDecks(ShardKind):
         """One row of counts a shard."""
         return 1
 
-    def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
         """The block's ``threads``."""
         for block in self.blocks(section):
             if int(spec["ranks"]) in block["ranks"]:
                 if any(r.variant == spec["variant"] for r in experiment_rules(block, int(spec["ranks"]))):
-                    return block["threads"]
-        return 1
+                    return Schedule(threads=block["threads"])
+        return Schedule()
 
     def counts(self, rules: Rules, start: int, stop: int, progress) -> dict[str, int]:
         return exact_counts(rules, start, stop, progress)
@@ -375,6 +376,7 @@ class CanonicalDecks(ExhaustiveDecks):
     def counts(self, rules: Rules, start: int, stop: int, progress) -> dict[str, int]:
         return canonical_counts(rules, start, stop, progress)
 
-    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        """The kernel's compile (measured for the sim shards: 12.2 CPU-s), the canonical steps' a second more."""
-        return 13.0
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        """The block's ``threads``; the kernel's compile (measured for the sim shards: 12.2 CPU-s), the
+        canonical steps' a second more."""
+        return replace(super().schedule(section, spec), compile_cpu_s=13.0)

@@ -23,7 +23,7 @@ import pyarrow as pa
 from ..core.errors import CardlabError
 from ..core.layout import MAX_SHARD
 from ..core.rng import seed_derivation, shard_seed
-from ..kinds import Resources, ShardKind
+from ..kinds import Resources, Schedule, ShardKind
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
 from .rules import Rules, experiment_rules
 
@@ -198,12 +198,12 @@ class CampaignTally(ShardKind):
         """One tally row a shard; the histogram's size depends on the games."""
         return 1 if table == "narcotic_tallies" else None
 
-    def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
         """The campaign's ``threads``."""
         for block in campaign_blocks(section):
             if block["name"] == spec["experiment"]:
-                return block["threads"]
-        return 1
+                return Schedule(threads=block["threads"])
+        return Schedule()
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """Play games [start, stop) of the shard (game i from stream (seed, i)) and sum their outcomes."""

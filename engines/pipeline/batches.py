@@ -5,7 +5,7 @@ imports, loading the compiled kernels, Snakemake's script preamble and its bookk
 main process (about 1.7 CPU-s a job here, measured on a cold ``make run``).  A shard of a
 second or two pays it once more than its own work; a hundred of them cost a cold run more
 than all its searches.  So shards a kind estimates at no more than ``SMALL_SHARD_CPU_S``
-(:meth:`engines.kinds.ShardKind.batch_cpu_s`) are packed, in plan order, with the other small
+(their kind's :class:`engines.kinds.Schedule`, ``batch_cpu_s``) are packed, in plan order, with the other small
 shards of their stage and group into jobs of at most ``batch_cpu_s`` estimated CPU seconds
 (the config's top-level ``batch_cpu_s``, default ``BATCH_CPU_S``; 0 gives every shard a job
 of its own).  Each shard of a batch is still seeded, computed, timed, logged and written on its
@@ -63,8 +63,11 @@ def batch_limit(config: Mapping[str, Any] | None) -> float:
     return float(value)
 
 
-def plan_batches(eng: Engine, plan: Sequence[Mapping[str, Any]], limit: float = BATCH_CPU_S) -> list[Batch]:
-    """The game's batch jobs, each of two or more shards; a shard in none runs as a job of its own.
+def plan_batches(
+    eng: Engine, section: Mapping[str, Any], plan: Sequence[Mapping[str, Any]], limit: float = BATCH_CPU_S
+) -> list[Batch]:
+    """The game's batch jobs for its config ``section`` and the specs it plans, each of two or more
+    shards; a shard in none runs as a job of its own.
 
     Small shards (see the module) of one (stage, group) are packed greedily in plan order
     while the batch's estimate stays within ``limit``.  A *whole* group (``batch_whole``)
@@ -76,10 +79,10 @@ def plan_batches(eng: Engine, plan: Sequence[Mapping[str, Any]], limit: float = 
     unbatchable: set[tuple[str, str]] = set()
     for spec in plan:
         kind = eng.kind_of(spec)
-        stage, group, is_whole = kind.stage, kind.batch_group(spec), kind.batch_whole
-        key = (stage, group or spec["experiment"])
+        hints = kind.schedule(section, spec)
+        stage, is_whole, cpu_s = kind.stage, hints.batch_whole, hints.batch_cpu_s
+        key = (stage, hints.batch_group or spec["experiment"])
         whole[key] = is_whole
-        cpu_s = kind.batch_cpu_s(spec)
         # a shard reading others joins a batch only when it is whole and they come earlier in it
         earlier = {_name(s) for s, _ in groups.get(key, [])} if is_whole else set()
         reads = {_name(s) for _, s in kind.inputs(spec, plan)}

@@ -5,7 +5,7 @@ deleted or damaged is recomputed by the next plain run.  That is right for a sha
 for a ledger that claims 311 shards whose files are not there (copied from another machine without its
 shards, or edited by hand): a plain `make run` would queue some 230 core-hours of work and say nothing.
 
-So before a run starts, the ledger-planned shards (:meth:`engines.kinds.ShardKind.ledger_of`) whose
+So before a run starts, the ledger-planned shards (their kind's :class:`engines.kinds.Schedule`, ``ledger``) whose
 files are missing, or would be rewritten (written by another result version or for another spec), are
 priced as the live view prices the work left (engines/pipeline/pricing.py: measured rates from the job
 logs, else the kinds' estimates).  Above ``LIMIT_CPU_S`` the run needs leave:
@@ -128,7 +128,7 @@ def campaign_work(plan: Plan) -> CampaignWork:
     from ..core.ledger import ledger_root
 
     with ledger_root(plan.results):  # the rebuild commands name the plan's results tree
-        grids = {s.key: g for s in plan if (g := s.kind.ledger_of(plan.config.get(s.game) or {}, s.spec))}
+        grids = {s.key: g for s in plan if (g := s.kind.schedule(plan.config.get(s.game) or {}, s.spec).ledger)}
     shards = tuple(s for s in plan if s.key in grids and to_compute(plan, s))
     rebuild = {s.key[:3]: grids[s.key].rebuild for s in shards}
     return CampaignWork(shards, priced_seconds(plan, shards) if shards else 0.0, plan.results, rebuild)

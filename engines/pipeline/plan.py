@@ -161,7 +161,7 @@ class Plan:
         from .batches import batch_limit, plan_batches
 
         limit = batch_limit(self.config)
-        return {g: plan_batches(engine(g), self.specs(g), limit) for g in self.games}
+        return {g: plan_batches(engine(g), self.config[g], self.specs(g), limit) for g in self.games}
 
 
 def validate_config(config: Any, source: str = "config") -> dict:

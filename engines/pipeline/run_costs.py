@@ -27,7 +27,7 @@ Snapshot = Any  # and its Snapshot
 JOB_START_CPU_S = 1.3
 PRIOR_JOBS = 2  # how many jobs the start-up's price counts as once this run's own are measured
 # - the kernels a shard's first job compiles on a cold numba cache where its kind has not measured its
-#   own (ShardKind.compile_cpu_s): the mean of the eight the kinds measured (0 to 12 CPU-s: Narcotic's
+#   own (its kind's Schedule.compile_cpu_s): the mean of the eight the kinds measured (0 to 12 CPU-s: Narcotic's
 #   and RedBlack's exhaustive kernels the dearest, Blackjack's exact tables none);
 COMPILE_CPU_S = 5.0
 # - each step after the shards, its process whole (interpreter, imports, its work), until this run's or an

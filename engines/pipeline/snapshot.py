@@ -38,7 +38,8 @@ def planned_shards(plan: Plan) -> tuple[list[PlannedShard], dict[str, str]]:
     for s in plan:
         main = engine(s.game).work_unit
         files = tuple(s.files.values())
-        estimate = s.kind.batch_cpu_s(s.spec)
+        hints = s.kind.schedule(plan.config.get(s.game) or {}, s.spec)
+        estimate = hints.batch_cpu_s
         shards.append(
             PlannedShard(
                 s.game,
@@ -51,11 +52,11 @@ def planned_shards(plan: Plan) -> tuple[list[PlannedShard], dict[str, str]]:
                 s.unit == main,
                 files,
                 s.log,
-                s.kind.cost_follows_shard,
+                hints.cost_follows_shard,
                 None if estimate is None else float(estimate),
                 jobs.get(s.key, ""),
-                s.kind.kernels(s.spec),
-                s.kind.compile_cpu_s(s.spec),
+                hints.kernels,
+                hints.compile_cpu_s,
                 tuple(plan.input_files(s)),
             )
         )

@@ -84,9 +84,10 @@ def backend_of(config, game: str, spec: dict) -> str:
     """The backend the run's config chooses for a shard.  Read here, at run time, not passed as a rule
     parameter: a backend never changes a result, so switching one must not make Snakemake rerun
     (GPU and CPU shards mix in one campaign)."""
+    from ..kinds import chosen_backend
     from ..registry import engine
 
-    return engine(game).kind_of(spec).backend(dict(config).get(game) or {}, spec)
+    return chosen_backend(engine(game).kind_of(spec), dict(config).get(game) or {}, spec)
 
 
 def check_inputs(paths: list[str]) -> None:

@@ -10,7 +10,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..core.errors import CardlabError
-from ..kinds import Resources, ShardKind
+from ..kinds import Resources, Schedule, ShardKind
 from .audit import audit, list_digest, read_deal_list
 from .basins import basin
 from .rules import BASIN_MAX_STATES
@@ -88,9 +88,9 @@ class Basin(ShardKind):
             }
         ]
 
-    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        """At most 1.1: a cold first job here took 1.1 CPU-s in all (the cycles of a small run)."""
-        return 1.1
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        """Compilation at most 1.1 CPU-s: a cold first job here took 1.1 in all (the cycles of a small run)."""
+        return Schedule(compile_cpu_s=1.1)
 
     def inputs(self, spec: Mapping[str, Any], plan: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict]]:
         """The infinite deals of every search shard."""

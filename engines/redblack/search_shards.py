@@ -19,7 +19,7 @@ from ..core.layout import RESULTS
 from ..core.ledger import LedgerGrid, current_root, kept_shards
 from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
-from ..kinds import DEFAULT_BACKEND, Resources, ShardKind
+from ..kinds import DEFAULT_BACKEND, Resources, Schedule, ShardKind, check_backend
 from .exhaustive import SearchResult, search_range
 from .gpu import device_name as gpu_device_name
 from .gpu import search_range_gpu
@@ -180,13 +180,12 @@ class ExhaustiveSearch(SearchKind):
 
     name = "exhaustive"
     backends = {DEFAULT_BACKEND: search_range, "gpu": search_range_gpu}
-    cost_follows_shard = True  # a low rank's deal plays many more rounds before it stops
 
     def plan(self, section: Mapping[str, Any], planned: Sequence[Mapping[str, Any]]) -> list[dict]:
         specs: list[dict] = []
         seen: dict[tuple[int, str], str] = {}
         for block in exhaustive_blocks(section):
-            self.check_backend(block["backend"], f"{block['where']}.backend")
+            check_backend(self, block["backend"], f"{block['where']}.backend")
             method = block["method"]
             for k in block["ks"]:
                 if (k, method) in seen:
@@ -209,13 +208,6 @@ class ExhaustiveSearch(SearchKind):
         kept = kept_shards(self.game, experiment, variant, block["deals_per_shard"], block["where"], grid_of)
         return [g for g in grid if g[0] in kept]
 
-    def ledger_of(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> LedgerGrid | None:
-        """A campaign block's shard: planned because its ledger keeps it, not because the config names it."""
-        if spec.get("kind") != ExhaustiveSearch.name:  # a kind built on this one (cost windows) plans its own
-            return None
-        block = self.block_of(section, spec)
-        return ledger_grid(int(spec["k"]), spec["method"]) if block and block["campaign"] else None
-
     def spec(self, k: int, method: str, shard: int, start: int, stop: int) -> dict:
         return {
             "experiment": exhaustive_experiment(k),
@@ -233,24 +225,28 @@ class ExhaustiveSearch(SearchKind):
         res = self.backends[backend](k, int(r0), int(r1), progress, method=spec["method"])
         return search_tables(spec, res, "exhaustive", True, canonical_deals(k), r0, r1)
 
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        """Small searches share a job.  The owner rule's estimate is its slowest (the full
-        deck's), so every kept campaign shard (5·10^7 deals and more) stays far above the limit."""
-        per_deal = BRUTE_CPU_S_PER_DEAL if spec["method"] == "brute" else OWNER_CPU_S_PER_DEAL
-        return int(spec["work"]) * per_deal
-
-    def batch_group(self, spec: Mapping[str, Any]) -> str:
-        """The small sizes of one method share jobs: each size is an experiment of one shard or a few."""
-        return f"exhaustive_{spec['method']}"
-
-    def kernels(self, spec: Mapping[str, Any]) -> str:
-        """Each method its own kernels."""
-        return str(spec["method"])
-
-    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        """Measured on a cold numba cache here, a first job's CPU-s (its few deals cost next to nothing once
-        compiled): brute force 10.5 (k = 1), the owner rule 11.3 (k = 26, 10^5 deals; the next 10^5: 0.02)."""
-        return 10.5 if spec["method"] == "brute" else 11.3
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        """The block's ``threads`` and ``backend``.  Small searches share a job, the small sizes of one
+        method together (each size is an experiment of one shard or a few); the owner rule's estimate
+        is its slowest (the full deck's), so every kept campaign shard (5·10^7 deals and more) stays far
+        above the limit.  Each method has its own kernels, whose compilation was measured on a cold
+        numba cache here as a first job's CPU-s (its few deals cost next to nothing once compiled):
+        brute force 10.5 (k = 1), the owner rule 11.3 (k = 26, 10^5 deals; the next 10^5: 0.02).  A
+        low rank's deal plays many more rounds before it stops: the cost follows the shard.  A campaign
+        block's shard is planned because its ledger keeps it, not because the config names it."""
+        block = self.block_of(section, spec)
+        brute = spec["method"] == "brute"
+        campaign = block and block["campaign"] and spec.get("kind") == ExhaustiveSearch.name  # not a cost window
+        return Schedule(
+            threads=block["threads"] if block else 1,
+            backend=block["backend"] if block else None,
+            batch_cpu_s=int(spec["work"]) * (BRUTE_CPU_S_PER_DEAL if brute else OWNER_CPU_S_PER_DEAL),
+            batch_group=f"exhaustive_{spec['method']}",
+            kernels=str(spec["method"]),
+            compile_cpu_s=10.5 if brute else 11.3,
+            cost_follows_shard=True,
+            ledger=ledger_grid(int(spec["k"]), spec["method"]) if campaign else None,
+        )
 
     def device(self, backend: str) -> str | None:
         """The GPU's name under the gpu backend (engines/redblack/gpu.py)."""
@@ -262,16 +258,6 @@ class ExhaustiveSearch(SearchKind):
             if spec["k"] in block["ks"] and block["method"] == spec["method"]:
                 return block
         return None
-
-    def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
-        """The block's ``threads``."""
-        block = self.block_of(section, spec)
-        return block["threads"] if block else 1
-
-    def backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
-        """The block's ``backend``."""
-        block = self.block_of(section, spec)
-        return block["backend"] if block else self.default_backend
 
 
 class SampleSearch(SearchKind):
@@ -317,12 +303,10 @@ class SampleSearch(SearchKind):
             for shard, (d0, d1) in enumerate(split_range(int(exp["deals"]), int(exp.get("shards", 1))))
         ]
 
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        return int(spec["work"]) * SAMPLE_CPU_S_PER_DEAL
-
-    def compile_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        """Measured on a cold numba cache here: a first job of 5,000 deals took 2.1 CPU-s, the next 0.007."""
-        return 2.1
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        """Small samples share a job.  Compilation measured on a cold numba cache here: a first job of
+        5,000 deals took 2.1 CPU-s, the next 0.007."""
+        return Schedule(batch_cpu_s=int(spec["work"]) * SAMPLE_CPU_S_PER_DEAL, compile_cpu_s=2.1)
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         # each sample shard draws deals 0..n-1 of its own seeded stream; its range in the

@@ -27,6 +27,7 @@ the kernels in that process and the others measure what is left to subtract: alm
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,7 @@ import numpy as np
 from ..core.errors import CardlabError
 from ..core.grid import setting_blocks
 from ..core.rng import seed_derivation, shard_seed
-from ..kinds import DEFAULT_BACKEND
+from ..kinds import DEFAULT_BACKEND, Schedule
 from .rules import canonical_deals
 from .search_shards import EXHAUSTIVE_VARIANT, ExhaustiveSearch, block_sizes, exhaustive_experiment, search_tables
 from .tables import SEARCH_TABLES, columns
@@ -139,16 +140,19 @@ class CostWindows(ExhaustiveSearch):
             "seed_derivation": seed_derivation(root, self.game, experiment, WINDOW_VARIANT, i),
         }
 
-    batch_whole = True
-
-    def batch_group(self, spec: Mapping[str, Any]) -> str:
-        """A size's probes and windows: in one job the warm-up probe loads the kernels first, so
-        no window's time holds a start-up and the measuring probes read (almost) zero; split
+    def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
+        """The owner rule's kernels on one thread of the CPU, whatever the search blocks say.  A size's
+        probes and windows share one job whole or none: in one job the warm-up probe loads the kernels
+        first, so no window's time holds a start-up and the measuring probes read (almost) zero; split
         over jobs, each would hold its own."""
-        return spec["experiment"]
-
-    def batch_cpu_s(self, spec: Mapping[str, Any]) -> float:
-        return PROBE_CPU_S if self.is_probe(spec) else int(spec["work"]) * WINDOW_CPU_S_PER_DEAL
+        return replace(
+            super().schedule(section, spec),
+            threads=1,
+            backend=DEFAULT_BACKEND,
+            batch_cpu_s=PROBE_CPU_S if self.is_probe(spec) else int(spec["work"]) * WINDOW_CPU_S_PER_DEAL,
+            batch_group=spec["experiment"],
+            batch_whole=True,
+        )
 
     @staticmethod
     def is_probe(spec: Mapping[str, Any]) -> bool:
@@ -175,9 +179,3 @@ class CostWindows(ExhaustiveSearch):
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int | None:
         return 0 if self.is_probe(spec) else super().expected_rows(spec, table)
-
-    def threads(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
-        return 1
-
-    def backend(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
-        return DEFAULT_BACKEND

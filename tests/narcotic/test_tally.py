@@ -88,7 +88,7 @@ def test_tally_shards_carry_the_explicit_version_sim_shards_the_source_hash():
 
 def test_threads_come_from_the_campaign():
     section = {"campaigns": [{**CAMPAIGN, "threads": 2}]}
-    assert {NARCOTIC.kind_of(s).threads(section, s) for s in NARCOTIC.plan(section)} == {2}
+    assert {NARCOTIC.kind_of(s).schedule(section, s).threads for s in NARCOTIC.plan(section)} == {2}
 
 
 # ----------------------------------------------------------------------------- config

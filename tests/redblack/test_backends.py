@@ -6,6 +6,7 @@ import pytest
 
 from engines.core.errors import CardlabError
 from engines.core.progress import Progress
+from engines.kinds import chosen_backend
 from engines.pipeline.plan import validate_config
 from engines.redblack.engine import SEARCH_RESULT_VERSION, RedBlackEngine
 from engines.redblack.exhaustive import search_range
@@ -28,8 +29,8 @@ def test_the_default_backend_is_scalar_and_naming_it_changes_no_spec():
     assert plain == named and [eng.result_version(s) for s in named] == [eng.result_version(s) for s in plain]
     searches = [s for s in named if s["kind"] == "exhaustive"]
     assert searches and all("backend" not in s for s in named)
-    assert {eng.kind_of(s).backend(section(backend="scalar"), s) for s in searches} == {"scalar"}
-    assert {eng.kind_of(s).backend(section(), s) for s in searches} == {"scalar"}
+    assert {chosen_backend(eng.kind_of(s), section(backend="scalar"), s) for s in searches} == {"scalar"}
+    assert {chosen_backend(eng.kind_of(s), section(), s) for s in searches} == {"scalar"}
     assert {eng.result_version(s) for s in searches} == {SEARCH_RESULT_VERSION}
 
 
@@ -67,9 +68,9 @@ def test_a_second_backend_is_chosen_by_config_and_gives_the_same_spec_version_an
     assert specs == base.plan(section())
     assert [eng.result_version(s) for s in specs] == [base.result_version(s) for s in specs]
     spec = next(s for s in specs if s["kind"] == "exhaustive" and s["k"] == 7)
-    assert eng.kind_of(spec).backend(config, spec) == "twin"
+    assert chosen_backend(eng.kind_of(spec), config, spec) == "twin"
     progress = Progress(spec["work"], "deals", enabled=False)
-    chosen = eng.kind_of(spec).compute(spec, progress, [], backend=eng.kind_of(spec).backend(config, spec))
+    chosen = eng.kind_of(spec).compute(spec, progress, [], backend=chosen_backend(eng.kind_of(spec), config, spec))
     assert twin.calls == [(7, *spec["range"], "owner")]
     scalar = base.kind_of(spec).compute(spec, Progress(spec["work"], "deals", enabled=False), [])
     assert {t: {c: list(v) for c, v in cols.items()} for t, cols in chosen.items()} == {

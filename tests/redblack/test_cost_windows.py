@@ -104,7 +104,7 @@ def test_probes_run_first_and_windows_wait_for_the_warm_up():
             continue
         ((table, warm_up),) = ENG.kind_of(s).inputs(s, plan)
         assert table == "redblack_counts" and warm_up == probes[0]
-    assert ENG.kind_of(plan[-1]).threads({}, plan[-1]) == 1
+    assert ENG.kind_of(plan[-1]).schedule({}, plan[-1]).threads == 1
 
 
 def test_a_window_is_the_same_ranks_searched_directly():

@@ -87,8 +87,7 @@ SCRIPT = textwrap.dedent(
     from engines.redblack.tables import SEARCH_TABLES
 
     out = sys.argv[1]
-    kind = ExhaustiveSearch()
-    kind.bind("redblack")
+    kind = ExhaustiveSearch("redblack")
     spec = kind.spec(6, "owner", 0, 100, 400)
     machines = {}
     for backend in ("gpu", "scalar"):

@@ -68,7 +68,7 @@ def version_of(game):
 
 def threads_of(game):
     """Input function: a shard's numba threads (kept out of the spec: they never change results)."""
-    return lambda w: (s := planned_shard(game, w)).kind.threads(CFG.get(game) or {}, s.spec)
+    return lambda w: (s := planned_shard(game, w)).kind.schedule(CFG.get(game) or {}, s.spec).threads
 
 
 def priority_of(game):
@@ -98,7 +98,7 @@ def batch_logs(batch):
 
 def batch_threads(batch):
     """The most numba threads any shard of the batch asks for."""
-    return max(s.kind.threads(CFG.get(batch.game) or {}, s.spec) for s in batch_shards(batch))
+    return max(s.kind.schedule(CFG.get(batch.game) or {}, s.spec).threads for s in batch_shards(batch))
 
 
 def report_outputs(game):

@@ -44,13 +44,14 @@ def cmd_search(args) -> int:
     import engines.redblack as rb
 
     from ...core.progress import Progress
+    from ...kinds import check_backend
 
     if not 1 <= args.k <= rb.K_MAX:
         raise CardlabError(f"K must be between 1 and {rb.K_MAX}, got {args.k}")
     from ...registry import engine
 
     kind = engine("redblack").kind_of({"kind": "exhaustive"})
-    search = kind.backends[kind.check_backend(args.backend, "--backend")]
+    search = kind.backends[check_backend(kind, args.backend, "--backend")]
     if args.jobs is not None:
         if args.jobs < 1:
             raise CardlabError(f"--jobs must be >= 1, got {args.jobs}")
