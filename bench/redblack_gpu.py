@@ -166,16 +166,16 @@ def first_seconds_per_deal(k: int) -> float:
 def gpu_shards(k: int, count: int, per_shard: int | None, until: float, started: float) -> None:
     """The next `count` shards of size k's campaign from the bottom, on the GPU, as campaign jobs write them
     (on the grid of its ledger or config block, else `per_shard` deals a shard)."""
+    from engines.campaign.command import the_ledger
     from engines.pipeline.jobs import read_timing, run_shard
     from engines.redblack.campaign import campaign_state
-    from engines.redblack.campaign_next import plan_run
-    from engines.redblack.cli.campaign import the_ledger
+    from engines.redblack.campaign_next import campaign_of, plan_run
     from engines.redblack.search_shards import ExhaustiveSearch
     from engines.redblack.tables import SEARCH_TABLES
 
     Path("results").mkdir(exist_ok=True)  # a campaign's first shards may be a fresh tree's first results
     state = campaign_state(k, ARGS.method, "results", timing=read_timing)
-    ledger, _ = the_ledger(k, ARGS.method, "results")
+    ledger = the_ledger(campaign_of(k, ARGS.method, "results"), "results")
     config = yaml.safe_load((ROOT / "config.yaml").read_text())
     run = plan_run(state, config, count, deals_per_shard=per_shard, kept=ledger.per_shard if ledger else None)
     if not run.shards:

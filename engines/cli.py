@@ -196,7 +196,7 @@ COMMAND_MODULES = {game: f"engines.{game}.cli" for game in GAMES} | {
         ("run", ["run"]),
     )
     for command in commands
-}
+} | {"campaign": "engines.campaign.cli"}
 
 
 def build_parser(command: str | None = None) -> ArgumentParser:

@@ -111,6 +111,8 @@ def layer_of(module: str) -> str:
         return "cli"
     if parts[1] == "report":
         return "verify"
+    if parts[1] == "campaign":  # the book is data a game writes; the command runs Snakemake
+        return "engines" if parts[-1] == "book" else "cli"
     if parts[1] == "pipeline":
         return PIPELINE_LAYER.get(parts[-1], "steps") if len(parts) > 2 else "core"
     role = parts[2] if len(parts) > 2 else ""  # a game package

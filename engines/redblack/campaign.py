@@ -64,6 +64,11 @@ class CampaignState:
         return None
 
     @property
+    def per_shard(self) -> int | None:
+        """The grid, as the campaign layer names it (engines/campaign/book.py)."""
+        return self.deals_per_shard
+
+    @property
     def windows(self) -> list[tuple[int, int]]:
         """The finished ranks as the fewest windows [start, stop), in rank order."""
         return merge_windows([(s.start, s.stop) for s in self.shards])

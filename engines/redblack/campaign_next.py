@@ -12,17 +12,17 @@ the user's config is never written.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
+from ..campaign.book import Campaign, agreed_per_shard, next_shards, runs_words
 from ..core.errors import CardlabError
-from ..core.fmt import duration
-from ..core.layout import MAX_SHARD, RESULTS, ShardPlace, log_path, place_path
+from ..core.layout import RESULTS, ShardPlace, log_path, place_path
 from .campaign import GAME, CampaignState, merge_windows
-from .search_shards import EXHAUSTIVE_VARIANT, block_sizes, exhaustive_experiment
+from .rules import canonical_deals
+from .search_shards import EXHAUSTIVE_VARIANT, block_sizes, exhaustive_experiment, ledger_grid
 from .tables import SEARCH_TABLES
 
 
@@ -84,6 +84,22 @@ def campaign_block(config: Mapping[str, Any], k: int, method: str, where: str) -
     return None
 
 
+def campaign_of(k: int, method: str = "owner", results: str | None = None) -> Campaign:
+    """A size's campaign as the campaign layer sees it (engines/campaign/book.py)."""
+    grid = ledger_grid(k, method, results)
+    return Campaign(
+        GAME,
+        exhaustive_experiment(k),
+        EXHAUSTIVE_VARIANT[method],
+        f"k = {k}",
+        canonical_deals(k),
+        "deals",
+        tuple(SEARCH_TABLES),
+        grid.rebuild.removesuffix(" --keep"),
+        "--deals-per-shard",
+    )
+
+
 def shard_grid_of(
     state: CampaignState, config: Mapping[str, Any], given: int | None, where: str, kept: int | None = None
 ) -> int:
@@ -96,25 +112,7 @@ def shard_grid_of(
         f"the k = {state.k} block of {where}": block.get("deals_per_shard") if block else None,
         "the campaign's ledger": kept,
     }
-    said = {name: int(d) for name, d in sources.items() if d is not None}
-    if not said:
-        raise CardlabError(
-            f"k = {state.k}: no shard grid yet (no finished shard, no deals_per_shard in its block of {where}); "
-            "give --deals-per-shard"
-        )
-    if len(set(said.values())) > 1:
-        text = "; ".join(f"{name}: {d:,}" for name, d in said.items())
-        raise CardlabError(f"k = {state.k}: the shard grids disagree ({text}); a campaign keeps one deals_per_shard")
-    d = next(iter(said.values()))
-    if d < 1:
-        raise CardlabError(f"deals_per_shard must be at least 1, got {d}")
-    shards = -(-state.total // d)
-    if shards - 1 > MAX_SHARD:  # before a plan of every shard number is made (it would not fit in memory)
-        raise CardlabError(
-            f"k = {state.k}: {d:,} deals a shard makes {shards:,} shards of {state.total:,} deals; "
-            f"shard numbers go up to {MAX_SHARD:,}: give at least {-(-state.total // (MAX_SHARD + 1)):,} deals a shard"
-        )
-    return d
+    return agreed_per_shard(campaign_of(state.k, state.method), sources)
 
 
 def plan_run(
@@ -131,9 +129,8 @@ def plan_run(
     if count < 1:
         raise CardlabError(f"--run: the number of shards to run must be at least 1, got {count}")
     d = shard_grid_of(state, config, deals_per_shard, where, kept)
-    done = {s.shard for s in state.shards}
-    left = [n for n in range(-(-state.total // d)) if n not in done]
-    return CampaignRun(state.k, state.method, d, left[-count:][::-1] if from_top else left[:count], state.total)
+    shards = next_shards(campaign_of(state.k, state.method), [s.shard for s in state.shards], d, count, from_top)
+    return CampaignRun(state.k, state.method, d, shards, state.total)
 
 
 def run_config(config: Mapping[str, Any], run: CampaignRun, where: str, backend: str | None = None) -> dict:
@@ -161,29 +158,4 @@ def run_config(config: Mapping[str, Any], run: CampaignRun, where: str, backend:
 
 def shard_runs(numbers: Sequence[int]) -> str:
     """Shard numbers as runs, in order: 12, 190..195."""
-    runs: list[list[int]] = []
-    for n in sorted(numbers):
-        if runs and runs[-1][1] == n - 1:
-            runs[-1][1] = n
-        else:
-            runs.append([n, n])
-    return ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in runs)
-
-
-def finished_line(run: CampaignRun, shard: int, timing: Callable[[str], dict | None]) -> str:
-    """What the terminal says of a finished shard: its ranks and, from its job log, its CPU time."""
-    a, b = run.ranks(shard)
-    log = log_path(GAME, exhaustive_experiment(run.k), EXHAUSTIVE_VARIANT[run.method], shard)
-    cpu = (timing(log) or {}).get("cpu_s")
-    return f"shard {shard} [{a:,}, {b:,}) done" + (f", {duration(cpu)} of CPU" if cpu is not None else "")
-
-
-def ready_to_run(results: str, cores: int) -> None:
-    """--run's preconditions, checked before anything is read or started."""
-    if os.path.normpath(results) != RESULTS:
-        raise CardlabError(f"--run computes shards under {RESULTS}/ of this directory (the workflow's); drop --results")
-    if not os.path.isfile("Snakefile"):
-        raise CardlabError("--run needs the workflow: run it in the directory that holds the Snakefile")
-    if cores < 1:
-        raise CardlabError(f"--cores must be at least 1, got {cores}")
-    os.makedirs(RESULTS, exist_ok=True)
+    return runs_words(numbers)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from ..rules import BASIN_MAX_STATES
+from .campaign import BOOK as CAMPAIGN_BOOK  # noqa: F401 (the campaign layer finds it here)
 from .campaign import CAMPAIGN_EXAMPLES, add_campaign
 from .commands import REPLAY_ROUNDS, cmd_audit, cmd_basin, cmd_rank, cmd_replay, cmd_search
 

@@ -1,0 +1,205 @@
+"""One campaign command for every game: where a campaign stands, its next shards, its ledger.
+
+``cardlab campaign GAME NAME`` (and each game's own ``campaign`` command, a thin wrapper of this)
+reads the campaign's finished shards through the game's book (engines/campaign/book.py), says
+what the config's block and the ledger keep, and with ``--run N`` computes the next N shards
+through the one Snakemake runner (engines/pipeline/shard_run.py) under a run config of its own,
+keeping each in the ledger as it finishes; ``--keep`` records the finished shards found under
+results/ (computed elsewhere and copied in) and rebuilds a ledger that cannot be read.  The
+user's config is never written: only a campaign block (``campaign: true``) plans from the ledger.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from typing import Any
+
+from ..core.errors import CardlabError
+from ..core.fmt import duration, plural
+from ..core.layout import RESULTS, ledger_path
+from ..core.ledger import Ledger, LedgerError, read_ledger, record_kept, write_ledger
+from .book import Campaign, CampaignBook, agreed_per_shard, next_shards, runs_words
+
+
+def campaign_command(book: CampaignBook, args) -> int:
+    """Run the command the parsed arguments ask for; returns the exit status."""
+    from ..pipeline.jobs import read_timing
+
+    if args.run is not None and args.keep:
+        raise CardlabError("--run keeps each shard it finishes in the ledger; give --run or --keep, not both")
+    if args.run is not None:
+        ready_to_run(args.results, args.cores)
+    campaign = book.campaign(args)
+    state = book.finished(campaign, args.results, read_timing)
+    rc = 0
+    if args.run is not None:
+        rc = run_next(book, campaign, state, args, read_timing)
+        state = book.finished(campaign, args.results, read_timing)
+    elif args.keep:
+        keep_finished(book, campaign, state, args)
+    print("\n".join(book.describe(campaign, state, args.results, status_lines(book, campaign, state, args), args)))
+    return rc
+
+
+def ready_to_run(results: str, cores: int) -> None:
+    """--run's preconditions, checked before anything is read or started."""
+    if os.path.normpath(results) != RESULTS:
+        raise CardlabError(f"--run computes shards under {RESULTS}/ of this directory (the workflow's); drop --results")
+    if not os.path.isfile("Snakefile"):
+        raise CardlabError("--run needs the workflow: run it in the directory that holds the Snakefile")
+    if cores < 1:
+        raise CardlabError(f"--cores must be at least 1, got {cores}")
+    os.makedirs(RESULTS, exist_ok=True)
+
+
+def the_ledger(campaign: Campaign, results: str) -> Ledger | None:
+    return read_ledger(*campaign.place, campaign.grid(), root=results)
+
+
+def user_config(path: str) -> dict | None:
+    from ..pipeline.config import read_yaml
+
+    return read_yaml(path) if os.path.isfile(path) else None
+
+
+def the_block(book: CampaignBook, campaign: Campaign, config: dict | None, where: str) -> dict | None:
+    """The config's block of the campaign; {} for one that cannot be a campaign's (it plans more)."""
+    if config is None:
+        return None
+    try:
+        return book.block(config, campaign, where)
+    except CardlabError:
+        return {}
+
+
+def per_shard_of(book: CampaignBook, campaign: Campaign, state: Any, args, ledger: Ledger | None) -> int:
+    """The campaign's grid: the finished shards', the option's, the config block's or the ledger's, agreed."""
+    block = the_block(book, campaign, user_config(args.config), args.config)
+    return agreed_per_shard(
+        campaign,
+        {
+            "the finished shards": state.per_shard,
+            campaign.option: args.per_shard,
+            f"the {campaign.label} block of {args.config}": book.block_per_shard(block) if block else None,
+            "the campaign's ledger": ledger.per_shard if ledger else None,
+        },
+    )
+
+
+def keep_finished(book: CampaignBook, campaign: Campaign, state: Any, args) -> None:
+    """`--keep`: every finished shard under the results tree, into the ledger.
+
+    A ledger that cannot be read (not JSON, runs off the grid, ...) is rebuilt from the finished shards
+    alone: they are what its error message sends the user here to keep."""
+    path = ledger_path(*campaign.place, root=args.results)
+    try:
+        ledger, broken = the_ledger(campaign, args.results), None
+    except LedgerError as exc:
+        ledger, broken = None, exc
+    if not state.shards and broken is None:
+        print(f"{campaign.label}: no finished shard under {args.results}/ to keep")
+        return
+    try:
+        per_shard = per_shard_of(book, campaign, state, args, ledger)
+    except CardlabError as exc:
+        if broken is None:
+            raise
+        raise CardlabError(f"{path}: {broken.problem}; to rebuild it, {exc}") from None
+    numbers = [s.shard for s in state.shards]
+    if broken is not None:
+        kept = write_ledger(Ledger.of(*campaign.place, per_shard, numbers), args.results)
+        print(f"{campaign.label}: {path} could not be read ({broken.problem}); rebuilt from the finished shards")
+        text = f" ({kept.text()})" if kept else ""
+        print(f"{campaign.label}: the ledger keeps {plural(kept.count, 'shard')}{text}")
+        return
+    kept = record_kept(*campaign.place, per_shard, numbers, campaign.grid(), root=args.results)
+    print(f"{campaign.label}: {plural(kept.without(ledger or ()).count, 'shard')} newly kept in the ledger")
+
+
+def status_lines(book: CampaignBook, campaign: Campaign, state: Any, args) -> list[str]:
+    """What the config's block is (a campaign block or not) and what the ledger keeps."""
+    where, label = args.config, campaign.label
+    config = user_config(where)
+    block = the_block(book, campaign, config, where)
+    if config is None:
+        lines = [f"  {where}: not found here, so no block of {label} to read"]
+    elif block is None:
+        lines = [
+            f"  {where} has no {label} block; to plan the ledger's shards, add one with "
+            f"`campaign: true` ({book.block_hint(campaign)})"
+        ]
+    elif block.get("campaign"):
+        lines = [f"  {where}'s {label} block is a campaign block (campaign: true): it plans the ledger's shards"]
+    else:
+        lines = [
+            f"  {where}'s {label} block is not a campaign block: it plans its own {campaign.unit}, not a "
+            "ledger's shards (with `campaign: true` it plans exactly the shards the ledger keeps)"
+        ]
+    ledger = the_ledger(campaign, args.results)
+    path = ledger_path(*campaign.place, root=args.results)
+    if ledger is None:
+        plain = bool(block) and not block.get("campaign")  # a block of its own items: no ledger to speak of
+        return lines if plain else [*lines, f"  ledger {path}: keeps no shard yet"]
+    lines.append(
+        f"  ledger {path}: keeps {plural(ledger.count, 'shard')} ({ledger.text()}) of "
+        f"{ledger.per_shard:,} {campaign.unit}"
+    )
+    finished = {s.shard for s in state.shards}
+    if unkept := [n for n in finished if n not in ledger]:
+        lines.append(
+            f"  finished but not in the ledger: shards {runs_words(unkept)} (keep them: {campaign.command} --keep)"
+        )
+    if missing := ledger.without(finished):
+        lines.append(
+            f"  in the ledger but not finished under {args.results}/: shards {missing.text()} "
+            "(a campaign block plans them, so a run recomputes them)"
+        )
+    return lines
+
+
+def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -> int:
+    """`--run N`: Snakemake computes the next N shards left, each kept in the ledger as it finishes."""
+    from ..pipeline.plan import load_config
+    from ..pipeline.shard_run import run_shards
+
+    config = load_config([args.config])
+    ledger = the_ledger(campaign, args.results)
+    per_shard = per_shard_of(book, campaign, state, args, ledger)
+    shards = next_shards(campaign, [s.shard for s in state.shards], per_shard, args.run, args.from_ == "top")
+    if not shards:
+        print(f"{campaign.label}: every shard is finished; nothing to run")
+        return 0
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    log = f".snakemake/log/cardlab-campaign-{campaign.game}-{campaign.experiment}-{stamp}.log"  # beside snakemake's
+    items = sum(b - a for a, b in campaign.windows(shards, per_shard))
+    print(
+        f"{campaign.label}: {plural(len(shards), 'shard')} ({runs_words(shards)}, {items:,} {campaign.unit}) "
+        f"on {plural(args.cores, 'core')}; snakemake's output: {log}",
+        flush=True,
+    )
+    run_config = book.run_config(config, campaign, shards, per_shard, getattr(args, "backend", None))
+    run_config["shard_order"] = "descending" if shards[0] > shards[-1] else "ascending"  # the run's order
+    run_config["allow_campaign_work"] = True  # this command asks for the work (engines/pipeline/campaign_work.py)
+
+    def finished(name: str) -> str:
+        a, b = campaign.window(int(name), per_shard)
+        cpu = (timing(campaign.log(int(name))) or {}).get("cpu_s")
+        return f"shard {name} [{a:,}, {b:,}) done" + (f", {duration(cpu)} of CPU" if cpu is not None else "")
+
+    rc, _ = run_shards(
+        {str(n): campaign.files(n) for n in shards},
+        run_config,
+        args.cores,
+        log,
+        shlex.split(args.snakemake),
+        args.nice,
+        finished=finished,
+        logs={str(n): campaign.log(n) for n in shards},
+        work={str(n): b - a for n in shards for a, b in [campaign.window(n, per_shard)]},
+        command=shlex.join(["cardlab", *sys.argv[1:]]),  # what `cardlab status` says is running
+        kept=lambda name: record_kept(*campaign.place, per_shard, [int(name)], campaign.grid()),
+    )
+    return rc
