@@ -186,17 +186,21 @@ EXAMPLES = {
 
 
 # the commands registered by modules (each module's `register`), by name
-COMMAND_MODULES = {game: f"engines.{game}.cli" for game in GAMES} | {
-    command: f"engines.pipeline.{module}"
-    for module, commands in (
-        ("verify", ["verify"]),
-        ("clean", ["clean"]),
-        ("repair", ["seal", "recompute"]),
-        ("status", ["status"]),
-        ("run", ["run"]),
-    )
-    for command in commands
-} | {"campaign": "engines.campaign.cli"}
+COMMAND_MODULES = (
+    {game: f"engines.{game}.cli" for game in GAMES}
+    | {
+        command: f"engines.pipeline.{module}"
+        for module, commands in (
+            ("verify", ["verify"]),
+            ("clean", ["clean"]),
+            ("repair", ["seal", "recompute"]),
+            ("status", ["status"]),
+            ("run", ["run"]),
+        )
+        for command in commands
+    }
+    | {"campaign": "engines.campaign.cli"}
+)
 
 
 def build_parser(command: str | None = None) -> ArgumentParser:

@@ -67,6 +67,9 @@ class CampaignBook(Protocol):
     """A game's part of the campaign layer (``BOOK`` in ``engines/<game>/campaign.py``)."""
 
     game: str
+    unit: str  # what the grid tiles: "deals", "decks"
+    description: str  # the command's --help description
+    examples: str  # its examples, "examples:\n  cardlab <game> campaign ..."
 
     def add_arguments(self, parser) -> None:
         """The command's NAME positional and the game's own options (method, rules)."""

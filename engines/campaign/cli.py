@@ -81,7 +81,13 @@ def register(sub) -> None:
         book = book_of(game)
         if book is None:
             continue
-        g = games.add_parser(game, help=f"a {game} campaign", formatter_class=argparse.RawDescriptionHelpFormatter)
+        g = games.add_parser(
+            game,
+            help=f"a {game} campaign",
+            description=book.description,
+            epilog=book.examples.replace(f"cardlab {game} campaign", f"cardlab campaign {game}"),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         book.add_arguments(g)
         add_campaign_options(g, book.unit)
         g.set_defaults(func=lambda args, book=book: campaign_command(book, args))

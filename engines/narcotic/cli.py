@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import TYPE_CHECKING
 
@@ -181,9 +182,7 @@ def register(sub) -> None:
     sim_p.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
     add_rule_options(sim_p)
     sim_p.set_defaults(func=cmd_simulate)
-    from .campaign import add_campaign
-
-    add_campaign(nsub, argparse.RawDescriptionHelpFormatter, add_rule_options)
+    add_campaign(nsub)
 
 
 def add_rule_options(p) -> None:
@@ -201,3 +200,95 @@ def add_rule_options(p) -> None:
     p.add_argument(
         "--pile-four", dest="pile_four", choices=PILE_FOURS, help="keep (the seed) or discard four equal pile tops"
     )
+
+
+class NarcoticBook:
+    """Narcotic's campaigns: the canonical enumeration of decks of R values under one rule combination."""
+
+    game = "narcotic"
+    unit = "decks"
+    description = (
+        "Reads the finished canonical shards of decks of R values under one rule combination "
+        "(every count checked against the shard's ranks) and prints the decks they played, their CPU time, "
+        "the price of the rest at that rate, whether the config's block is a campaign block (`canonical: true`, "
+        "`campaign: true`: it plans the shards its ledger keeps), what the ledger keeps, and the shards left."
+    )
+
+    @property
+    def examples(self) -> str:
+        from .campaign import CAMPAIGN_EXAMPLES
+
+        return CAMPAIGN_EXAMPLES
+
+    def add_arguments(self, c) -> None:
+        c.add_argument("ranks", type=int, metavar="R", help="values in the deck, 1..6")
+        add_rule_options(c)
+
+    def campaign(self, args):
+        from ..campaign.book import Campaign
+        from .canonical import canonical_count
+        from .exact import CANONICAL_EXPERIMENT, MAX_EXACT_RANKS, ledger_grid
+
+        if not 1 <= args.ranks <= MAX_EXACT_RANKS:
+            raise CardlabError(
+                f"campaign: R must be 1..{MAX_EXACT_RANKS} (canonical ranks are 64-bit), got {args.ranks}"
+            )
+        base = rules_from_args(args)
+        rules = Rules(base.matching, base.gather, base.pile_four, args.ranks)
+        grid = ledger_grid(rules, canonical_count(rules.ranks))
+        command = grid.rebuild.removesuffix(" --keep")
+        return Campaign(
+            "narcotic", CANONICAL_EXPERIMENT, rules.variant, f"r = {rules.ranks}", grid.items, "decks",
+            ("narcotic_exhaustive",), command, "--decks-per-shard",
+        )  # fmt: skip
+
+    def rules(self, campaign) -> Rules:
+        from .rules import all_rules
+
+        return next(r for r in all_rules(int(campaign.label.removeprefix("r = "))) if r.variant == campaign.variant)
+
+    def finished(self, campaign, results: str, timing):
+        from .campaign import campaign_state
+
+        return campaign_state(self.rules(campaign), results, timing)
+
+    def block(self, config, campaign, where: str):
+        from .campaign import campaign_block
+
+        return campaign_block(config, self.rules(campaign), where)
+
+    def block_per_shard(self, block) -> int | None:
+        return block.get("per_shard")
+
+    def block_hint(self, campaign) -> str:
+        return f"`canonical: true`, `- ranks: [{self.rules(campaign).ranks}]`, the rules, its decks_per_shard"
+
+    def run_config(self, config, campaign, shards, per_shard: int, backend) -> dict:
+        from .campaign import run_config
+
+        return run_config(config, self.rules(campaign), campaign.windows(shards, per_shard), per_shard)
+
+    def describe(self, campaign, state, results: str, book_lines: list[str], args) -> list[str]:
+        from .campaign import describe
+
+        return describe(state, book_lines)
+
+
+CAMPAIGN_BOOK = NarcoticBook()
+
+
+def add_campaign(nsub) -> None:
+    """``cardlab narcotic campaign R``: a thin wrapper of ``cardlab campaign narcotic R``."""
+    from ..campaign.cli import add_campaign_options
+    from ..campaign.command import campaign_command
+
+    c = nsub.add_parser(
+        "campaign",
+        help="a canonical enumeration's campaign (r = 5, ...): coverage, CPU, the rest's price, its ledger",
+        description=CAMPAIGN_BOOK.description + "  The same as `cardlab campaign narcotic R`.",
+        epilog=CAMPAIGN_BOOK.examples,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    CAMPAIGN_BOOK.add_arguments(c)
+    add_campaign_options(c, CAMPAIGN_BOOK.unit)
+    c.set_defaults(func=lambda args: campaign_command(CAMPAIGN_BOOK, args))

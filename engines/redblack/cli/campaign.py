@@ -30,6 +30,13 @@ class RedBlackBook:
 
     game = "redblack"
     unit = "deals"
+    examples = CAMPAIGN_EXAMPLES
+    description = (
+        "Reads the finished exhaustive shards of size K under a results tree (every table checked) "
+        "and prints the ranks they searched, their CPU time from the job logs, whether the size's block in the "
+        "config is a campaign block (`campaign: true`: it plans the shards its ledger keeps), what the ledger "
+        "keeps, and the shards left."
+    )
 
     def add_arguments(self, c) -> None:
         c.add_argument("k", type=int, help="cards per player, 1..26")
@@ -109,10 +116,7 @@ def add_campaign(sub, raw) -> None:
     c = sub.add_parser(
         "campaign",
         help="a size's finished search shards: coverage, CPU, its config block and ledger, the shards left",
-        description="Reads the finished exhaustive shards of size K under a results tree (every table checked) "
-        "and prints the ranks they searched, their CPU time from the job logs, whether the size's block in the "
-        "config is a campaign block (`campaign: true`: it plans the shards its ledger keeps), what the ledger "
-        "keeps, and the shards left.  The same as `cardlab campaign redblack K`.",
+        description=BOOK.description + "  The same as `cardlab campaign redblack K`.",
         epilog=CAMPAIGN_EXAMPLES,
         formatter_class=raw,
     )

@@ -1,0 +1,83 @@
+"""One campaign layer for every game (engines/campaign/): RedBlack's size campaigns and Narcotic's
+canonical enumerations run, resume, keep and rebuild their ledgers through `cardlab campaign GAME NAME`,
+of which each game's own `campaign` command is a thin wrapper."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_layers import imports_of, modules
+from wfhelp import cardlab, workdir
+
+from engines.campaign.book import Campaign, agreed_per_shard, next_shards, shards_left
+from engines.core.errors import CardlabError
+from engines.narcotic.canonical import canonical_count
+
+R, D = 3, 2000  # r = 3: 5,775 canonical decks, shards 0..2 of 2,000
+LEDGER = "results/ledger/narcotic/canonical/deal.top-right.keep.r3.json"
+CONFIG = f"""# a canonical campaign of r = {R}
+batch_cpu_s: 0
+narcotic:
+  exhaustive:
+    - ranks: [{R}]
+      rules: seed
+      canonical: true
+      campaign: true
+      decks_per_shard: {D}
+"""
+
+CAMPAIGN = Campaign("g", "e", "v", "n = 1", 10_500, "items", ("t",), "cardlab campaign g 1", "--per-shard")
+
+
+def test_the_shards_left_and_the_next_ones_come_as_runs_from_either_end():
+    assert shards_left(CAMPAIGN, [0, 1, 5, 10], 1000) == [(2, 4), (6, 9)]
+    assert next_shards(CAMPAIGN, [0, 1, 5, 10], 1000, 4, from_top=False) == [2, 3, 4, 6]
+    assert next_shards(CAMPAIGN, [0, 1, 5, 10], 1000, 4, from_top=True) == [9, 8, 7, 6]
+    assert next_shards(CAMPAIGN, range(11), 1000, 2, from_top=False) == []
+    assert CAMPAIGN.windows([2, 3, 4, 10], 1000) == [(2000, 5000), (10_000, 10_500)]
+
+
+def test_the_grid_is_the_one_every_source_agrees_on():
+    assert agreed_per_shard(CAMPAIGN, {"the block": 1000, "the ledger": None}) == 1000
+    with pytest.raises(CardlabError, match="n = 1: no shard grid yet.*give --per-shard"):
+        agreed_per_shard(CAMPAIGN, {"the block": None})
+    with pytest.raises(CardlabError, match="grids disagree.*the block: 1,000; the ledger: 2,000"):
+        agreed_per_shard(CAMPAIGN, {"the block": 1000, "the ledger": 2000})
+
+
+def test_game_commands_reach_ledgers_only_through_the_campaign_layer():
+    """The ledger module is read by the plan's kinds (a campaign block plans its ledger's shards), the
+    check records and the campaign layer; no command line of a game touches it."""
+    for module in modules():
+        if ".cli" in module and not module.startswith("engines.campaign"):
+            assert "engines.core.ledger" not in {t for t, _ in imports_of(module)}, module
+
+
+def test_the_game_command_is_the_layer_s(tmp_path):
+    """`cardlab redblack campaign K` and `cardlab campaign redblack K` print the same lines."""
+    wd = workdir(tmp_path / "wd", None)
+    (wd / "results").symlink_to(__import__("pathlib").Path(__file__).resolve().parents[1] / "results")
+    own, layer = cardlab(wd, "redblack", "campaign", "16"), cardlab(wd, "campaign", "redblack", "16")
+    assert own.returncode == layer.returncode == 0, own.stderr + layer.stderr
+    assert own.stdout == layer.stdout and "complete: every rank of k = 16 is searched" in own.stdout
+
+
+def test_a_narcotic_campaign_runs_resumes_and_rebuilds_its_ledger(tmp_path):
+    assert canonical_count(R) == 5775
+    wd = workdir(tmp_path / "wd", CONFIG)
+    first = cardlab(wd, "campaign", "narcotic", str(R), "--run", "1", "--cores", "1")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "r = 3: 1 shard (0, 2,000 decks) on 1 core" in first.stdout
+    assert "keeps 1 shard (0) of 2,000 decks" in first.stdout
+    top = cardlab(wd, "narcotic", "campaign", str(R), "--run", "1", "--from", "top", "--cores", "1")
+    assert top.returncode == 0, top.stdout + top.stderr
+    assert "shard 2 [4,000, 5,775) done" in top.stdout and "keeps 2 shards (0, 2)" in top.stdout
+    assert json.loads((wd / LEDGER).read_text())["shards"] == [[0, 0], [2, 2]]
+    (wd / LEDGER).write_text("{not json")
+    broken = cardlab(wd, "campaign", "narcotic", str(R))
+    assert broken.returncode != 0 and "cardlab narcotic campaign 3" in broken.stderr and "--keep" in broken.stderr
+    keep = cardlab(wd, "campaign", "narcotic", str(R), "--keep")
+    assert keep.returncode == 0, keep.stdout + keep.stderr
+    assert "rebuilt from the finished shards" in keep.stdout and "keeps 2 shards (0, 2)" in keep.stdout
+    assert json.loads((wd / LEDGER).read_text())["shards"] == [[0, 0], [2, 2]]
