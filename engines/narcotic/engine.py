@@ -187,5 +187,8 @@ class NarcoticEngine(Engine):
                 {"name": "combos", "rules": "all", "games": 20, "shards": 1, "seed": 8},
             ],
             "campaigns": [{"name": "kept", "rules": "seed", "games": 500, "games_per_shard": 200, "seed": 9}],
-            "exhaustive": {"ranks": [2, 3], "rules": "seed", "sequences_per_shard": 20000},
+            "exhaustive": [
+                {"ranks": [2, 3], "rules": "seed", "sequences_per_shard": 20000},
+                {"ranks": [3], "rules": "seed", "canonical": True, "decks_per_shard": 200},
+            ],
         }

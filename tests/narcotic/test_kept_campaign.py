@@ -30,6 +30,7 @@ class Kept(NamedTuple):
     tables: tuple[str, ...]
     complete_sql: str
     stand_in: object
+    experiments: tuple[str, ...] = ()  # where the kind shares its tables: the experiments that are its own
 
 
 KEPT = {
@@ -47,6 +48,16 @@ KEPT = {
         "SELECT experiment || ' ' || variant, complete FROM narcotic_exact "
         "JOIN (SELECT DISTINCT experiment, variant FROM narcotic_exhaustive) USING (variant) ORDER BY ALL",
         {"ranks": [2, 3], "rules": "seed", "sequences_per_shard": 20000},
+        ("exhaustive",),
+    ),
+    "canonical": Kept(
+        "canonical",
+        "exhaustive",
+        ("narcotic_exhaustive",),
+        "SELECT experiment || ' ' || variant, complete FROM narcotic_exact "
+        "JOIN (SELECT DISTINCT experiment, variant FROM narcotic_exhaustive) USING (variant) ORDER BY ALL",
+        [{"ranks": [3], "rules": "seed", "canonical": True, "decks_per_shard": 200}],
+        ("canonical",),
     ),
 }
 
@@ -55,20 +66,27 @@ def default_section(kept: Kept):
     return (load_config(ROOT / "config.yaml").get("narcotic") or {}).get(kept.key)
 
 
-def planned_specs(kept: Kept, section) -> list[dict]:
-    return [s for s in NARCOTIC.plan({kept.key: section}) if s["kind"] == kept.kind]
+def planned_specs(kept: Kept, section, every_kind: bool = False) -> list[dict]:
+    """The kind's shards the section plans (or, every_kind, those of every kept kind of its key)."""
+    kinds = {k.kind for k in KEPT.values() if k.key == kept.key} if every_kind else {kept.kind}
+    return [s for s in NARCOTIC.plan({kept.key: section}) if s["kind"] in kinds]
 
 
-def kept_files_of(kept: Kept, section) -> list[str]:
+def kept_files_of(kept: Kept, section, every_kind: bool = False) -> list[str]:
     """Shard files and logs of the shards a section plans, relative to a results root's parent."""
-    specs = planned_specs(kept, section)
+    specs = planned_specs(kept, section, every_kind)
     files = [shard_path("narcotic", t, s) for s in specs for t in kept.tables]
     return files + [log_path("narcotic", s["experiment"], s["variant"], s["shard"]) for s in specs]
 
 
 def files_in_repository(kept: Kept) -> list[str]:
     """The kind's shard files under results/narcotic/ and their logs, relative to the repository."""
-    shards = sorted(f for t in kept.tables for f in (ROOT / "results/narcotic" / t).glob("*/*/shard=*.parquet"))
+    shards = sorted(
+        f
+        for t in kept.tables
+        for f in (ROOT / "results/narcotic" / t).glob("*/*/shard=*.parquet")
+        if not kept.experiments or f.parts[-3] in kept.experiments
+    )
     logs = [log_of_shard_file(f) for f in shards if f.parts[-4] == kept.tables[0]]
     return sorted([str(f.relative_to(ROOT)) for f in shards] + [str(Path(g).relative_to(ROOT)) for g in logs])
 
@@ -94,7 +112,7 @@ def test_kept_files_are_accepted_and_not_recomputed(kept, tmp_path):
         snakemake(source, "--cores", "1", "warehouse")
     wd = workdir(tmp_path / "wd", yaml.safe_dump({"narcotic": {kept.key: section}}))
     shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
-    for f in kept_files_of(kept, section):
+    for f in kept_files_of(kept, section, every_kind=True):
         (wd / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source / f, wd / f)
     shutil.copytree(ROOT / "engines", wd / "engines", ignore=shutil.ignore_patterns("__pycache__"))
@@ -102,7 +120,7 @@ def test_kept_files_are_accepted_and_not_recomputed(kept, tmp_path):
     kernel.write_text(kernel.read_text() + "\nKERNEL_EDITED = True  # a refactor: kept results stay\n")
     env = {"PYTHONPATH": str(wd)}
     dry = snakemake(wd, "-n", "--cores", "1", env_extra=env).stdout
-    stage = NARCOTIC.kind_of(planned_specs(kept, section)[0]).stage
+    stage = NARCOTIC.kind_of(planned_specs(kept, section)[0]).stage  # (a kind of the key's shares its stage)
     assert not re.search(rf"^narcotic_{stage}\s+\d+$", dry, re.M), dry
     snakemake(wd, "--cores", "1", "warehouse", env_extra=env)
     con = duckdb.connect(str(wd / "results/warehouse.duckdb"), read_only=True)
@@ -110,7 +128,7 @@ def test_kept_files_are_accepted_and_not_recomputed(kept, tmp_path):
         rows = con.execute(kept.complete_sql).fetchall()
     finally:
         con.close()
-    assert rows == sorted(tiles_from_zero(planned_specs(kept, section)).items())
+    assert rows == sorted(tiles_from_zero(planned_specs(kept, section, every_kind=True)).items())
 
 
 def tiles_from_zero(specs: list[dict]) -> dict[str, bool]:
