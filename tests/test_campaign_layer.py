@@ -1,5 +1,6 @@
 """One campaign layer for every game (engines/campaign/): RedBlack's size campaigns and Narcotic's
-canonical enumerations run, resume, keep and rebuild their ledgers through `cardlab campaign GAME NAME`,
+canonical enumerations and tally campaigns run, resume, keep and rebuild their ledgers through
+`cardlab campaign GAME NAME`,
 of which each game's own `campaign` command is a thin wrapper."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import json
 
 import pytest
 from test_layers import imports_of, modules
-from wfhelp import cardlab, workdir
+from wfhelp import cardlab, digests, snakemake, workdir
 
 from engines.campaign.book import Campaign, agreed_per_shard, next_shards, shards_left
 from engines.core.errors import CardlabError
@@ -81,3 +82,53 @@ def test_a_narcotic_campaign_runs_resumes_and_rebuilds_its_ledger(tmp_path):
     assert keep.returncode == 0, keep.stdout + keep.stderr
     assert "rebuilt from the finished shards" in keep.stdout and "keeps 2 shards (0, 2)" in keep.stdout
     assert json.loads((wd / LEDGER).read_text())["shards"] == [[0, 0], [2, 2]]
+
+
+TALLY = """# a tally campaign of 900 seeded games
+batch_cpu_s: 0
+narcotic:
+  campaigns:
+    - name: tc
+      rules: seed
+      games: 900
+      games_per_shard: 300
+      seed: 3
+{extra}"""
+TALLY_LEDGER = "results/ledger/narcotic/tc/deal.top-right.keep.json"
+
+
+def test_a_tally_campaign_runs_resumes_and_equals_a_plain_run(tmp_path):
+    """A campaign entry (campaign: true) plans only its ledger's shards; the campaign command runs the
+    next ones and keeps them, and the shards are byte for byte those a plain entry computes at once."""
+    wd = workdir(tmp_path / "wd", TALLY.format(extra="      campaign: true\n"))
+    dry = snakemake(wd, "-n", "--cores", "1")
+    assert "narcotic_tally" not in dry.stdout  # the ledger keeps nothing yet: nothing planned
+    first = cardlab(wd, "campaign", "narcotic", "tc", "--run", "2", "--cores", "1")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "tc: 2 shards (0..1, 600 games) on 1 core" in first.stdout
+    assert "600 of 900 games played" in first.stdout and "keeps 2 shards (0..1) of 300 games" in first.stdout
+    rest = cardlab(wd, "narcotic", "campaign", "tc", "--run", "5", "--cores", "1")
+    assert rest.returncode == 0, rest.stdout + rest.stderr
+    assert "shard 2 [600, 900) done" in rest.stdout and "900 of 900 games played" in rest.stdout
+    assert json.loads((wd / TALLY_LEDGER).read_text())["shards"] == [[0, 2]]
+    plain = workdir(tmp_path / "plain", TALLY.format(extra=""))
+    snakemake(plain, "--cores", "1", "warehouse")
+    tallies = {k: v for k, v in digests(plain).items() if "/narcotic_tall" in k}
+    assert len(tallies) == 6 and {k: digests(wd)[k] for k in tallies} == tallies
+    (wd / TALLY_LEDGER).write_text('{"shards": [[0, 7]]}')
+    broken = cardlab(wd, "campaign", "narcotic", "tc")
+    assert (
+        broken.returncode != 0 and "cardlab campaign narcotic tc --variant deal.top-right.keep --keep" in broken.stderr
+    )
+    keep = cardlab(wd, "campaign", "narcotic", "tc", "--keep")
+    assert keep.returncode == 0 and "keeps 3 shards (0..2)" in keep.stdout, keep.stdout + keep.stderr
+
+
+def test_a_tally_campaign_is_named_by_its_entry_and_rules(tmp_path):
+    wd = workdir(tmp_path / "wd", TALLY.format(extra="").replace("rules: seed", "rules: all"))
+    several = cardlab(wd, "campaign", "narcotic", "tc")
+    assert several.returncode == 1 and "plays 16 rule combinations; name one with --variant" in several.stderr
+    one = cardlab(wd, "campaign", "narcotic", "tc", "--variant", "cascade.top-left.discard")
+    assert one.returncode == 0 and "0 of 900 games played" in one.stdout, one.stdout + one.stderr
+    unknown = cardlab(wd, "campaign", "narcotic", "other")
+    assert unknown.returncode == 1 and "no narcotic campaign named 'other'; its campaigns: tc" in unknown.stderr

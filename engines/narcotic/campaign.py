@@ -32,12 +32,15 @@ CAMPAIGN_EXAMPLES = """examples:
                                                the next shard left, kept in the ledger as it finishes
   cardlab narcotic campaign 5 --gather bottom-right --run 6 --decks-per-shard 500000000
                                                a new campaign of other rules (its block: canonical, campaign)
-  cardlab narcotic campaign 5 --keep           keep in the ledger the finished shards copied into results/"""
+  cardlab narcotic campaign 5 --keep           keep in the ledger the finished shards copied into results/
+  cardlab narcotic campaign full_deck          a tally campaign of the config (10^9 seeded games): its shards
+  cardlab narcotic campaign NAME --run 2       its next 2 shards (its entry: `campaign: true`, games, seed)"""
 
 
 @dataclass(frozen=True)
 class Finished:
-    """A finished canonical shard under a results tree: its number, canonical ranks, counts and CPU."""
+    """A finished shard under a results tree: its number, items (canonical ranks, or games), the games it
+    stands for (a canonical deck's r! sequences, a tally's games) and those won, and its CPU."""
 
     shard: int
     start: int
@@ -50,7 +53,7 @@ class Finished:
 @dataclass(frozen=True)
 class CampaignState:
     rules: Rules
-    total: int  # canonical decks of the size
+    total: int  # canonical decks of the size, or a tally campaign's games
     shards: list[Finished]
 
     @property
@@ -64,11 +67,12 @@ class CampaignState:
         return None
 
     @property
-    def decks(self) -> int:
+    def played(self) -> int:
+        """Items of the finished shards (decks, games)."""
         return sum(s.stop - s.start for s in self.shards)
 
     def rate(self) -> float | None:
-        """Decks a CPU-second over the finished shards whose job logs have a timing line."""
+        """Items a CPU-second over the finished shards whose job logs have a timing line."""
         timed = [s for s in self.shards if s.cpu_s]
         cpu = sum(s.cpu_s for s in timed)
         return sum(s.stop - s.start for s in timed) / cpu if cpu else None
@@ -114,7 +118,7 @@ def describe(state: CampaignState, book_lines: list[str]) -> list[str]:
     """What the campaign command prints: the decks played and won so far, the CPU and the rest's price,
     then ``book_lines`` (the campaign layer's lines on the config block and the ledger)."""
     rules = state.rules
-    decks = state.decks
+    decks = state.played
     done = f" ({runs_words(s.shard for s in state.shards)})" if state.shards else ""
     lines = [
         f"narcotic r = {rules.ranks}, rules {rules.matching}/{rules.gather}/{rules.pile_four} ({rules.variant}), "
@@ -131,10 +135,8 @@ def describe(state: CampaignState, book_lines: list[str]) -> list[str]:
     if rate:
         cpu = sum(s.cpu_s or 0 for s in state.shards)
         left = state.total - decks
-        lines.append(
-            f"  CPU {cpu / 60:.1f} min, {rate:,.0f} decks a CPU-second; the {left:,} decks left: about "
-            f"{left / rate / 3600:.2f} core-hours at that rate"
-        )
+        price = f"; the {left:,} decks left: about {left / rate / 3600:.2f} core-hours at that rate" if left else ""
+        lines.append(f"  CPU {cpu / 60:.1f} min, {rate:,.0f} decks a CPU-second{price}")
     lines += book_lines
     per_shard = state.per_shard
     if per_shard and (left := state.total - decks):
@@ -169,4 +171,110 @@ def run_config(config: Mapping[str, Any], rules: Rules, windows: list[tuple[int,
         }
     )
     section["exhaustive"] = keep
+    return out
+
+
+# --- tally campaigns: a `campaigns:` entry of seeded games kept as sums (engines/narcotic/tally.py) ---
+
+
+def tally_block(config: Mapping[str, Any] | None, name: str, where: str) -> dict | None:
+    """The ``narcotic.campaigns`` entry named ``name``, checked (None: the config has none)."""
+    from .tally import campaign_blocks
+
+    section = (config or {}).get("narcotic") or {}
+    return next((b for b in campaign_blocks(section) if b["name"] == name), None)
+
+
+def tally_rules(block: Mapping[str, Any], variant: str | None, where: str) -> Rules:
+    """The rule combination of a tally campaign a command names (``variant``: needed when it plays several)."""
+    choices = experiment_rules(block)
+    if variant is None and len(choices) == 1:
+        return choices[0]
+    names = ", ".join(r.variant for r in choices)
+    if variant is None:
+        raise CardlabError(f"{where}: campaign {block['name']!r} plays {len(choices)} rule combinations; "
+                           f"name one with --variant ({names})")  # fmt: skip
+    for rules in choices:
+        if rules.variant == variant:
+            return rules
+    raise CardlabError(f"{where}: campaign {block['name']!r} does not play --variant {variant}; it plays {names}")
+
+
+def tally_state(name: str, rules: Rules, total: int, results: str = RESULTS, timing=None) -> CampaignState:
+    """The finished shards of a tally campaign's rule combination under a results tree: each has both
+    tables (a shard missing one is not finished) and sums that add up (else an error naming the file)."""
+    import glob
+
+    import pyarrow.parquet as pq
+
+    from .tally import TALLY_TABLES
+
+    first, second = TALLY_TABLES
+
+    def place(table: str, n: int) -> str:
+        return place_path(ShardPlace(GAME, table, name, rules.variant, n), results)
+
+    shards = []
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(place(first, 0)), "shard=*.parquet"))):
+        n = int(os.path.basename(path).removeprefix("shard=").removesuffix(".parquet"))
+        if not os.path.isfile(place(second, n)):
+            continue
+        (row,) = pq.read_table(path).to_pylist()
+        games = row["range_stop"] - row["range_start"]
+        if row["games"] != games or row["wins"] + row["loops"] != games:
+            raise CardlabError(
+                f"{path}: {row['games']:,} games, {row['wins']:,} won and {row['loops']:,} looped do not add up "
+                f"to its range [{row['range_start']:,}, {row['range_stop']:,})"
+            )
+        record = (timing(log_path(GAME, name, rules.variant, n, results)) if timing else None) or {}
+        shards.append(Finished(n, row["range_start"], row["range_stop"], row["wins"], games, record.get("cpu_s")))
+    return CampaignState(rules, total, shards)
+
+
+def describe_tally(name: str, state: CampaignState, book_lines: list[str]) -> list[str]:
+    """What the campaign command prints for a tally campaign: the games played and won so far (with the
+    win rate's 95 % interval), the CPU and the rest's price, then the layer's lines."""
+    from ..core.stats import wilson
+
+    rules, played, total = state.rules, state.played, state.total
+    done = f" ({runs_words(s.shard for s in state.shards)})" if state.shards else ""
+    lines = [
+        f"narcotic campaign {name}, rules {rules.matching}/{rules.gather}/{rules.pile_four} ({rules.variant}): "
+        f"{played:,} of {total:,} games played ({100 * played / total:.2f} %), "
+        f"{plural(len(state.shards), 'finished shard')}{done}"
+    ]
+    if played:
+        won = sum(s.won for s in state.shards)
+        lo, hi = wilson(won, played)
+        lines.append(
+            f"  won {won:,} of {played:,} games: {100 * won / played:.4f} % (95 % interval "
+            f"{100 * lo:.4f} – {100 * hi:.4f} %)"
+        )
+    rate = state.rate()
+    if rate:
+        cpu = sum(s.cpu_s or 0 for s in state.shards)
+        left = max(total - played, 0)
+        price = f"; the {left:,} games left: about {left / rate / 3600:.2f} core-hours at that rate" if left else ""
+        lines.append(f"  CPU {cpu / 60:.1f} min, {rate:,.0f} games a CPU-second{price}")
+    lines += book_lines
+    if state.per_shard and (left := total - played) > 0:
+        lines.append(f"  left: {left:,} games ({100 * left / total:.2f} %)")
+    return lines
+
+
+def tally_run_config(config: Mapping[str, Any], name: str, rules: Rules, shards: list[int], per_shard: int) -> dict:
+    """The user's config with campaign ``name`` planning exactly these shards of one rule combination: its
+    entry narrowed to the rules and ``only_shards`` (the seeds follow the name, variant and shard alone)."""
+    out = deepcopy(dict(config))
+    section = out.setdefault("narcotic", {})
+    entries = []
+    for entry in section.get("campaigns") or []:
+        if entry.get("name") == name:
+            entry = {k: v for k, v in entry.items() if k not in ("rules", "campaign", "only_shards", "ranks")}
+            entry.update(
+                matching=rules.matching, gather=rules.gather, pile_four=rules.pile_four, ranks=rules.ranks,
+                games_per_shard=per_shard, only_shards=sorted(shards),
+            )  # fmt: skip
+        entries.append(entry)
+    section["campaigns"] = entries
     return out

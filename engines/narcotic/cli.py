@@ -203,15 +203,18 @@ def add_rule_options(p) -> None:
 
 
 class NarcoticBook:
-    """Narcotic's campaigns: the canonical enumeration of decks of R values under one rule combination."""
+    """Narcotic's campaigns: the canonical enumeration of decks of R values under one rule combination
+    (NAME an integer), or a tally campaign of the config's ``campaigns:`` (NAME its name)."""
 
     game = "narcotic"
     unit = "decks"
     description = (
-        "Reads the finished canonical shards of decks of R values under one rule combination "
-        "(every count checked against the shard's ranks) and prints the decks they played, their CPU time, "
-        "the price of the rest at that rate, whether the config's block is a campaign block (`canonical: true`, "
-        "`campaign: true`: it plans the shards its ledger keeps), what the ledger keeps, and the shards left."
+        "NAME is R, the values of a deck (a canonical enumeration's campaign), or the name of a tally campaign "
+        "of the config's `campaigns:` (seeded games kept as sums).  Reads the campaign's finished shards (each "
+        "checked: a canonical shard's counts against its ranks, a tally's sums against its games) and prints "
+        "what they played and won, their CPU time, the price of the rest at that rate, whether the config's "
+        "block is a campaign block (`campaign: true`: it plans the shards its ledger keeps), what the ledger "
+        "keeps, and the shards left."
     )
 
     @property
@@ -221,20 +224,34 @@ class NarcoticBook:
         return CAMPAIGN_EXAMPLES
 
     def add_arguments(self, c) -> None:
-        c.add_argument("ranks", type=int, metavar="R", help="values in the deck, 1..6")
+        c.add_argument("name", metavar="NAME", help="R (values in the deck, 1..6), or a tally campaign's name")
         add_rule_options(c)
+        c.add_argument(
+            "--variant", help="a tally campaign's rule combination, when its entry plays several (deal.top-right.keep)"
+        )
+
+    @staticmethod
+    def is_canonical(campaign) -> bool:
+        from .exact import CANONICAL_EXPERIMENT
+
+        return campaign.experiment == CANONICAL_EXPERIMENT
 
     def campaign(self, args):
+        if args.name.isdigit():
+            return self.canonical_campaign(int(args.name), args)
+        return self.tally_campaign(args)
+
+    def canonical_campaign(self, ranks: int, args):
         from ..campaign.book import Campaign
         from .canonical import canonical_count
         from .exact import CANONICAL_EXPERIMENT, MAX_EXACT_RANKS, ledger_grid
 
-        if not 1 <= args.ranks <= MAX_EXACT_RANKS:
-            raise CardlabError(
-                f"campaign: R must be 1..{MAX_EXACT_RANKS} (canonical ranks are 64-bit), got {args.ranks}"
-            )
+        if not 1 <= ranks <= MAX_EXACT_RANKS:
+            raise CardlabError(f"campaign: R must be 1..{MAX_EXACT_RANKS} (canonical ranks are 64-bit), got {ranks}")
+        if args.variant:
+            raise CardlabError("campaign: --variant names a tally campaign's rules; for R, give --matching, ...")
         base = rules_from_args(args)
-        rules = Rules(base.matching, base.gather, base.pile_four, args.ranks)
+        rules = Rules(base.matching, base.gather, base.pile_four, ranks)
         grid = ledger_grid(rules, canonical_count(rules.ranks))
         command = grid.rebuild.removesuffix(" --keep")
         return Campaign(
@@ -242,36 +259,74 @@ class NarcoticBook:
             ("narcotic_exhaustive",), command, "--decks-per-shard",
         )  # fmt: skip
 
-    def rules(self, campaign) -> Rules:
-        from .rules import all_rules
+    def tally_campaign(self, args):
+        from ..campaign.book import Campaign
+        from ..pipeline.config import read_yaml
+        from .campaign import tally_block, tally_rules
+        from .tally import TALLY_TABLES, tally_grid
 
-        return next(r for r in all_rules(int(campaign.label.removeprefix("r = "))) if r.variant == campaign.variant)
+        if any((args.matching, args.gather, args.pile_four)) or args.rules != "seed":
+            raise CardlabError("campaign: a tally campaign's entry gives its rules; name one of them with --variant")
+        import os
+
+        config = read_yaml(args.config) if os.path.isfile(args.config) else None
+        block = tally_block(config, args.name, args.config)
+        if block is None:
+            names = [b.get("name") for b in ((config or {}).get("narcotic") or {}).get("campaigns") or []]
+            known = f"; its campaigns: {', '.join(names)}" if names else ""
+            raise CardlabError(
+                f"campaign: {args.config} has no narcotic campaign named {args.name!r}{known} (a new one is an "
+                "entry of narcotic.campaigns with its name, games and seed; R, an integer, names a canonical one)"
+            )
+        rules = tally_rules(block, args.variant, args.config)
+        grid = tally_grid(block["name"], rules, int(block["games"]))
+        return Campaign(
+            "narcotic", block["name"], rules.variant, grid.name, grid.items, "games", tuple(TALLY_TABLES),
+            grid.rebuild.removesuffix(" --keep"),
+        )  # fmt: skip
+
+    def rules(self, campaign) -> Rules:
+        from .rules import VALUES, all_rules
+
+        ranks = int(campaign.label.removeprefix("r = ")) if self.is_canonical(campaign) else None
+        sizes = [ranks] if ranks else range(1, VALUES + 1)
+        return next(r for n in sizes for r in all_rules(n) if r.variant == campaign.variant)
 
     def finished(self, campaign, results: str, timing):
-        from .campaign import campaign_state
+        from .campaign import campaign_state, tally_state
 
-        return campaign_state(self.rules(campaign), results, timing)
+        if self.is_canonical(campaign):
+            return campaign_state(self.rules(campaign), results, timing)
+        return tally_state(campaign.experiment, self.rules(campaign), campaign.total, results, timing)
 
     def block(self, config, campaign, where: str):
-        from .campaign import campaign_block
+        from .campaign import campaign_block, tally_block
 
-        return campaign_block(config, self.rules(campaign), where)
+        if self.is_canonical(campaign):
+            return campaign_block(config, self.rules(campaign), where)
+        return tally_block(config, campaign.experiment, where)
 
     def block_per_shard(self, block) -> int | None:
-        return block.get("per_shard")
+        return block.get("per_shard", block.get("games_per_shard"))
 
     def block_hint(self, campaign) -> str:
+        if not self.is_canonical(campaign):
+            return f"an entry of narcotic.campaigns named {campaign.experiment}, its games and seed"
         return f"`canonical: true`, `- ranks: [{self.rules(campaign).ranks}]`, the rules, its decks_per_shard"
 
     def run_config(self, config, campaign, shards, per_shard: int, backend) -> dict:
-        from .campaign import run_config
+        from .campaign import run_config, tally_run_config
 
-        return run_config(config, self.rules(campaign), campaign.windows(shards, per_shard), per_shard)
+        if self.is_canonical(campaign):
+            return run_config(config, self.rules(campaign), campaign.windows(shards, per_shard), per_shard)
+        return tally_run_config(config, campaign.experiment, self.rules(campaign), list(shards), per_shard)
 
     def describe(self, campaign, state, results: str, book_lines: list[str], args) -> list[str]:
-        from .campaign import describe
+        from .campaign import describe, describe_tally
 
-        return describe(state, book_lines)
+        if self.is_canonical(campaign):
+            return describe(state, book_lines)
+        return describe_tally(campaign.experiment, state, book_lines)
 
 
 CAMPAIGN_BOOK = NarcoticBook()
@@ -284,7 +339,7 @@ def add_campaign(nsub) -> None:
 
     c = nsub.add_parser(
         "campaign",
-        help="a canonical enumeration's campaign (r = 5, ...): coverage, CPU, the rest's price, its ledger",
+        help="a canonical enumeration's (r = 5, ...) or a tally campaign's coverage, CPU, the rest's price, ledger",
         description=CAMPAIGN_BOOK.description + "  The same as `cardlab campaign narcotic R`.",
         epilog=CAMPAIGN_BOOK.examples,
         formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from ..core.errors import CardlabError
 from ..core.layout import MAX_SHARD
+from ..core.ledger import LedgerGrid, kept_shards
 from ..core.rng import seed_derivation, shard_seed
 from ..kinds import Resources, Schedule, ShardKind
 from .kernel import GAMES_PER_CALL, play, shuffled_decks
@@ -130,6 +131,16 @@ def add_padded(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def tally_grid(name: str, rules: Rules, games: int) -> LedgerGrid:
+    """The grid a tally campaign's ledger is checked against, and the command that rebuilds it."""
+    return LedgerGrid(name, games, f"{tally_command(name, rules)} --keep", "games")
+
+
+def tally_command(name: str, rules: Rules) -> str:
+    """The campaign command that names one rule combination of a tally campaign."""
+    return f"cardlab campaign narcotic {name} --variant {rules.variant}"
+
+
 def campaign_blocks(section: Mapping[str, Any]) -> list[dict]:
     """The ``campaigns`` entries, checked against each other and the experiments (names name paths and logs)."""
     taken = {exp["name"]: f"narcotic.experiments[{i}]" for i, exp in enumerate(section.get("experiments") or [])}
@@ -146,6 +157,11 @@ def campaign_blocks(section: Mapping[str, Any]) -> list[dict]:
                 f"{where}: {shards:,} shards of {per_shard:,} games; at most {MAX_SHARD + 1:,}: raise games_per_shard"
             )
         listed = block.get("only_shards")
+        if listed and block.get("campaign"):
+            raise CardlabError(
+                f"{where}: a campaign block (campaign: true) plans the shards its ledger keeps; "
+                "give campaign or only_shards, not both"
+            )
         outside = sorted(i for i in (listed or []) if i >= shards)
         if outside:
             raise CardlabError(
@@ -159,6 +175,7 @@ def campaign_blocks(section: Mapping[str, Any]) -> list[dict]:
                 "where": where,
                 "games_per_shard": per_shard,
                 "threads": int(block.get("threads", 1)),
+                "campaign": bool(block.get("campaign", False)),
                 "grid_shards": planned,
             }
         )
@@ -180,7 +197,12 @@ class CampaignTally(ShardKind):
         for block in campaign_blocks(section):
             total, per_shard = int(block["games"]), block["games_per_shard"]
             for rules in experiment_rules(block):
-                for shard in block["grid_shards"]:
+                shards = block["grid_shards"]
+                if block["campaign"]:
+                    grid = tally_grid(block["name"], rules, total)
+                    kept = kept_shards(self.game, block["name"], rules.variant, per_shard, block["where"], grid)
+                    shards = [s for s in shards if s in kept]
+                for shard in shards:
                     start = shard * per_shard
                     specs.append(self.spec(block, rules, shard, start, min(start + per_shard, total)))
         return specs
