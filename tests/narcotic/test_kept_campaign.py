@@ -115,6 +115,8 @@ def test_kept_files_are_accepted_and_not_recomputed(kept, tmp_path):
     for f in kept_files_of(kept, section, every_kind=True):
         (wd / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source / f, wd / f)
+    if (source / "results/ledger/narcotic").is_dir():  # a campaign block plans the shards its ledger keeps
+        shutil.copytree(source / "results/ledger/narcotic", wd / "results/ledger/narcotic")
     shutil.copytree(ROOT / "engines", wd / "engines", ignore=shutil.ignore_patterns("__pycache__"))
     kernel = wd / "engines/narcotic/kernel.py"
     kernel.write_text(kernel.read_text() + "\nKERNEL_EDITED = True  # a refactor: kept results stay\n")
