@@ -18,7 +18,14 @@ from ..core.rng import seed_derivation, shard_seed
 from ..core.shards import split_range
 from ..interface import Engine, ReportFile
 from ..kinds import Schedule, ShardKind
-from .cutcard_shards import CUT_TABLES, CutcardExact, CutcardSimulation, cutcard_reference_checks
+from .cutcard_shards import (
+    CURVE_TABLES,
+    CUT_TABLES,
+    CutcardCurve,
+    CutcardExact,
+    CutcardSimulation,
+    cutcard_reference_checks,
+)
 from .exact import exact_table
 from .rules import DECKS, OUTCOMES, PEEK, SHOES, SOFT17, UPCARD_VALUE, UPCARDS, parse_choice, parse_decks
 from .simulation import BLOCK_CONTINUOUS, simulate
@@ -56,7 +63,7 @@ SHARD_TABLES = {
     ),
 }
 
-TABLES = {**SHARD_TABLES, **CUT_TABLES}
+TABLES = {**SHARD_TABLES, **CUT_TABLES, **CURVE_TABLES}
 
 EXACT_EXPERIMENT = "exact"
 
@@ -273,7 +280,7 @@ class BlackjackEngine(Engine):
     work_unit = "hands"
     tables = TABLES
     # exact tables first: every simulated table is compared with one
-    kinds = (ExactTables(), Simulation(), CutcardExact(), CutcardSimulation())
+    kinds = (ExactTables(), Simulation(), CutcardExact(), CutcardSimulation(), CutcardCurve())
     sharded_field = "hands_per_upcard"
     report_files = (
         ReportFile("blackjack.md"),
@@ -334,4 +341,5 @@ class BlackjackEngine(Engine):
                 {"name": "cut3", "decks": 1, "cut": 3, "shoes": 400, "shards": 2, "seed": 6, "exact": True},
                 {"name": "half2", "decks": 2, "penetration": 0.5, "players": 4, "shoes": 300, "seed": 7},
             ],
+            "cutcurve": [{"name": "curve_half", "decks": 0.5, "players": [0], "soft17": ["stand"]}],
         }

@@ -224,6 +224,11 @@ def test_shards_views_and_report(tmp_path):
     try:
         for table in eng.tables:
             paths = [f for f in files if warehouse.check_file(f)["table"] == table]
+            if not paths:  # a table no shard here writes (the curve's): empty, as the warehouse makes it
+                con.register("empty_in", eng.tables[table].empty_table())
+                con.execute(f"CREATE TABLE {table} AS SELECT * FROM empty_in")
+                con.unregister("empty_in")
+                continue
             con.execute(f"CREATE TABLE {table} AS SELECT * FROM read_parquet($p)", {"p": paths})
         for name, extra in eng.warehouse_tables().items():
             con.register("extra_in", extra)
