@@ -155,3 +155,71 @@ def test_narcotic_play_replays_the_reference_of_each_dealt_deck(capsys, monkeypa
     assert code == 0
     want = [N.play_reference([int(c) for c in line.split()]).line() for line in decks.splitlines()]
     assert out.splitlines() == want
+
+
+def cutcard_csv_rows(text: str) -> dict[int, tuple[float, list[float], list[str]]]:
+    """round -> (dealt, probabilities in OUTCOMES order, exact fractions or '') of ``blackjack cutcard --csv``."""
+    lines = text.splitlines()
+    assert lines[0] == "round,dealt,outcome,probability,exact,half_width_95"
+    rows: dict = {}
+    for line in lines[1:]:
+        rnd, dealt, outcome, p, exact, _ = line.split(",")
+        d, probs, fracs = rows.setdefault(int(rnd), (float(dealt), [], []))
+        assert outcome == OUTCOMES[len(probs)]
+        probs.append(float(p))
+        fracs.append(exact)
+    return rows
+
+
+@pytest.mark.parametrize("cut,players,soft17", [(5, 0, "stand"), (8, 2, "hit")])
+def test_blackjack_cutcard_exact_equals_the_exact_law(capsys, cut, players, soft17):
+    from engines.blackjack.cutcard import shoe_of_decks
+    from engines.blackjack.cutcard_exact import exact_rounds
+
+    args = ["--cut", str(cut), "--players", str(players), "--soft17", soft17, "--by-round", "--csv"]
+    code, out, _ = cli(capsys, "blackjack", "cutcard", *args)
+    assert code == 0
+    rows = cutcard_csv_rows(out)
+    law = exact_rounds(shoe_of_decks(1), cut, players, soft17)
+    assert rows[0][2] == [f"{p.numerator}/{p.denominator}" for p in law["average"]]
+    assert rows[0][0] == float(law["rounds"])
+    for r, (dealt, probs) in enumerate(zip(law["dealt"], law["outcomes"]), start=1):
+        assert rows[r][0] == float(dealt) and rows[r][1] == [float(p) for p in probs]
+
+
+def test_blackjack_cutcard_simulation_equals_the_kernel_s_shoes(capsys):
+    from engines.blackjack.cutcard import shoe_of_decks, simulate_cutcard
+
+    code, out, _ = cli(
+        capsys, "blackjack", "cutcard", "--decks", "2", "--cut", "60", "--shoes", "3000", "--seed", "9", "--csv"
+    )
+    assert code == 0
+    rows = cutcard_csv_rows(out)
+    counts, _ = simulate_cutcard(9, shoe_of_decks(2), 60, 0, "stand", 3000)
+    assert rows[0][1] == [float(c) for c in counts.sum(axis=0) / counts.sum()]
+    assert rows[0][0] == counts.sum() / 3000
+
+
+def test_blackjack_cutcard_equals_the_kept_curve_of_the_warehouse(capsys):
+    """The kept one-deck curve (config blackjack.cutcurve) and the command line's exact fractions at cut 9."""
+    from pathlib import Path
+
+    kept = Path(__file__).resolve().parents[1] / "results/blackjack/blackjack_cutcard_curve/curve-1deck"
+    shard = kept / "decks=1+players=0+soft17=stand/shard=0000.parquet"
+    assert shard.is_file(), f"{shard}: the kept curve is missing"
+    want = duckdb.sql(
+        f"SELECT dealt, list(probability ORDER BY outcome_order) FROM read_parquet('{shard}') "
+        "WHERE cut = 9 AND round = 0 GROUP BY dealt"
+    ).fetchall()
+    code, out, _ = cli(capsys, "blackjack", "cutcard", "--cut", "9", "--csv")
+    assert code == 0
+    dealt, probs, _ = cutcard_csv_rows(out)[0]
+    assert want and dealt == pytest.approx(want[0][0], rel=1e-12)
+    assert probs == pytest.approx(want[0][1], rel=1e-12)
+
+
+def test_blackjack_cutcard_errors_name_the_way_out(capsys):
+    code, _, err = cli(capsys, "blackjack", "cutcard", "--decks", "2", "--cut", "60", "--exact")
+    assert code == 1 and "exact fractions reach cuts of at most 10 cards" in err and "--shoes N" in err
+    code, _, err = cli(capsys, "blackjack", "cutcard", "--cut", "50")
+    assert code == 1 and "use a cut of at most 43 cards" in err

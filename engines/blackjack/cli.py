@@ -1,4 +1,5 @@
-"""``cardlab blackjack table``: the exact dealer-outcome table of one rule variant, at once."""
+"""``cardlab blackjack table``: the exact dealer-outcome table of one rule variant, at once;
+``cardlab blackjack cutcard``: the dealer's law with a cut card, exact where it can be."""
 
 from __future__ import annotations
 
@@ -85,10 +86,75 @@ def cmd_table(args) -> int:
     return 0
 
 
+CUTCARD_EXAMPLES = """examples:
+  cardlab blackjack cutcard --decks 1 --cut 39 --exact         one deck cut at 75 %, dealer only, exactly
+  cardlab blackjack cutcard --decks 1 --cut 39 --by-round      also each round number's law (about 10 CPU-minutes)
+  cardlab blackjack cutcard --decks 1 --cut 8 --players 2 --csv
+  cardlab blackjack cutcard --decks 6 --cut 234 --players 4 --shoes 200000 --seed 7   simulated (6 decks)"""
+
+
+def cutcard_lines(args, law) -> list[str]:
+    """The answer in words: the setting and method, rounds a shoe, the law per round dealt beside the full shoe."""
+    from .cutcard_shards import full_shoe_law
+
+    who = "dealer only" if args.players == 0 else f"{args.players} player card{'s' * (args.players > 1)} a round"
+    deck_words = f"{args.decks} deck{'s' * (args.decks > 1)}"
+    share = args.cut / (52 * args.decks)
+    error = (
+        f"; relative error below {law.relative_error:.0e}" if law.relative_error is not None
+        else "; 95 % intervals" if law.half_width is not None else ""
+    )  # fmt: skip
+    lines = [
+        f"Cut card: {deck_words}, cut after {args.cut} cards ({100 * share:.0f} %), {who}, dealer "
+        f"{'hits' if args.soft17 == 'hit' else 'stands on'} soft 17 — {law.method}{error}",
+        f"rounds a shoe: {law.rounds_per_shoe:.6f}",
+        "\t".join(("", *HEADER[1:])),
+    ]
+    full = [float(p) for p in full_shoe_law(args.decks, args.soft17)]
+    cells = [f"{100 * p:.4f}%" for p in law.average]
+    if law.half_width is not None:
+        cells = [f"{c} ± {100 * h:.4f}" for c, h in zip(cells, law.half_width)]
+    lines.append("\t".join(("per round dealt", *cells)))
+    lines.append("\t".join(("full shoe (cut 1)", *(f"{100 * p:.4f}%" for p in full))))
+    lines.append("\t".join(("difference (points)", *(f"{100 * (a - b):+.4f}" for a, b in zip(law.average, full)))))
+    if law.per_round:
+        lines.append("by round number (P: the shoe deals that round):")
+        lines.append("\t".join(("round", "P", *HEADER[1:])))
+        for r, dealt, probs in law.per_round:
+            lines.append("\t".join((str(r), f"{dealt:.6g}", *(f"{100 * p:.4f}%" for p in probs))))
+    return lines
+
+
+def cutcard_csv(law) -> str:
+    """round (0: every round dealt), outcome, probability, and the exact fraction or interval where there is one."""
+    lines = ["round,dealt,outcome,probability,exact,half_width_95"]
+    for o, name in enumerate(OUTCOMES):
+        exact = f"{law.exact[o].numerator}/{law.exact[o].denominator}" if law.exact else ""
+        half = repr(law.half_width[o]) if law.half_width else ""
+        lines.append(f"0,{law.rounds_per_shoe!r},{name},{law.average[o]!r},{exact},{half}")
+    for r, dealt, probs in law.per_round:
+        lines += [f"{r},{dealt!r},{name},{p!r},," for name, p in zip(OUTCOMES, probs)]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_cutcard(args) -> int:
+    from .cutcard_law import cutcard_law
+
+    method = "exact" if args.exact else "simulate" if args.shoes is not None else "auto"
+    if args.exact and args.shoes is not None:
+        raise CardlabError("cutcard: give --exact or --shoes N (a simulation), not both")
+    law = cutcard_law(
+        args.decks, args.cut, args.players, args.soft17, method, args.by_round, args.shoes or 1_000_000, args.seed,
+        notice=lambda words: print(words, file=sys.stderr, flush=True),
+    )  # fmt: skip
+    sys.stdout.write(cutcard_csv(law) if args.csv else "\n".join(cutcard_lines(args, law)) + "\n")
+    return 0
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "blackjack",
-        help="Blackjack dealer outcomes: exact tables",
+        help="Blackjack dealer outcomes: exact tables, the cut card",
         description="Blackjack dealer outcomes per upcard, exactly.",
         epilog=TABLE_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -117,3 +183,25 @@ def register(sub) -> None:
     )
     t.add_argument("--csv", action="store_true", help="CSV for machines: upcard, outcome, probability, exact fraction")
     t.set_defaults(func=cmd_table)
+    c = bsub.add_parser(
+        "cutcard",
+        help="the dealer's law per round with a cut card: exact where it can be, simulated otherwise",
+        description="A shoe dealt round after round (players' cards, then the dealer's hand) until the cut card "
+        "comes out, then reshuffled: the share of rounds the dealer busts, ends on 17..21 or has a natural, "
+        "beside the full shoe's. Exact fractions for shallow cuts, the forward pass over compositions for "
+        "any cut of one deck (float64, its error bound stated), seeded simulation otherwise or with --shoes; "
+        "the first line says which.",
+        epilog=CUTCARD_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    c.add_argument("--decks", type=int, choices=range(1, 9), default=1, metavar="1..8", help="decks (default: 1)")
+    c.add_argument("--cut", type=int, required=True, help="cards dealt before the cut card comes out")
+    c.add_argument("--players", type=int, default=0, help="players' cards a round before the dealer's (default: 0)")
+    c.add_argument("--soft17", choices=SOFT17, default="stand", help="dealer on soft 17 (default: %(default)s)")
+    how = c.add_mutually_exclusive_group()
+    how.add_argument("--exact", action="store_true", help="exactly, or an error saying why it cannot be")
+    how.add_argument("--shoes", type=int, help="simulate N seeded shoes instead (default when exact cannot be: 10^6)")
+    c.add_argument("--seed", type=int, default=1, help="the simulation's seed (default: %(default)s)")
+    c.add_argument("--by-round", action="store_true", help="also the law of each round number in the shoe")
+    c.add_argument("--csv", action="store_true", help="CSV: round (0: every round dealt), outcome, probability")
+    c.set_defaults(func=cmd_cutcard)

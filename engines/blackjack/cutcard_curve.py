@@ -231,11 +231,15 @@ class Curve:
             raise CardlabError(f"cutcard: the pass answers cuts 1..{self.max_cut}, not {cut}")
 
 
-def cut_curve(shoe: Sequence[int], players: int, soft17: str, layered: bool = False) -> Curve:
-    """The pass over every composition of ``shoe`` (counts per value, index 0..10) for every valid cut."""
+def cut_curve(shoe: Sequence[int], players: int, soft17: str, layered: bool = False, up_to: int | None = None) -> Curve:
+    """The pass over every composition of ``shoe`` (counts per value, index 0..10) for every valid cut
+    (or every cut up to ``up_to``: rounds start no deeper, so a shallow cut costs less)."""
     shoe = tuple(int(c) for c in shoe)
     size = sum(shoe)
     max_cut = size - players - max_dealer_cards(shoe, soft17) + 1
+    if up_to is not None:
+        check_cut(shoe, up_to, players, soft17)
+        max_cut = up_to
     check_cut(shoe, max_cut, players, soft17)
     states = round_states(shoe, players, soft17)
     comps = compositions(shoe)

@@ -291,6 +291,8 @@ class BlackjackEngine(Engine):
         ReportFile("blackjack_effects.png", "blackjack_effects"),
         ReportFile("blackjack_cutcard.csv", "blackjack_cutcard_csv"),
         ReportFile("blackjack_cutcard.png", "blackjack_cutcard"),
+        ReportFile("blackjack_cutcurve.csv", "blackjack_cutcurve_csv"),
+        ReportFile("blackjack_cutcurve.png", "blackjack_cutcurve"),
     )
     figure_basis = {
         "blackjack_bust": (
@@ -306,6 +308,11 @@ class BlackjackEngine(Engine):
             "SELECT count(*), coalesce(sum(shoes), 0), (SELECT count(DISTINCT experiment) FROM blackjack_cutcard) "
             "FROM blackjack_cutcard_sim WHERE round = 0 AND outcome = 'bust'",
             "{0} simulated cut-card settings ({1:,} shoes), {2} of them also exact",
+        ),
+        "blackjack_cutcurve": (
+            "SELECT count(DISTINCT (players, soft17)), count(DISTINCT cut) FROM blackjack_cutcard_curve "
+            "WHERE round = 0 AND decks = '1'",
+            "{0} exact curves of one deck, {1} cuts each (a forward pass over its compositions: no sampling error)",
         ),
     }
 

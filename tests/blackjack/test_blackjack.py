@@ -564,6 +564,8 @@ def test_warehouse_views_and_report(tmp_path):
         "blackjack_bust.png",
         "blackjack_cutcard.csv",
         "blackjack_cutcard.png",
+        "blackjack_cutcurve.csv",
+        "blackjack_cutcurve.png",
         "blackjack_effects.csv",
         "blackjack_effects.png",
         "blackjack_sim.csv",
