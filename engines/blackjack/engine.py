@@ -281,6 +281,7 @@ class BlackjackEngine(Engine):
     tables = TABLES
     # exact tables first: every simulated table is compared with one
     kinds = (ExactTables(), Simulation(), CutcardExact(), CutcardSimulation(), CutcardCurve())
+    tooling_modules = ("cutcard_law.py",)  # `cardlab blackjack cutcard`: the command line's choice of method
     sharded_field = "hands_per_upcard"
     report_files = (
         ReportFile("blackjack.md"),
