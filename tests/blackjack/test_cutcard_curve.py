@@ -135,3 +135,33 @@ def test_one_deck_equals_the_exact_fractions_up_to_cut_11(soft17):
     for cut in exact_cuts(ONE_DECK, 0, soft17, 11):
         law = exact_rounds(ONE_DECK, cut, 0, soft17)
         np.testing.assert_allclose(curve.average(cut), [float(x) for x in law["average"]], rtol=AGREE)
+
+
+def test_the_default_config_s_curves_are_kept_and_not_recomputed(tmp_path):
+    """Every cutcurve shard the default config plans is in the repository (with its log), and a fresh
+    directory holding them and that section runs no curve job (a shard of one deck is minutes and 4 GB)."""
+    import shutil
+
+    import yaml
+    from wfhelp import ROOT, snakemake, workdir
+
+    from engines.core.layout import log_path, shard_path
+    from engines.pipeline.plan import load_config
+    from engines.registry import engine
+
+    section = {"cutcurve": (load_config(ROOT / "config.yaml").get("blackjack") or {}).get("cutcurve")}
+    specs = [s for s in engine("blackjack").plan(section) if s["kind"] == "cutcurve"]
+    assert len(specs) == 5
+    files = [shard_path("blackjack", "blackjack_cutcard_curve", s) for s in specs]
+    files += [log_path("blackjack", s["experiment"], s["variant"], s["shard"]) for s in specs]
+    assert not [f for f in files if not (ROOT / f).is_file()]
+    kept = sorted(
+        str(p.relative_to(ROOT)) for p in (ROOT / "results/blackjack/blackjack_cutcard_curve").rglob("*.parquet")
+    )
+    assert kept == sorted(f for f in files if f.endswith(".parquet"))
+    wd = workdir(tmp_path / "wd", yaml.safe_dump({"blackjack": {"exact": {"decks": []}, **section}}))
+    for f in files:
+        (wd / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / f, wd / f)
+    dry = snakemake(wd, "-n", "--cores", "1").stdout
+    assert "blackjack_cutcurve" not in dry.split("Job stats:")[-1], dry

@@ -136,6 +136,14 @@ def exact_part(exact: list[dict]) -> list[str]:
                 ],
             ),
         ]
+        md += [
+            "",
+            "To recompute any of them: `cardlab verify --recompute PATH` (a shard file, compared byte for byte); "
+            "a canonical campaign (r = 5: `cardlab campaign narcotic 5`) runs or resumes with `--run N`, and "
+            "the plain and canonical enumerations of a deck size agree on every count where both are complete "
+            "(view `narcotic_exact_agreement`).",
+            "",
+        ]
     return md
 
 
