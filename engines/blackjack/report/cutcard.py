@@ -173,16 +173,20 @@ def cutcurve_answer(con: duckdb.DuckDBPyConnection) -> str:
     if not rows:
         return ""
     parts = [
-        f"{r['bust']:.4f} % ({r['effect']:+.4f} points; {'dealer only' if r['players'] == 0 else str(r['players']) + ' player cards'}, "
-        f"{'hit' if r['soft17'] == 'hit' else 'stand'} soft 17)"
+        f"{r['bust']:.4f} % ({r['effect']:+.4f} points; {player_words(r['players'])}, {r['soft17']} soft 17)"
         for r in rows
     ]
     least = min(rows, key=lambda r: r["least"])
     return (
         " Exactly, one deck cut at 75 % (39 cards): the dealer busts per round dealt "
         + "; ".join(parts)
-        + f"; the largest effect at any cut is {least['least']:+.4f} points (cut {least['least_at']})."
+        + f"; the largest effect at any cut is {least['least']:+.4f} points (cut {least['least_at']}, "
+        f"{player_words(least['players'])}, {least['soft17']} soft 17)."
     )
+
+
+def player_words(players: int) -> str:
+    return "dealer only" if players == 0 else f"{players} player card{'s' if players > 1 else ''} a round"
 
 
 def cutcard_answer(con: duckdb.DuckDBPyConnection) -> list[str]:
@@ -255,19 +259,19 @@ def bust_by_cut(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
     for players, soft17, cut, rnd, dealt, bust, full in rows:
         fulls.add((soft17, full))
         if rnd == 0:
-            curves.setdefault((players, soft17), []).append((cut, bust))
+            curves.setdefault((players, soft17), []).append((cut, bust - full))
         elif cut == 39 and dealt > 1e-6:
             rounds.setdefault((players, soft17), []).append((rnd, bust))
     for (players, soft17), pts in curves.items():
-        who = "dealer only" if players == 0 else f"{players} player cards"
+        who = player_words(players)
         left.plot(*zip(*pts), marker=".", ms=3, lw=1, label=f"{who}, {soft17} soft 17")
     for (players, soft17), pts in rounds.items():
         right.plot(*zip(*pts), marker="o", ms=3, lw=1, label=f"cut 39, {soft17} soft 17")
+    left.axhline(0, color="grey", lw=0.8, ls="--")
     for soft17, full in sorted(fulls):
-        for ax in (left, right):
-            ax.axhline(full, color="grey", lw=0.8, ls="--")
+        right.axhline(full, color="grey", lw=0.8, ls="--")
     left.set_xlabel("cut (cards dealt before the reshuffle), one deck")
-    left.set_ylabel("P(dealer busts) per round dealt, %")
+    left.set_ylabel("P(dealer busts) per round dealt − the full shoe's (points)")
     right.set_xlabel("round number within the shoe (rounds dealt in at least 1 shoe in 10^6)")
     right.set_ylabel("P(dealer busts) in that round, %")
     for ax in (left, right):
@@ -275,4 +279,5 @@ def bust_by_cut(con: duckdb.DuckDBPyConnection, path: Path) -> Path:
         if curves:
             ax.legend(fontsize=7)
     fig.suptitle("The cut card at every depth of one deck, exactly (dashed: the full shoe)")
+    fig.tight_layout()
     return save_figure(fig, path)
