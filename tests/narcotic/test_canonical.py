@@ -48,7 +48,7 @@ from engines.narcotic.exact import (
 from engines.narcotic.kernel import play, shuffled_decks
 from engines.narcotic.reference import play_reference
 from engines.narcotic.rules import Rules, all_rules
-from engines.pipeline.plan import validate_config
+from engines.pipeline.plan import Plan, validate_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")
@@ -270,8 +270,8 @@ def test_a_canonical_block_plans_its_grid_and_a_plain_block_of_the_same_rules_be
 
 def test_a_campaign_block_plans_exactly_its_ledgers_shards(tmp_path):
     block = {"ranks": [5], "rules": "seed", "canonical": True, "campaign": True, "decks_per_shard": 250_000_000}
-    validate_config({"narcotic": {"exhaustive": [block]}})
-    with ledger_root(str(tmp_path)):
+    Plan.build({"narcotic": {"exhaustive": [block]}}, results=str(tmp_path))  # valid (the repository's
+    with ledger_root(str(tmp_path)):  # own r = 5 ledger keeps another grid: not read here)
         assert NARCOTIC.plan({"exhaustive": [block]}) == []
         grid = ledger_grid(Rules(ranks=5), canonical_count(5))
         record_kept("narcotic", "canonical", "deal.top-right.keep.r5", 250_000_000, [3, 10], grid, root=str(tmp_path))
