@@ -15,12 +15,12 @@ from fractions import Fraction
 import numpy as np
 
 from ..core.errors import CardlabError
+from ..core.stats import Z95
 from .cutcard import check_cut, shoe_of_decks, simulate_cutcard
 from .cutcard_curve import cut_curve
 from .cutcard_exact import check_exact, exact_rounds
 from .rules import OUTCOMES
 
-Z95 = 1.959963984540054
 CURVE_DECKS = 1  # the forward pass holds one deck's compositions (two: 1.28e10)
 
 
@@ -43,9 +43,7 @@ def exact_law(decks: int, cut: int, players: int, soft17: str, by_round: bool, n
     """Exact fractions where the layered DP reaches the cut, else the forward pass (one deck only;
     ``notice(words)`` is told before it starts, as it takes minutes)."""
     shoe = shoe_of_decks(decks)
-    try:
-        check_exact(shoe, cut, players, soft17)
-    except CardlabError:
+    if not fractions_reach(shoe, cut, players, soft17):
         if decks > CURVE_DECKS:
             most = next(c for c in range(cut, 0, -1) if fractions_reach(shoe, c, players, soft17))
             raise CardlabError(

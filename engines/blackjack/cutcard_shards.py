@@ -69,17 +69,9 @@ CPU_S_PER_SHOE_DECK = 1.5e-6
 EXACT_CPU_S = 10.0
 
 
-@cache
 def full_shoe_law(decks: int, soft17: str) -> tuple[Fraction, ...]:
-    """The dealer's outcome law from a full shoe, the upcard being whatever it deals: round 1's law."""
-    shoe = shoe_of_decks(decks)
-    n = sum(shoe)
-    law = [Fraction(0)] * len(OUTCOMES)
-    for u in UPCARDS:
-        v = UPCARD_VALUE[u]
-        for o, p in enumerate(exact_outcomes(shoe, v, soft17)):
-            law[o] += Fraction(shoe[v], n) * p
-    return tuple(law)
+    """The dealer's outcome law from a full shoe of ``decks`` decks: round 1's law."""
+    return full_shoe_law_of(shoe_of_decks(decks), soft17)
 
 
 def fraction_text(f: Fraction) -> str:
@@ -308,7 +300,8 @@ def curve_shoe(decks: str) -> tuple[int, ...]:
 
 @cache
 def full_shoe_law_of(shoe: tuple[int, ...], soft17: str) -> tuple[Fraction, ...]:
-    """The dealer's outcome law from a full shoe of any composition, the upcard being whatever it deals."""
+    """The dealer's outcome law from a full shoe of any composition, the upcard being whatever it deals
+    (upcards the shoe holds none of weigh nothing)."""
     n = sum(shoe)
     law = [Fraction(0)] * len(OUTCOMES)
     for u in UPCARDS:

@@ -111,6 +111,12 @@ def parse_log_path(path: str | os.PathLike, root: str | os.PathLike = RESULTS) -
     return LogPlace(*m.groups()[:3], int(m.group(4))) if m else None
 
 
+def shards_present(game: str, table: str, experiment: str, variant: str, root: str = RESULTS) -> list[int]:
+    """The shard numbers of one place whose file of ``table`` is under ``root``, in order."""
+    folder = Path(place_path(ShardPlace(game, table, experiment, variant, 0), root)).parent
+    return sorted(parsed[1].shard for f in folder.glob("shard=*.parquet") if (parsed := parse_shard_path(f)))
+
+
 def parse_shard_path(path: str | os.PathLike) -> tuple[str, ShardPlace] | None:
     """(results root, place) a path names if it is laid out as a shard file, else None.
 

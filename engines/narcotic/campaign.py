@@ -20,7 +20,7 @@ from typing import Any
 from ..campaign.book import runs_words
 from ..core.errors import CardlabError
 from ..core.fmt import plural
-from ..core.layout import RESULTS, ShardPlace, log_path, place_path
+from ..core.layout import RESULTS, ShardPlace, log_path, place_path, shards_present
 from .rules import Rules, experiment_rules
 
 GAME = "narcotic"
@@ -93,17 +93,14 @@ def campaign_block(config: Mapping[str, Any] | None, rules: Rules, where: str) -
 def campaign_state(rules: Rules, results: str = RESULTS, timing=None) -> CampaignState:
     """The finished canonical shards of the rules under a results tree, each checked against its ranks
     (``timing``: the pipeline's reader of a job's timing, which this layer cannot import)."""
-    import glob
-
     import pyarrow.parquet as pq
 
     from .canonical import canonical_count, orderings_per_deck
     from .exact import CANONICAL_EXPERIMENT
 
-    folder = os.path.dirname(place_path(ShardPlace(GAME, TABLE, CANONICAL_EXPERIMENT, rules.variant, 0), results))
     shards = []
-    for path in sorted(glob.glob(os.path.join(folder, "shard=*.parquet"))):
-        n = int(os.path.basename(path).removeprefix("shard=").removesuffix(".parquet"))
+    for n in shards_present(GAME, TABLE, CANONICAL_EXPERIMENT, rules.variant, results):
+        path = place_path(ShardPlace(GAME, TABLE, CANONICAL_EXPERIMENT, rules.variant, n), results)
         (row,) = pq.read_table(path).to_pylist()
         if row["sequences"] != (row["range_stop"] - row["range_start"]) * orderings_per_deck(rules.ranks):
             raise CardlabError(f"{path}: {row['sequences']:,} sequences is not r! times its canonical ranks")
@@ -203,8 +200,6 @@ def tally_rules(block: Mapping[str, Any], variant: str | None, where: str) -> Ru
 def tally_state(name: str, rules: Rules, total: int, results: str = RESULTS, timing=None) -> CampaignState:
     """The finished shards of a tally campaign's rule combination under a results tree: each has both
     tables (a shard missing one is not finished) and sums that add up (else an error naming the file)."""
-    import glob
-
     import pyarrow.parquet as pq
 
     from .tally import TALLY_TABLES
@@ -215,10 +210,10 @@ def tally_state(name: str, rules: Rules, total: int, results: str = RESULTS, tim
         return place_path(ShardPlace(GAME, table, name, rules.variant, n), results)
 
     shards = []
-    for path in sorted(glob.glob(os.path.join(os.path.dirname(place(first, 0)), "shard=*.parquet"))):
-        n = int(os.path.basename(path).removeprefix("shard=").removesuffix(".parquet"))
+    for n in shards_present(GAME, first, name, rules.variant, results):
         if not os.path.isfile(place(second, n)):
             continue
+        path = place(first, n)
         (row,) = pq.read_table(path).to_pylist()
         games = row["range_stop"] - row["range_start"]
         if row["games"] != games or row["wins"] + row["loops"] != games:

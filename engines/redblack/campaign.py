@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..core.errors import CardlabError
 from ..core.fmt import duration, plural
-from ..core.layout import RESULTS, ShardPlace, log_path, parse_shard_path, place_path
+from ..core.layout import RESULTS, ShardPlace, log_path, place_path, shards_present
 from ..core.store import read_table
 from ..kinds import on_gpu
 from .rules import K_MAX, canonical_deals
@@ -137,7 +137,7 @@ def campaign_state(
         raise CardlabError(f"{root}: no such results directory")
     experiment, variant = exhaustive_experiment(k), EXHAUSTIVE_VARIANT[method]
     counts_dir = Path(place_path(ShardPlace(GAME, COUNTS, experiment, variant, 0), root)).parent
-    numbers = sorted(parsed[1].shard for f in counts_dir.glob("shard=*.parquet") if (parsed := parse_shard_path(f)))
+    numbers = shards_present(GAME, COUNTS, experiment, variant, root)
     total = canonical_deals(k)
     shards, unfinished = [], []
     for n in numbers:

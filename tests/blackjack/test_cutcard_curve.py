@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from engines.blackjack.cutcard import max_dealer_cards, simulate_cutcard
 from engines.blackjack.cutcard_curve import cut_curve
-from engines.blackjack.cutcard_exact import check_exact, exact_rounds
+from engines.blackjack.cutcard_exact import exact_rounds
+from engines.blackjack.cutcard_law import fractions_reach
 from engines.blackjack.cutcard_shards import CURVE_RESULT_VERSION, curve_shoe, full_shoe_law_of
 from engines.core.errors import CardlabError
 
@@ -24,9 +25,7 @@ AGREE = 1e-12  # measured: about 1e-13 (the bound the pass states is looser: cut
 
 def exact_cuts(shoe, players: int, soft17: str, most: int):
     for cut in range(1, most + 1):
-        try:
-            check_exact(shoe, cut, players, soft17)
-        except CardlabError:
+        if not fractions_reach(shoe, cut, players, soft17):
             return
         yield cut
 
