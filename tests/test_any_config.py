@@ -47,7 +47,6 @@ def test_several_config_files_merge_like_snakemake(tmp_path):
 def other_run(tmp_path_factory) -> Path:
     """A run of OTHER via --configfile in a directory whose config.yaml plans much more."""
     wd = workdir(tmp_path_factory.mktemp("other") / "wd")
-    shutil.copytree(ROOT / "profiles", wd / "profiles")  # what a user's terminal shows
     (wd / "other.yaml").write_text(OTHER)
     for f in KEPT:
         (wd / f).parent.mkdir(parents=True, exist_ok=True)

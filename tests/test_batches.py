@@ -3,6 +3,7 @@ the files are the same bytes however shards are grouped."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,6 @@ from wfhelp import ROOT, WAREHOUSE_RULE, cardlab, digests, planned_jobs, snakema
 
 from engines.core.errors import CardlabError
 from engines.core.layout import shard_path
-from engines.pipeline.adopt import tracked_results
 from engines.pipeline.batches import BATCH_CPU_S, SMALL_SHARD_CPU_S, batch_limit, plan_batches
 from engines.pipeline.plan import validate_config
 from engines.redblack.window_shards import WINDOW_CPU_S_PER_DEAL
@@ -61,6 +61,12 @@ def test_kept_campaigns_and_follow_up_jobs_are_never_batched():
             kept = spec["kind"] in ("tally", "exhaustive") and spec.get("method", "owner") != "brute"
             if kept or spec["kind"] in ("basin", "audit"):
                 assert (game, _name(spec)) not in batched, spec
+
+
+def tracked_results() -> set[str]:
+    """The files under results/ that git tracks (the kept campaign files)."""
+    out = subprocess.run(["git", "ls-files", "-z", "results"], cwd=ROOT, capture_output=True, check=True)
+    return {p for p in out.stdout.decode().split("\0") if p}
 
 
 def _kept(game: str, spec: dict, tracked: set[str]) -> bool:

@@ -40,7 +40,6 @@ PIPELINE_LAYER = {
     "steps": "steps",
     "status": "cli",
     "run": "cli",
-    "adopt": "cli",
     "shard_run": "cli",
     # operations: reading a run's files and modelling its progress below, running Snakemake on top
     "runlog": "verify",

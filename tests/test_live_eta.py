@@ -137,24 +137,6 @@ def test_kept_shards_are_said_apart_and_the_tallies_are_this_runs_work():
     assert not snap.alive and m.estimate.kept == 0 and m.done == m.total == len(rec["plan"])
 
 
-def test_a_start_up_step_is_shown_with_its_progress_and_counted_in_the_eta():
-    """Before Snakemake runs, `cardlab run` records the kept files' metadata: a step with its own progress,
-    its time left (at its measured pace: 500 items in 10 s, 500 left) added to the run's ETA."""
-    from dataclasses import replace
-
-    from engines.pipeline.live import PlannedShard, Snapshot
-    from engines.pipeline.progress_model import Setup
-
-    shard = PlannedShard("narcotic", "sim", "seed", "v", 0, 1000, "games", True, ("a.parquet",), "a.log", False, 2.0)
-    snap = Snapshot((shard,), {"narcotic": "games"}, frozenset(), {}, True, 10.0, run_started=0.0, cores=2)
-    without = model(snap).estimate.seconds
-    step = Setup("recording Snakemake's metadata of the kept files", 500, 1000, 0.0, 0.1)
-    frame = view(replace(snap, setup=step))
-    assert frame.lines[1] == "  set-up: recording Snakemake's metadata of the kept files 500/1,000", frame.lines
-    assert frame.model.estimate.seconds == pytest.approx(without + 10.0)
-    assert Setup("x", 0, 1000, 0.0, 0.1).seconds_left(5.0) == pytest.approx(100.0)  # none done: its estimate
-
-
 def test_the_cores_of_a_snakemake_command_line():
     import os
 

@@ -74,9 +74,9 @@ def test_kill_at_several_points_then_plain_rerun_gives_identical_bytes(tmp_path,
     assert_no_false_results(wd)
     assert not (wd / WAREHOUSE).exists(), "a half-built warehouse under the final name"
     assert len(parquet_files(wd)) == len(ref)
-    # 3: the plain command a user types finishes the campaign (stale locks, incomplete jobs)
-    out = snakemake(wd, "--cores", "2")
-    assert "resuming after a killed run" in out.stderr
+    # 3: the plain command a user types finishes the campaign (the killed jobs rerun: the profile's
+    # rerun-incomplete; no stale lock stops it: the profile's nolock, the run lock an flock)
+    snakemake(wd, "--cores", "2")
     assert digests(wd) == ref
     assert not list((wd / "results").rglob(".*.tmp*")), "temporaries left after the rerun"
     assert (wd / "reports").is_dir()
@@ -533,17 +533,9 @@ def tree_state(wd: Path) -> dict[str, tuple[bytes, int]]:
 
 
 def interrupted_tree(wd: Path) -> None:
-    """What a killed run leaves (a stale lock, an incomplete marker) and a deleted planned shard,
-    in a finished tree (its warehouse manifest present)."""
-    from base64 import urlsafe_b64encode
-
+    """A deleted planned shard in a finished tree (its warehouse manifest present)."""
     shards = [p for p in parquet_files(wd) if "narcotic_games" in str(p)]
     shards[0].unlink()
-    interrupted = str(shards[1].relative_to(wd))
-    (wd / ".snakemake" / "incomplete").mkdir(parents=True, exist_ok=True)
-    (wd / ".snakemake" / "incomplete" / urlsafe_b64encode(interrupted.encode()).decode()).write_text("")
-    (wd / ".snakemake" / "locks").mkdir(parents=True, exist_ok=True)
-    (wd / ".snakemake" / "locks" / "0.output.lock").write_text(f"{wd / interrupted}\n")
     assert (wd / layout.manifest_of(WAREHOUSE)).exists()
 
 
@@ -566,16 +558,13 @@ DRY_RUN_SPELLINGS = (["--dry-run", "--cores", "2"], ["-pn"])
 
 
 def test_a_dry_run_changes_no_file(finished_run):
-    """What a killed run leaves (a stale lock, an incomplete marker), a deleted planned shard and
-    the warehouse manifest: `snakemake -n` reads them and changes none; the real run clears them."""
+    """A deleted planned shard and the warehouse manifest: `snakemake -n` reads them and changes none;
+    the real run recomputes the shard and rebuilds the warehouse."""
     wd = finished_run
     interrupted_tree(wd)
     assert_no_file_changes(wd, NO_JOB_COMMANDS)
-    out = snakemake(wd, WAREHOUSE_RULE, "--cores", "2")  # what is checked: the shard and the leftovers
-    assert "resuming after a killed run" in out.stderr and "recomputing" in out.stderr
-    for leftover in ("incomplete", "locks"):  # cleared (Snakemake may remove the emptied folder itself)
-        folder = wd / ".snakemake" / leftover
-        assert not folder.exists() or not list(folder.iterdir()), leftover
+    out = snakemake(wd, WAREHOUSE_RULE, "--cores", "2")
+    assert "recomputing" in out.stderr
     assert cardlab(wd, "verify").returncode == 0
 
 
@@ -607,3 +596,30 @@ def test_only_a_command_that_runs_jobs_cleans_up(argv, runs):
     from engines.pipeline.resume import asks_for_a_run
 
     assert asks_for_a_run(argv) is runs
+
+
+def test_a_second_run_in_the_same_directory_stops_at_once(tmp_path):
+    """No Snakemake lock files (the profile's nolock): the run lock, an flock, says a run is alive here."""
+    wd = workdir(tmp_path / "wd")
+    lock = wd / layout.RUN_LOCK
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(lock)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        out = snakemake(wd, "--cores", "1", check=False)
+        assert out.returncode == 1 and "another snakemake run is working in this directory" in out.stderr
+        assert not parquet_files(wd), "a refused run computed shards"
+    finally:
+        holder.communicate("done\n", timeout=60)
+    assert "Nothing to be done" not in snakemake(wd, "--cores", "1", "-n").stdout  # the lock gone: it would run
+
+
+HOLD_LOCK = textwrap.dedent("""
+    import fcntl, os, sys
+    fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    print("held", flush=True)
+    sys.stdin.readline()
+""")

@@ -81,10 +81,12 @@ def env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 
 def workdir(dest: Path, config: str | None = CONFIG) -> Path:
-    """A fresh workflow directory: Snakefile, workflow/ and (unless None) config.yaml."""
+    """A fresh workflow directory: Snakefile, workflow/, the profile every run in a checkout picks up
+    (profiles/default: how a killed run resumes) and (unless None) config.yaml."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
     shutil.copytree(ROOT / "workflow", dest / "workflow", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "profiles", dest / "profiles", dirs_exist_ok=True)
     if config is not None:
         (dest / "config.yaml").write_text(config)
     return dest

@@ -100,10 +100,7 @@ def game_text(g: GameTally) -> str:
 
 
 def step_text(m: Model, snap: Snapshot) -> str | None:
-    """The start-up step under way, or Snakemake starting (no job of this run begun yet)."""
-    if snap.setup is not None:
-        s = snap.setup
-        return f"  set-up: {s.name} {s.done:,}/{s.total:,}"
+    """Snakemake starting (no job of this run begun yet)."""
     if not snap.alive or snap.run_started is None or m.all_done:
         return None
     if not any(s.log is not None and s.log.mtime >= snap.run_started for s in m.states if s.state != "kept"):

@@ -114,26 +114,9 @@ class Snapshot:
     steps: tuple[str, ...] = ()  # the steps after the shards this run has still to finish (warehouse, report, index)
     steps_since: float | None = None  # when the latest of them finished: the next has run since
     cores: int = 1  # the most jobs the run runs at once
-    setup: Setup | None = None  # a start-up step under way before Snakemake runs
     step_cpu: Mapping[str, float] = field(default_factory=dict)  # each step's CPU seconds, from its logs' timing lines
     load: float | None = None  # the machine's load average per CPU (None: not known)
     stale: int = 0  # shard files there but written by another engine version or spec: a run writes them again
-
-
-@dataclass(frozen=True)
-class Setup:
-    """A start-up step of the run before Snakemake starts: its items done of its total, since when."""
-
-    name: str
-    done: int
-    total: int
-    started: float
-    per_item_s: float  # its estimate of one item's seconds, until items are done
-
-    def seconds_left(self, now: float) -> float:
-        """At its measured pace once items are done, else at its estimate."""
-        per_item = (now - self.started) / self.done if self.done else self.per_item_s
-        return max(0.0, (self.total - self.done) * per_item)
 
 
 @dataclass(frozen=True)
@@ -378,9 +361,7 @@ def model(snap: Snapshot, previous: Shown | None = None) -> Model:
     running = sum(s.state == "running" for s in states)
     parallel = max(running, snap.cores, previous.parallel if previous else 1)
     est = estimate(states, snap, parallel, rates)
-    if snap.setup is not None:  # Snakemake has not started: the whole run is still ahead
-        est.seconds += snap.setup.seconds_left(snap.now)
-    going = snap.alive and (est.done < est.total or snap.steps or snap.setup is not None)
+    going = snap.alive and (est.done < est.total or snap.steps)
     eta = smoothed(est.seconds, previous, snap.now) if going else None
     return Model(states, tallies(snap, states, rates), est, eta, Shown(eta, snap.now, est.parallel))
 

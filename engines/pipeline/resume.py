@@ -1,13 +1,15 @@
-"""Resuming after a killed run: stale Snakemake state cleared before a real run starts.
+"""One run at a time in a directory, and a deleted shard recomputed: checked before a real run starts.
 
-A SIGKILLed Snakemake leaves its lock files and "incomplete" markers behind, and the
-next run refuses to start (LockException, IncompleteFilesException); a planned shard
-deleted under a newer warehouse is not recomputed ("Nothing to be done").  Snakemake
-checks locks and markers while it builds the DAG, before any rule or ``onstart``
-handler runs, so this clean-up runs just before: from ``cardlab run`` before it starts
-snakemake, and from the Snakefile only when the command line asks Snakemake to run
-jobs (:func:`asks_for_a_run`).  A dry run (``-n``), ``--summary``, ``--dag`` and the
-like change no file.  docs/scaling.md.
+Resuming after a kill is Snakemake's own, by the profiles' settings: ``rerun-incomplete``
+reruns the jobs a killed run had in flight, and ``nolock`` leaves out Snakemake's lock
+files, which a SIGKILLed run leaves behind and the next run refuses to start over.  In
+their place the Snakefile's main process holds an flock for the run's life
+(:func:`hold_run_lock`): the kernel drops it when its holder dies, so it is never
+stale, and a second run in the same directory stops at once.  What Snakemake does not
+do: a planned shard deleted under a newer warehouse is not recomputed ("Nothing to be
+done"), so a missing one removes the warehouse's manifest (:func:`rebuild_what_is_missing`).
+Only when the command line asks Snakemake to run jobs (:func:`asks_for_a_run`): a dry run
+(``-n``), ``--summary``, ``--dag`` and the like change no file.  docs/scaling.md.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
+from ..core.errors import CardlabError
 from ..core.fmt import listed
 from ..core.layout import RUN_LOCK, catalog_of
 from .warehouse import manifest_current
@@ -67,31 +69,15 @@ def hold_run_lock(lock_path: str = RUN_LOCK) -> bool:
     return True
 
 
-def prepare_run(planned_files: Sequence[str], manifest: str, lock_path: str = RUN_LOCK) -> bool:
-    """Before a real run: when no other run is alive here, clear what a killed one left
-    (:func:`resume_after_kill`) and make missing shards rebuild (:func:`rebuild_what_is_missing`).
-    Returns whether this process holds the run lock (and so did the clean-up)."""
+def prepare_run(planned_files: Sequence[str], manifest: str, lock_path: str = RUN_LOCK) -> None:
+    """Before a real run: refuse when another run is alive here (it holds the run lock), else make
+    missing shards rebuild (:func:`rebuild_what_is_missing`)."""
     if not hold_run_lock(lock_path):
-        return False
-    resume_after_kill(Path(lock_path).parent)
-    rebuild_what_is_missing(planned_files, manifest)
-    return True
-
-
-def resume_after_kill(state: Path) -> None:
-    """Remove stale Snakemake locks, and the outputs of the jobs that were running with their
-    "incomplete" markers, so they are simply rerun (what ``--rerun-incomplete`` does;
-    recomputing gives the same bytes).  Only call it while holding the run lock."""
-    locks = sorted((state / "locks").glob("*.lock")) if (state / "locks").is_dir() else []
-    for f in locks:
-        f.unlink(missing_ok=True)
-    rerun = clear_incomplete(state / "incomplete")
-    if locks or rerun:
-        print(
-            f"cardlab: resuming after a killed run: removed {len(locks)} stale lock file(s); "
-            f"{len(rerun)} output(s) of interrupted jobs will be recomputed",
-            file=sys.stderr,
+        raise CardlabError(
+            f"another snakemake run is working in this directory (it holds {lock_path}): "
+            "wait for it to end (`cardlab status` shows it), or stop it, then run again"
         )
+    rebuild_what_is_missing(planned_files, manifest)
 
 
 def rebuild_what_is_missing(planned_files: Sequence[str], manifest: str) -> list[str]:
@@ -119,29 +105,3 @@ def rebuild_what_is_missing(planned_files: Sequence[str], manifest: str) -> list
         os.unlink(manifest)
         print(f"cardlab: missing {listed(missing)}: recomputing it and rebuilding the warehouse", file=sys.stderr)
     return missing
-
-
-def clear_incomplete(markers: Path) -> list[str]:
-    """Delete every output Snakemake marked incomplete, and its marker; returns the outputs.
-
-    Markers are files named by the urlsafe base64 of the output path, cut into
-    '@'-prefixed directory names when long (snakemake/persistence/file.py).
-    """
-    from base64 import urlsafe_b64decode
-
-    outputs: list[str] = []
-    if not markers.is_dir():
-        return outputs
-    for dirpath, _, names in os.walk(markers):
-        for name in names:
-            marker = Path(dirpath, name)
-            rel = marker.relative_to(markers)
-            try:
-                output = urlsafe_b64decode("".join(p.lstrip("@") for p in rel.parts)).decode()
-            except (ValueError, UnicodeDecodeError):
-                continue  # not a marker (e.g. snakemake's own migration flag)
-            if os.path.isfile(output):
-                os.unlink(output)
-            marker.unlink(missing_ok=True)
-            outputs.append(output)
-    return sorted(outputs)

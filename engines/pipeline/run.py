@@ -26,7 +26,6 @@ DEFAULT_ARGS = ("--cores", "all")
 def cmd_run(args) -> int:
     """snakemake with its output in results/logs/snakemake.log and the live summary on the terminal."""
     # imported here: building the parser (every command's start-up) must load no heavy module
-    from .adopt import adopt_kept
     from .campaign_work import FLAG, leave_for_run
     from .resume import asks_for_a_run
 
@@ -41,14 +40,7 @@ def cmd_run(args) -> int:
     print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
     started = time.time()
     redraw = Redraw(args, process=True, cores=cores_of(cmd))  # its clock counts from the command's start
-    adopt = None
-    if asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}:
-
-        def adopt(log) -> None:  # the kept files' metadata, shown as a step of the live view
-            adopt_kept(cmd[0], args.config, log, redraw.step)
-            redraw.step(None)
-
-    result = run_snakemake(cmd, RUN_LOG, redraw, args.every, before=adopt)
+    result = run_snakemake(cmd, RUN_LOG, redraw, args.every)
     if result.interrupted:
         print(f"interrupted: resume with `cardlab run` (or `snakemake --cores all`); log: {RUN_LOG}")
     elif result.rc != 0:

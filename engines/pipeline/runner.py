@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
 
 from .plan import snakemake_executable
 
@@ -73,14 +72,11 @@ def run_snakemake(
     tick: Callable[[bool], bool],
     every: float,
     niceness: int = 0,
-    before: Callable[[TextIO], None] | None = None,
 ) -> RunResult:
-    """Run ``cmd`` with its output in ``log_file`` (``before`` may write to the log first), following it
+    """Run ``cmd`` with its output in ``log_file``, following it
     with ``tick`` every ``every`` seconds; Ctrl-C stops Snakemake and waits for it (INTERRUPTED)."""
     Path(log_file).parent.mkdir(parents=True, exist_ok=True)
     with open(log_file, "w") as log:
-        if before is not None:
-            before(log)
         nice = (lambda: os.nice(niceness)) if niceness else None
         proc = subprocess.Popen(
             list(cmd), stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=nice

@@ -18,7 +18,7 @@ from ..core.errors import CardlabError
 from ..core.layout import RESULTS, WAREHOUSE
 from ..registry import engine
 from .plan import DEFAULT_CONFIG, Plan, load_plan
-from .progress_model import PlannedShard, Setup, Snapshot
+from .progress_model import PlannedShard, Snapshot
 from .runlog import latest_run_start, mtime, read_log, step_cpu, step_record
 from .runstate import run_alive
 
@@ -197,11 +197,10 @@ def snapshot(
     run_started: float | None = None,
     only: frozenset[str] | None = None,
     cores: int = 1,
-    setup: Setup | None = None,
 ) -> Snapshot:
     """The campaign's files now; ``alive`` says whether a run is known to be going (default: ask the run lock);
     ``only``: the plan's shards all of whose files it names (a campaign run's), not the whole plan;
-    ``cores``: the most jobs the run runs at once; ``setup``: a start-up step under way before Snakemake."""
+    ``cores``: the most jobs the run runs at once."""
     plan, units = planned(config, results)
     if only is not None:
         plan = [s for s in plan if set(s.files) <= only]
@@ -244,7 +243,6 @@ def snapshot(
         steps,
         since,
         cores,
-        setup,
         cpu,
         os.getloadavg()[0] / (os.cpu_count() or 1),
         len(stale),

@@ -29,7 +29,6 @@ from ..core.fmt import duration
 from ..core.layout import RESULTS
 from .live import Frame, Shown, view
 from .plan import DEFAULT_CONFIG
-from .progress_model import Setup
 from .runner import follow as follow_process
 from .runstate import RUN_DIR, RUN_LOG, RunNote, run_alive, running_campaign, write_run_note
 from .snapshot import cached_plan, planned_shards, snapshot
@@ -65,17 +64,16 @@ def summary(
     previous: Shown | None = None,
     run_started: float | None = None,
     cores: int = 1,
-    setup: Setup | None = None,
     running: str = "",
 ) -> Frame:
     """The view of the campaign in this directory; ``previous``: the last frame's state (a steady ETA);
-    ``cores`` and ``setup``: the run's most jobs at once and its start-up step under way (`cardlab run`'s);
+    ``cores``: the run's most jobs at once (`cardlab run`'s);
     ``running``: the command whose run this is, as the head names it ("": a run found here, or none)."""
     run = running_campaign() if args.config is None else None
     frame = _run_view(run, args, alive, previous, run_started) if run else None
     if frame is None:
         config = DEFAULT_CONFIG if args.config is None else args.config
-        snap = snapshot(config, args.results, alive=alive, run_started=run_started, cores=cores, setup=setup)
+        snap = snapshot(config, args.results, alive=alive, run_started=run_started, cores=cores)
         frame = view(snap, previous, running)
     if not frame.going and not frame.finished:
         frame.lines.append(
@@ -114,7 +112,6 @@ class Redraw:
         self.process = process
         self.clock = clock
         self.cores = cores
-        self.setup: Setup | None = None  # a start-up step under way before Snakemake runs
         self.running = "cardlab run" if process else ""  # the head names it: only `cardlab run` follows its process
         self.tty = sys.stdout.isatty()
         self.drawn = 0
@@ -125,21 +122,10 @@ class Redraw:
         self.shown: Shown | None = None
         self.drawn_at = self.started
 
-    def step(self, setup: Setup | None) -> None:
-        """Show a start-up step's progress (None: it is over), redrawn at most once a redraw interval."""
-        last, self.setup = self.setup, setup
-        if (
-            setup is None
-            or last is None
-            or setup.done >= setup.total
-            or self.clock() - self.drawn_at >= self.args.every
-        ):
-            self(False)
-
     def __call__(self, ended: bool) -> bool:
         """Draw a frame; True when, following no process, no run goes here any more."""
         alive = (not ended) if self.process else None
-        frame = summary(self.args, alive, self.shown, self.run_started, self.cores, self.setup, self.running)
+        frame = summary(self.args, alive, self.shown, self.run_started, self.cores, self.running)
         self.shown = frame.shown
         self.drawn_at = self.clock()
         lines = frame.lines

@@ -160,7 +160,6 @@ def test_the_default_config_s_curves_are_kept_and_not_recomputed(tmp_path):
     )
     assert kept == sorted(f for f in files if f.endswith(".parquet"))
     wd = workdir(tmp_path / "wd", yaml.safe_dump({"blackjack": {"exact": {"decks": []}, **section}}))
-    shutil.copytree(ROOT / "profiles", wd / "profiles")  # a user's rerun triggers (no code trigger)
     for f in files:
         (wd / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / f, wd / f)

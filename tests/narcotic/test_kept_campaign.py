@@ -111,7 +111,6 @@ def test_kept_files_are_accepted_and_not_recomputed(kept, tmp_path):
         source = workdir(tmp_path / "first", yaml.safe_dump({"narcotic": {kept.key: section}}))
         snakemake(source, "--cores", "1", "warehouse")
     wd = workdir(tmp_path / "wd", yaml.safe_dump({"narcotic": {kept.key: section}}))
-    shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
     for f in kept_files_of(kept, section, every_kind=True):
         (wd / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source / f, wd / f)

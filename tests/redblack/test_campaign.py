@@ -190,7 +190,6 @@ def test_kept_campaign_results_are_accepted_and_not_recomputed(tmp_path):
     windowed = {k for b in blocks if "ranks" in b or b.get("campaign") for k in b["k"]}  # a campaign: its ledger's
     assert 26 in windowed and not windowed & {16, 17, 18, 19, 20, 21}
     wd = workdir(tmp_path / "wd", yaml_dump({"redblack": section}))
-    shutil.copytree(ROOT / "profiles", wd / "profiles")  # the rerun triggers a user's run has
     for spec in specs:
         for table in RB.kind_of(spec).tables:
             src = ROOT / shard_path("redblack", table, spec)

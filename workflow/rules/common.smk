@@ -34,21 +34,21 @@ def planned_files(game):
     return PLAN.game_files(game)
 
 
-# A plain `snakemake --cores all` resumes after a kill (SIGKILL, power loss) and recomputes a
-# deleted shard: when no other run holds this directory, stale locks and the outputs of
-# interrupted jobs are removed, and a missing planned file (or a catalog the manifest does
-# not describe) removes the manifest so the warehouse rebuilds. Snakemake checks locks and
-# markers before any rule or onstart handler runs, so this happens here, and only in the
-# main process of a command that runs jobs: a dry run (-n) changes no file. docs/scaling.md.
+# A plain `snakemake --cores all` resumes after a kill (the profiles' rerun-incomplete) and
+# recomputes a deleted shard: only one run at a time goes in a directory (cardlab's flock in
+# place of Snakemake's lock files, which a killed run leaves behind: the profiles' nolock),
+# and a missing planned file (or a catalog the manifest does not describe) removes the
+# manifest so the warehouse rebuilds. Only in the main process of a command that runs jobs:
+# a dry run (-n) changes no file (engines/pipeline/resume.py, docs/scaling.md).
 # A run that would recompute more than a core-hour of shards only a campaign's ledger plans (their files
 # missing) stops first, unless `--config allow_campaign_work=true` (engines/pipeline/campaign_work.py).
 if workflow.is_main_process and asks_for_a_run(sys.argv):
     try:
         check_snakemake_run(PLAN)
+        prepare_run([f for g in GAMES for f in planned_files(g)], WAREHOUSE_MANIFEST)
     except CardlabError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(1)
-    prepare_run([f for g in GAMES for f in planned_files(g)], WAREHOUSE_MANIFEST)
 
 
 def planned_shard(game, w):
