@@ -9,7 +9,7 @@ this), the two steps a newcomer runs:
 * set-up: ``make .venv/bin/.installed`` (the venv and the pinned packages);
 * the run: ``make run`` with cold numba caches (the default config.yaml).
 
-The run is split with what its shard logs say (each ends with a timing line): the shards'
+The run is split with what its shard jobs' timing records say (results/timings/): the shards'
 own timed work, the part of it that compiled kernels (estimated: a kernel's first shard
 less what its group's median rate says its work costs), and the rest of the run (process
 and job start-up, Snakemake's own work, the warehouse, the reports and the live view).
@@ -34,7 +34,6 @@ from collections import defaultdict
 from pathlib import Path
 
 BUDGET_CPU_S = 240.0  # a cold `make run` on 2 cores: the first ten minutes
-TIMING_TAG = "cardlab-timing "  # engines.pipeline.jobs.TIMING_TAG (this script imports no cardlab module)
 
 
 def children_cpu() -> float:
@@ -51,15 +50,15 @@ def timed(cmd: list[str], cwd: Path, log: Path) -> tuple[float, float, int]:
 
 
 def shard_timings(clone: Path, since: float) -> list[dict]:
-    """Timing records of the shard logs this run wrote (kept campaign logs are older)."""
+    """Timing records of the shard jobs this run finished (kept campaigns' records are older)."""
     out = []
-    for log in (clone / "results" / "logs").rglob("shard=*.log"):
-        if log.stat().st_mtime < since:
+    timings = clone / "results" / "timings"
+    for path in timings.rglob("shard=*.json"):
+        if path.stat().st_mtime < since:
             continue
-        lines = [ln for ln in log.read_text(errors="replace").splitlines() if ln.startswith(TIMING_TAG)]
-        if lines:
-            rec = json.loads(lines[-1][len(TIMING_TAG) :])
-            rec["group"] = log.relative_to(clone / "results" / "logs").parts[:2]  # game, experiment
+        rec = json.loads(path.read_text())
+        if rec.get("state") == "done":
+            rec["group"] = path.relative_to(timings).parts[:2]  # game, experiment
             rec["game"] = rec["group"][0]
             out.append(rec)
     return out

@@ -23,6 +23,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -34,8 +35,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engines.pipeline.live import LogFile, PlannedShard, Snapshot  # noqa: E402
-from engines.pipeline.runlog import step_cpu, step_record  # noqa: E402
+from engines.core.layout import timing_of  # noqa: E402
+from engines.pipeline.live import PlannedShard, RecordFile, Snapshot  # noqa: E402
+from engines.pipeline.timings import step_cpu, step_record  # noqa: E402
+
+# Recordings made before job records (format "logs") hold their jobs' log lines: a start line per attempt,
+# progress lines, a timing line at the end.  A replay turns them into the record the job would have written.
+START_TAG = ": numba threads "
+TIMING_TAG = "cardlab-timing "
+PROGRESS_LINE = re.compile(
+    r"(?:^|: )(?P<done>[\d,]+)/(?P<total>[\d,]+) (?P<unit>.+?) \([\d.]+%\), (?P<rate>[\d,]+) .+?/s, "
+    r"elapsed (?P<elapsed>[\d,]+) s, ETA "
+)
 
 # Several groups of different cost per game, a few minutes on a loaded 2-core machine.
 CONFIG = """
@@ -147,16 +158,18 @@ def recorded_run(work: Path, plan, command: list[str], poll_s: float) -> dict:
             for f in s.files:
                 if f not in files and os.path.exists(f):
                     files[f] = round(os.stat(f).st_mtime - t0, 3)
-            if os.path.exists(s.log):
-                stamp = round(os.stat(s.log).st_mtime - t0, 3)
+            record = timing_of(s.log)
+            if os.path.exists(record):
+                stamp = round(os.stat(record).st_mtime - t0, 3)
                 opened.setdefault(s.log, stamp)
-                read_lines(s.log, stamp, lines, current)
+                read_lines(s.log, stamp, lines, current, record)
         reports = [str(p) for p in Path(STEP_LOGS[1]).glob("*.log") if not p.name.endswith(".inputs.log")]
         for log in [STEP_LOGS[0], *reports]:
-            if os.path.exists(log):  # this run's and, until it rewrites them, the previous run's (their timing lines)
-                read_lines(log, round(os.stat(log).st_mtime - t0, 3), step_lines, current)
-            if log not in steps and os.path.exists(log) and os.stat(log).st_mtime >= t0:
-                steps[log] = round(time.time() - t0, 3)
+            if os.path.exists(log) and log not in steps and os.stat(log).st_mtime >= t0:
+                steps[log] = round(time.time() - t0, 3)  # a step's log appears as it begins
+            record = timing_of(log)
+            if os.path.exists(record):  # this run's and, until it rewrites them, the previous run's timings
+                read_lines(log, round(os.stat(record).st_mtime - t0, 3), step_lines, current, record)
         polls.append(round(time.time() - t0, 3))
         loads.append(round(os.getloadavg()[0], 2))  # the machine's run queue: how much of a CPU a job gets
         if ended:
@@ -165,13 +178,15 @@ def recorded_run(work: Path, plan, command: list[str], poll_s: float) -> dict:
     if proc.returncode != 0:
         raise SystemExit(f"snakemake failed: {(work / 'snakemake.out').read_text()[-3000:]}")
     recorded = {"ended": polls[-1], "files": files, "opened": opened, "steps": steps, "logs": lines, "polls": polls}
+    recorded["format"] = "records"  # "logs" holds each job's record, a version a line, by its log's path
     return recorded | {"step_logs": step_lines, "loads": loads, "cpus": os.cpu_count()}
 
 
-def read_lines(log: str, stamp: float, lines: dict, current: dict) -> None:
-    """Record a log's new lines stamped ``stamp``; a log written anew (a job run again rewrites its log) is
-    recorded as a reset (a line None) and its lines again."""
-    text = Path(log).read_text(errors="replace").splitlines()
+def read_lines(log: str, stamp: float, lines: dict, current: dict, path: str | None = None) -> None:
+    """Record the new lines of ``path`` (default: the log) under ``log``, stamped ``stamp``; a file written anew (a
+    job's record each time, a job run again rewrites its log) is recorded as a reset (a line None) and its lines
+    again."""
+    text = Path(path or log).read_text(errors="replace").splitlines()
     seen = lines.setdefault(log, [])
     before = current.get(log, [])
     if text[: len(before)] != before:
@@ -252,15 +267,17 @@ def snapshot_at(rec: dict, t: float) -> Snapshot:
         recorded = [(when, ln) for when, ln in rec["logs"].get(log, []) if when <= t]
         seen = lines_at(recorded, t)
         if seen:
-            logs[log] = LogFile("\n".join(ln for _, ln in seen) + "\n", seen[-1][0])
+            logs[log] = RecordFile(record_text(rec, [ln for _, ln in seen]), seen[-1][0])
         elif recorded:  # written anew by a job run again, no line yet
-            logs[log] = LogFile("", recorded[-1][0])
+            logs[log] = RecordFile("", recorded[-1][0])
         elif opened <= t:
-            logs[log] = LogFile("", opened)
+            logs[log] = RecordFile("", opened)
     alive = t < rec["ended"]
     kept = frozenset(f for f, when in rec["files"].items() if when < 0) if alive else frozenset()
     steps, since = steps_at(rec, t) if alive else ((), None)
-    texts = {log: "\n".join(ln for _, ln in lines_at(seen, t)) for log, seen in rec.get("step_logs", {}).items()}
+    texts = {
+        log: record_text(rec, [ln for _, ln in lines_at(seen, t)]) for log, seen in rec.get("step_logs", {}).items()
+    }
     return Snapshot(
         plan,
         rec["units"],
@@ -276,6 +293,29 @@ def snapshot_at(rec: dict, t: float) -> Snapshot:
         step_cpu=step_cpu(texts),
         load=load_at(rec, t),
     )
+
+
+def record_text(rec: dict, lines: list[str]) -> str:
+    """A job's record as it was, from what the recording holds of it: its latest version (format "records"), or
+    the lines of its log (an older recording), as the job would have written its record then."""
+    if rec.get("format") == "records":
+        return "\n".join(lines)
+    data: dict = {}
+    for line in lines:
+        progress = PROGRESS_LINE.search(line)
+        if line.startswith(TIMING_TAG):
+            data = {"state": "done", **json.loads(line[len(TIMING_TAG) :])}
+        elif START_TAG in line and progress is None or progress is not None:
+            if data.get("state") == "done":  # a new attempt after a finished one: its timing stays as "last"
+                data = {"state": "running", "last": {k: v for k, v in data.items() if k != "state"}}
+            elif START_TAG in line and progress is None:  # a new attempt: nothing done in it yet
+                data = {"state": "running", **({"last": data["last"]} if "last" in data else {})}
+            data["state"] = "running"
+            if progress is not None:
+                n = {k: int(progress.group(k).replace(",", "")) for k in ("done", "total", "rate", "elapsed")}
+                data["reading"] = {"done": n["done"], "total": n["total"], "rate": float(n["rate"])}
+                data["reading"] |= {"unit": progress.group("unit"), "elapsed_s": float(n["elapsed"])}
+    return json.dumps(data) if data else ""
 
 
 def load_at(rec: dict, t: float) -> float | None:
@@ -299,7 +339,7 @@ def steps_at(rec: dict, t: float) -> tuple[tuple[str, ...], float | None]:
         ended = []
         for log, recorded in rec["step_logs"].items():
             seen = lines_at(recorded, t)
-            if seen and seen[-1][0] >= 0 and step_record("\n".join(ln for _, ln in seen)):
+            if seen and seen[-1][0] >= 0 and step_record(record_text(rec, [ln for _, ln in seen])):
                 ended.append((seen[-1][0], step_kind(log)))
     else:
         logs = {log: when for log, when in rec["steps"].items() if not log.endswith(".inputs.log")}  # a list, no step

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -89,26 +87,34 @@ def test_malformed_provenance_is_a_clear_error(tmp_path):
         read_meta(tmp_path / "bad.parquet")
 
 
-def test_timing_lines_name_the_kind_of_cpu(tmp_path):
-    """A shard's timing line records the kind of CPU it ran on; the warehouse's shard_timings reads it, and
-    reads a log from before the kind was recorded as an unknown machine (NULL), never as this one."""
-    from engines.core.layout import log_path, shard_path
-    from engines.pipeline.jobs import machine, timing_line, timing_record
+def test_timing_records_name_the_kind_of_cpu(tmp_path):
+    """A shard's timing record names the kind of CPU it ran on and its peak memory; the warehouse's
+    shard_timings reads it, and reads a record without the kind as an unknown machine (NULL), never as
+    this one; a record still running (no attempt finished) gives no row."""
+    from engines.core.layout import log_path, shard_path, timing_of
+    from engines.pipeline.jobs import machine, timing
+    from engines.pipeline.timings import JobRecorder, write_record
     from engines.pipeline.warehouse import timing_table
 
     assert machine() and "(" in machine()
-    record = timing_record(timing_line({"work": 10}, "deals", 1.5, 1.25, 1))
-    assert record == {"work": 10, "unit": "deals", "wall_s": 1.5, "cpu_s": 1.25, "threads": 1, "machine": machine()}
+    measured = timing({"work": 10}, "deals", 1.5, 1.25, 1)
+    assert {k: measured[k] for k in ("work", "unit", "wall_s", "cpu_s", "threads", "machine", "cpu", "device")} == {
+        "work": 10, "unit": "deals", "wall_s": 1.5, "cpu_s": 1.25, "threads": 1, "machine": machine(),
+        "cpu": machine(), "device": None,
+    }  # fmt: skip
+    assert measured["peak_mb"] is None or measured["peak_mb"] > 1
     metas = {}
-    for shard, line in enumerate((timing_line({"work": 10}, "deals", 1.5, 1.25, 1), 'cardlab-timing {"cpu_s": 2.0}')):
+    for shard, record in enumerate(({"state": "done", **measured}, {"state": "done", "cpu_s": 2.0}, None)):
         spec = {"experiment": "e", "variant": "v", "shard": shard}
-        log = Path(log_path("redblack", "e", "v", shard, str(tmp_path)))
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text(f"work\n{line}\n")
+        path = timing_of(log_path("redblack", "e", "v", shard, str(tmp_path)))
+        if record is None:
+            JobRecorder(path, 1, 0.0)
+        else:
+            write_record(path, record)
         metas[shard_path("redblack", "redblack_counts", spec, str(tmp_path))] = {"game": "redblack", **spec}
     table = timing_table(metas).to_pydict()
     assert table["shard"] == [0, 1] and table["machine"] == [machine(), None]
-    assert table["cpu_s"] == [1.25, 2.0]
+    assert table["cpu_s"] == [1.25, 2.0] and table["cpu"] == [machine(), None]
 
 
 def test_an_eta_drops_the_seconds_of_a_long_forecast():

@@ -168,14 +168,14 @@ def test_verify_names_a_damaged_shard_and_recompute_gives_the_original_bytes(fin
     ("cpu_s", "said"), [(0.0, "under a second"), (0.4, "under a second"), (125.0, "about 2 min 05 s")]
 )
 def test_a_measured_cost_is_named_however_short(tmp_path, cpu_s, said):
-    """A small shard's timing line can say 0.0 CPU-s (milliseconds kept): measured, not missing."""
-    from engines.core.layout import log_path
-    from engines.pipeline.jobs import timing_line
+    """A small shard's timing can say 0.0 CPU-s: measured, not missing."""
+    from engines.core.layout import log_path, timing_of
+    from engines.pipeline.jobs import timing
     from engines.pipeline.repair import recompute_cost
+    from engines.pipeline.timings import write_record
 
     shard = tmp_path / "results/redblack/redblack_found/exhaustive_k06/owner/shard=0000.parquet"
-    log = Path(log_path("redblack", "exhaustive_k06", "owner", 0, str(tmp_path / "results")))
-    assert recompute_cost(shard) == ""  # no log: unmeasured
-    log.parent.mkdir(parents=True)
-    log.write_text(timing_line({"work": 462}, "deals", cpu_s, cpu_s, 1) + "\n")
-    assert recompute_cost(shard) == f"{said} of CPU (measured: {log})"
+    record = timing_of(log_path("redblack", "exhaustive_k06", "owner", 0, str(tmp_path / "results")))
+    assert recompute_cost(shard) == ""  # no record: unmeasured
+    write_record(record, {"state": "done", **timing({"work": 462}, "deals", cpu_s, cpu_s, 1)})
+    assert recompute_cost(shard) == f"{said} of CPU (measured: {record})"

@@ -7,20 +7,20 @@ from pathlib import Path
 
 from wfhelp import cardlab, snakemake, workdir
 
-from engines.pipeline.failures import failed_jobs, job_name, last_error, run_started
-
-LOG = """redblack basins/all/0: numba threads 1
-error: first attempt's cause
-redblack basins/all/0: numba threads 1
-progress 50 %
-error: second attempt's cause
-"""
+from engines.pipeline.failures import failed_jobs, job_name, record_failure
+from engines.pipeline.timings import JobRecorder, read_timing
 
 
-def test_the_last_attempts_cause_is_the_one_reported():
-    assert last_error(LOG) == "second attempt's cause"
-    assert last_error(LOG + "redblack basins/all/0: numba threads 1\nwrote 3 table(s)\n") is None
-    assert last_error("error: a step without a start line\n") == "a step without a start line"
+def test_a_failure_is_recorded_and_a_finished_attempt_before_it_kept(tmp_path):
+    log = tmp_path / "results/logs/redblack/basins/all/shard=0000.log"
+    record = tmp_path / "results/timings/redblack/basins/all/shard=0000.json"
+    JobRecorder(record, 1, 0.0).finished({"work": 5, "wall_s": 1.0, "cpu_s": 1.0, "machine": "m"})
+    JobRecorder(record, 1, 1.0)  # a second attempt, which fails
+    record_failure(log, "second attempt's cause")
+    assert failed_jobs(0.0, str(tmp_path / "results")) == [(str(log), "second attempt's cause")]
+    assert read_timing(record)["work"] == 5  # what the first attempt measured stays
+    JobRecorder(record, 1, 2.0).finished({"work": 6, "wall_s": 1.0, "cpu_s": 1.0, "machine": "m"})
+    assert failed_jobs(0.0, str(tmp_path / "results")) == []  # a third attempt finished
 
 
 def test_jobs_are_named_from_their_logs_place():
@@ -28,15 +28,13 @@ def test_jobs_are_named_from_their_logs_place():
     assert job_name("results/logs/warehouse.log") == "warehouse"
 
 
-def test_only_logs_written_during_the_run_are_reported(tmp_path):
-    old, new = tmp_path / "results/logs/a/x/y/shard=0000.log", tmp_path / "results/logs/b/x/y/shard=0001.log"
+def test_only_jobs_that_failed_during_the_run_are_reported(tmp_path):
+    results = tmp_path / "results"
+    old, new = results / "logs/a/x/y/shard=0000.log", results / "logs/b/x/y/shard=0001.log"
     for p in (old, new):
-        p.parent.mkdir(parents=True)
-        p.write_text("error: broke\n")
-    os.utime(old, (1_000_000, 1_000_000))
-    assert [log for log, _ in failed_jobs(2_000_000, str(tmp_path / "results"))] == [str(new)]
-    assert run_started("x/.snakemake/log/2026-12-04T143138.111099.snakemake.log") > 1.7e9
-    assert run_started([]) == 0.0
+        record_failure(p, "broke")
+    os.utime(results / "timings/a/x/y/shard=0000.json", (1_000_000, 1_000_000))
+    assert [log for log, _ in failed_jobs(2_000_000, str(results))] == [str(new)]
 
 
 CONFIG = """

@@ -149,13 +149,13 @@ def test_the_cores_of_a_snakemake_command_line():
 
 def test_a_snapshot_on_disk_tells_kept_files_and_the_steps_left(tmp_path, monkeypatch):
     """Files older than the run's start are kept; the warehouse, the report of each game with work in this
-    run and the index are steps left until their logs, newer than the start, end with their timing lines
-    (the warehouse writes its log as it works); the steps' CPU seconds come from those lines, an earlier
-    run's too."""
+    run and the index are steps left until their timing records, newer than the start, say they finished;
+    the steps' CPU seconds come from those records, an earlier run's too."""
     import os
 
     from engines.pipeline.snapshot import snapshot
-    from engines.pipeline.steps import step_timing_line
+    from engines.pipeline.steps import step_timing
+    from engines.pipeline.timings import write_record
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "config.yaml").write_text(
@@ -168,18 +168,17 @@ def test_a_snapshot_on_disk_tells_kept_files_and_the_steps_left(tmp_path, monkey
         Path(f).parent.mkdir(parents=True, exist_ok=True)
         Path(f).write_bytes(b"")
         os.utime(f, (900.0, 900.0))
-    Path("results/logs/reports").mkdir(parents=True)
-    Path("results/logs/reports/blackjack.log").write_text(step_timing_line("report") + "\n")
-    os.utime("results/logs/reports/blackjack.log", (950.0, 950.0))  # the previous run's report
-    Path("results/logs/warehouse.log").write_text("warehouse: blackjack_sim_counts: 1 file(s)\n")
-    os.utime("results/logs/warehouse.log", (1100.0, 1100.0))  # under way: no timing line yet
+    report, warehouse = "results/timings/reports/blackjack.json", "results/timings/warehouse.json"
+    write_record(report, {"state": "done", **step_timing("report")})
+    os.utime(report, (950.0, 950.0))  # the previous run's report
+    Path("results/logs").mkdir(parents=True)
+    Path("results/logs/warehouse.log").write_text("warehouse: blackjack_sim_counts: 1 file(s)\n")  # under way
     snap = snapshot("config.yaml", "results", alive=True, run_started=1000.0, cores=2)
     assert snap.kept == frozenset(shards[0].files) and snap.cores == 2
     assert snap.steps == ("warehouse", "report", "index") and snap.steps_since is None  # shards are left
     assert set(snap.step_cpu) == {"report"} and snap.load is not None
-    with open("results/logs/warehouse.log", "a") as log:
-        print(step_timing_line("warehouse"), file=log)
-    os.utime("results/logs/warehouse.log", (1100.0, 1100.0))  # the warehouse finished at 1100
+    write_record(warehouse, {"state": "done", **step_timing("warehouse")})
+    os.utime(warehouse, (1100.0, 1100.0))  # the warehouse finished at 1100
     snap = snapshot("config.yaml", "results", alive=True, run_started=1000.0, cores=2)
     assert snap.steps == ("report", "index") and snap.steps_since == 1100.0
     assert set(snap.step_cpu) == {"report", "warehouse"}

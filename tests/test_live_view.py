@@ -8,6 +8,7 @@ the poll times.  Its end (the last shard file) is the known answer for the ETA.
 from __future__ import annotations
 
 import io
+import json
 import math
 import re
 from dataclasses import replace
@@ -17,9 +18,9 @@ import live_recording
 import pytest
 
 from engines.core.fmt import count
-from engines.core.progress import Progress, read_line
-from engines.pipeline.jobs import START_TAG, timing_line
-from engines.pipeline.live import LogFile, PlannedShard, Shown, Snapshot, eta_text, read_shard_log, smoothed, view
+from engines.core.progress import Progress
+from engines.pipeline.jobs import timing
+from engines.pipeline.live import PlannedShard, RecordFile, Shown, Snapshot, eta_text, read_shard_record, smoothed, view
 from engines.pipeline.pricing import PRIOR_WEIGHT, UNESTIMATED_S, priced, rates_of
 from engines.pipeline.progress_model import ETA_DRIFT_S, model, shard_states
 from engines.pipeline.run_costs import (
@@ -48,19 +49,33 @@ def shard(
     )
 
 
-def header(s: PlannedShard) -> str:
-    return f"{s.game} {s.experiment}/{s.variant}/{s.shard}{START_TAG}1"
+STARTED = {"state": "running", "started": 0.0, "threads": 1}  # what a job's record says once it starts
 
 
-def finished_log(s: PlannedShard, wall_s: float, mtime: float = 50.0) -> LogFile:
-    spec = {"work": s.work}
-    return LogFile(f"{header(s)}\nwrote 1 table(s)\n{timing_line(spec, s.unit, wall_s, wall_s, 1)}\n", mtime)
+def started(mtime: float) -> RecordFile:
+    """A job's record once it has started, before its first reading (imports, compiling kernels)."""
+    return RecordFile(json.dumps(STARTED), mtime)
 
 
-def progress_line(s: PlannedShard, done: int, elapsed: float, total: int | None = None) -> str:
+def finished_log(s: PlannedShard, wall_s: float, mtime: float = 50.0) -> RecordFile:
+    return timed_log(s, wall_s, wall_s, mtime)
+
+
+def timed_log(s: PlannedShard, wall_s: float, cpu_s: float, mtime: float = 50.0, **fields) -> RecordFile:
+    measured = timing({"work": s.work}, s.unit, wall_s, cpu_s, 1) | fields
+    return RecordFile(json.dumps({"state": "done", **measured}), mtime)
+
+
+def reading(s: PlannedShard, done: int, elapsed: float, total: int | None = None) -> dict:
+    """The reading a job's Progress hands its record ``elapsed`` seconds in, ``done`` units of ``total`` done."""
     p = Progress(total or s.work, s.unit, label=f"{s.game} {s.experiment}/{s.variant}/{s.shard}", enabled=False)
     p.done = done
-    return p.line(p._start + elapsed)
+    return p.reading(p._start + elapsed)._asdict()
+
+
+def running(s: PlannedShard, done: int, elapsed: float, mtime: float, total: int | None = None) -> RecordFile:
+    """A job's record under way: its latest reading."""
+    return RecordFile(json.dumps({**STARTED, "reading": reading(s, done, elapsed, total)}), mtime)
 
 
 def snap(plan, files=(), logs=None, alive=True, now=100.0, units=None, run_started=None) -> Snapshot:
@@ -69,19 +84,19 @@ def snap(plan, files=(), logs=None, alive=True, now=100.0, units=None, run_start
     return Snapshot(tuple(plan), units, frozenset(files), logs or {}, alive, now, run_started=run_started)
 
 
-def test_progress_lines_read_back_with_units_of_several_words():
+def test_a_reading_says_what_its_line_says_with_units_of_several_words():
     p = Progress(360, "upcard tables", label="blackjack exact/all/0", enabled=False)
     p.done = 120
-    r = read_line(p.line(p._start + 4.0))
+    r = p.reading(p._start + 4.0)
     assert (r.done, r.total, r.unit, r.rate, r.elapsed_s) == (120, 360, "upcard tables", 30.0, 4.0)
-    assert read_line("wrote 2 table(s) for blackjack exact/all/0") is None
+    assert p.line(p._start + 4.0).endswith(": 120/360 upcard tables (33.3%), 30 upcard tables/s, elapsed 4 s, ETA 8 s")
 
 
-def test_a_new_shard_writes_its_first_progress_line_early():
-    out = io.StringIO()
-    p = Progress(100, "games", stream=out, every_s=10.0, first_s=0.0)
+def test_a_new_shard_writes_its_first_progress_line_and_reading_early():
+    out, readings = io.StringIO(), []
+    p = Progress(100, "games", stream=out, every_s=10.0, first_s=0.0, on_reading=readings.append)
     p.update(1)
-    assert read_line(out.getvalue()).done == 1
+    assert "1/100 games" in out.getvalue() and [r.done for r in readings] == [1]
 
 
 def test_singular_counts():
@@ -95,7 +110,7 @@ def test_singular_counts():
 def test_a_shard_that_prints_no_progress_gets_its_rate_from_finished_ones():
     """Narcotic plays a shard in one kernel call: its rate comes from the timing lines of finished shards."""
     a, b = shard(n=0), shard(n=1)
-    frame = view(snap([a, b], files=a.files, logs={a.log: finished_log(a, 2.0), b.log: LogFile(header(b), 99.0)}))
+    frame = view(snap([a, b], files=a.files, logs={a.log: finished_log(a, 2.0), b.log: started(99.0)}))
     game = frame.lines[1]
     assert "50.0 % of 2,000 games (1/2 shards, 1 running), 500 games/s" in game, frame.lines
     assert "ETA about 1 s" in frame.lines[0], frame.lines
@@ -105,7 +120,7 @@ def test_no_rate_is_shown_as_zero_and_an_unmeasured_kind_is_priced_and_named():
     """Nothing measured: the shard is priced at UNESTIMATED_S (its kind gives no estimate), less the second
     it has run, and the kind is named as priced by an estimate."""
     a = shard()
-    frame = view(snap([a], logs={a.log: LogFile(header(a), 99.0)}))
+    frame = view(snap([a], logs={a.log: started(99.0)}))
     assert "starting (imports, compiling kernels)" in frame.lines[1] and " 0 games/s" not in frame.lines[1]
     assert f"ETA about {UNESTIMATED_S - 1:.0f} s (estimated: narcotic sim not yet measured)" in frame.lines[0]
 
@@ -114,7 +129,7 @@ def test_a_follow_up_job_not_yet_measured_is_named_beside_the_eta():
     """RedBlack's basin job runs after every search: the ETA of the rest is shown, the basin named beside it."""
     a = shard("redblack", "exhaustive", "exhaustive_k12", 0, 1000, "deals")
     b = shard("redblack", "basin", "basins", 0, 1, "basin jobs", main=False)
-    logs = {a.log: LogFile(f"{header(a)}\n{progress_line(a, 500, 5.0)}\n", 100.0)}
+    logs = {a.log: running(a, 500, 5.0, 100.0)}
     frame = view(snap([a, b], logs=logs, units={"redblack": "deals"}))
     # 500 deals left at 100/s, then the basin job at UNESTIMATED_S
     assert f"ETA about {5 + UNESTIMATED_S:.0f} s (estimated: redblack basin not yet measured)" in frame.lines[0]
@@ -123,7 +138,7 @@ def test_a_follow_up_job_not_yet_measured_is_named_beside_the_eta():
 def test_a_group_is_measured_apart_from_the_others():
     """Classic's own progress prices classic's work, not the seed group's faster rate."""
     s0, s1, c0 = shard(exp="seed"), shard(exp="seed", n=1), shard(exp="classic")
-    logs = {s0.log: finished_log(s0, 1.0), c0.log: LogFile(f"{header(c0)}\n{progress_line(c0, 100, 10.0)}\n", 100.0)}
+    logs = {s0.log: finished_log(s0, 1.0), c0.log: running(c0, 100, 10.0, 100.0)}
     frame = view(snap([s0, s1, c0], files=s0.files, logs=logs))
     # seed: 1,000 games at 1,000/s; classic: 900 left at 10/s, on the one job running: 90 s (+1 s)
     assert "ETA about 1 min 31 s" in frame.lines[0], frame.lines
@@ -173,7 +188,7 @@ def test_a_running_shard_whose_cost_follows_the_shard_is_priced_by_its_own_progr
     plan = [shard("redblack", "exhaustive", "exhaustive_k21", n, 1000, "deals", follows=True) for n in range(3)]
     logs = {
         plan[0].log: finished_log(plan[0], 100.0),
-        plan[1].log: LogFile(f"{header(plan[1])}\n{progress_line(plan[1], 500, 10.0)}\n", 100.0),
+        plan[1].log: running(plan[1], 500, 10.0, 100.0),
     }
     frame = view(snap(plan, files=plan[0].files, logs=logs))
     # shard 1 at its own 50 deals/s; shard 2, beyond the measured ones, at shard 1's
@@ -200,10 +215,6 @@ def test_the_time_jobs_spend_outside_their_computation_is_measured_and_counted()
     batched = [replace(p, job="narcotic_shard_seed_batch1") if p.shard >= 2 else p for p in plan]
     m = model(replace(idle, plan=tuple(batched)))
     assert m.estimate.seconds == pytest.approx(2 + each)
-
-
-def timed_log(s: PlannedShard, wall_s: float, cpu_s: float, mtime: float = 50.0) -> LogFile:
-    return LogFile(f"{header(s)}\n{timing_line({'work': s.work}, s.unit, wall_s, cpu_s, 1)}\n", mtime)
 
 
 def test_the_machine_s_slowdown_is_the_cpu_weighted_median_of_this_run_s_jobs():
@@ -287,8 +298,8 @@ def test_kernels_no_job_has_loaded_are_priced_by_their_kind_s_compilation():
     m = model(idle)
     assert m.estimate.job_seconds == pytest.approx(1.0 + m.estimate.slowdown * compile_s + start_up(m, idle), rel=1e-6)
     assert m.estimate.seconds >= compile_s  # its first job: no core shares it
-    started = {**logs, left.log: LogFile(f"{header(left)}\n", 6.0)}  # compiling for 4 s, no progress yet
-    m = model(replace(idle, logs=started))
+    begun = {**logs, left.log: started(6.0)}  # compiling for 4 s, no progress yet
+    m = model(replace(idle, logs=begun))
     assert m.estimate.job_seconds == pytest.approx(m.estimate.slowdown * compile_s + 1.0 - 4.0, rel=1e-6)
 
 
@@ -302,7 +313,7 @@ def start_up(m, s: Snapshot) -> float:
 def test_a_batch_job_under_way_starts_no_other_job_for_its_shards():
     """Three small shards share one job; its first runs: the two waiting ones pay no start-up of their own."""
     plan = [replace(shard(n=n), job="narcotic_shard_seed_batch1") for n in range(3)]
-    logs = {plan[0].log: LogFile(f"{header(plan[0])}\n{progress_line(plan[0], 500, 1.0)}\n", 99.0)}
+    logs = {plan[0].log: running(plan[0], 500, 1.0, 99.0)}
     m = model(replace(snap(plan, logs=logs, run_started=0.0), load=1.0))
     # the running one's 500 games left at 500/s, less the second since its line; then 2 x 1000 games
     assert m.estimate.job_seconds == pytest.approx(0.0 + 2 * 2.0)
@@ -312,7 +323,7 @@ def test_the_head_names_what_is_running():
     """`cardlab run` names itself; a run found going here (`cardlab status`) is a snakemake run; a stopped
     command says so, and the campaign on disk is the campaign."""
     a = shard()
-    logs = {a.log: LogFile(f"{header(a)}\n{progress_line(a, 500, 1.0)}\n", 99.0)}
+    logs = {a.log: running(a, 500, 1.0, 99.0)}
     going = snap([a], logs=logs, now=100.0)
     assert view(going, running="cardlab run").lines[0].startswith("cardlab run: 0/1 shards done, ETA about")
     assert view(going).lines[0].startswith("snakemake run: 0/1 shards done, ETA about")
@@ -324,26 +335,37 @@ def test_the_head_names_what_is_running():
 
 def test_an_empty_log_is_a_job_that_has_started():
     a = shard()
-    frame = view(snap([a], logs={a.log: LogFile("", 90.0)}))
+    frame = view(snap([a], logs={a.log: RecordFile("", 90.0)}))
     assert "(0/1 shard, 1 running), starting (imports, compiling kernels)" in frame.lines[1], frame.lines
 
 
-def test_attempts_of_a_log_are_told_apart():
+def test_attempts_of_a_record_are_told_apart(tmp_path):
+    """A job's attempt writes its record anew (engines/pipeline/timings.py): the attempt under way is its
+    progress, and the timing of an attempt that finished before it stays."""
+    from engines.pipeline.timings import JobRecorder, read_record
+
     s = shard(work=1000)
-    old = f"{header(s)}\n{progress_line(s, 400, 4.0)}\n"
-    assert read_shard_log(old, 5.0, s.work).progress.work == 400
-    again = old + f"{header(s)}\n"  # a new attempt: nothing done yet in it, the old one was never timed
-    log = read_shard_log(again, 9.0, s.work)
+    path = tmp_path / "shard.json"
+    first = JobRecorder(path, 1, 0.0)
+    first.reading(Progress(1000, "games", enabled=False).reading()._replace(done=400, rate=100.0))
+    record = read_record(path)
+    assert read_shard_record(record.text, 5.0, s.work).progress.work == 400
+    JobRecorder(path, 1, 1.0)  # a new attempt: nothing done yet in it, the old one was never timed
+    log = read_shard_record(read_record(path).text, 9.0, s.work)
     assert log.unfinished and log.progress is None and log.finished is None
+    first.finished(timing({"work": 1000}, "games", 4.0, 4.0, 1))
+    JobRecorder(path, 1, 2.0)  # a rerun of a finished shard: its last timing prices it meanwhile
+    log = read_shard_record(read_record(path).text, 9.0, s.work)
+    assert log.unfinished and log.progress is None and log.finished.seconds == 4.0
     # a basin job counts cycles of its own total: scaled to the spec's work
     b = shard("redblack", "basin", "basins", 0, 1, "basin jobs", main=False)
-    log = read_shard_log(f"{header(b)}\n{progress_line(b, 3, 6.0, total=4)}\n", 9.0, b.work)
+    log = read_shard_record(running(b, 3, 6.0, 9.0, total=4).text, 9.0, b.work)
     assert log.progress.work == pytest.approx(0.75)
 
 
 def test_an_interrupted_campaign_reads_as_such():
     a, b = shard(n=0), shard(n=1)
-    logs = {a.log: finished_log(a, 2.0), b.log: LogFile(f"{header(b)}\n{progress_line(b, 300, 3.0)}\n", 60.0)}
+    logs = {a.log: finished_log(a, 2.0), b.log: running(b, 300, 3.0, 60.0)}
     frame = view(snap([a, b], files=a.files, logs=logs, alive=False))
     head = frame.lines[0]
     assert head.startswith("cardlab campaign not running: 1/2 shards done, 1 interrupted"), head
@@ -470,10 +492,8 @@ def test_a_campaign_moved_to_another_kind_of_cpu_is_priced_by_the_latest_kind():
     shard 0; a log that records no kind counts as another kind."""
     plan = [shard("redblack", "exhaustive", "exhaustive_k21", n, 1000, "deals", follows=True) for n in range(5)]
 
-    def on(s: PlannedShard, wall_s: float, machine: str | None, mtime: float) -> LogFile:
-        line = timing_line({"work": s.work}, s.unit, wall_s, wall_s, 1)
-        line = line.replace(machine_of(line), machine) if machine else re.sub(r', "machine": "[^"]*"', "", line)
-        return LogFile(f"{header(s)}\n{line}\n", mtime)
+    def on(s: PlannedShard, wall_s: float, machine: str | None, mtime: float) -> RecordFile:
+        return timed_log(s, wall_s, wall_s, mtime, machine=machine)
 
     logs = {
         plan[0].log: on(plan[0], 100.0, "Old CPU (x86_64, family 23, model 1)", 10.0),
@@ -485,13 +505,9 @@ def test_a_campaign_moved_to_another_kind_of_cpu_is_priced_by_the_latest_kind():
     assert "ETA about 6 s" in frame.lines[0], frame.lines
     # the same logs with no kind recorded anywhere: every shard counts, as before: shards 1 and 2 interpolated
     # between shard 0's 10 deals/s and shard 3's 320 (31.7 and 101 deals/s: 31.5 + 9.9 s)
-    logs = {k: LogFile(re.sub(r', "machine": "[^"]*"', "", v.text), v.mtime) for k, v in logs.items()}
+    logs = {k: RecordFile(re.sub(r'"machine": "[^"]*"', '"machine": null', v.text), v.mtime) for k, v in logs.items()}
     frame = view(snap(plan, files=files, logs=logs))
     assert "ETA about 41 s" in frame.lines[0], frame.lines
-
-
-def machine_of(line: str) -> str:
-    return re.search(r'"machine": "([^"]*)"', line).group(1)
 
 
 def test_shards_whose_cost_follows_the_shard_are_interpolated_within_their_variant():
@@ -509,7 +525,7 @@ def test_shards_whose_cost_follows_the_shard_are_interpolated_within_their_varia
     logs = {
         probe.log: finished_log(probe, 10.0),
         measured.log: finished_log(measured, 1.0),
-        window.log: LogFile(f"{header(window)}\n", 99.0),
+        window.log: started(99.0),
     }
     m = model(snap([probe, window, measured], files=probe.files + measured.files, logs=logs))
     # its 1,000 deals at window 1's 1,000 deals/s, less the second it has run (at the probe's 10/s: 99 s)

@@ -19,14 +19,14 @@ from typing import Any
 
 from ..core.errors import CardlabError
 from ..core.fmt import duration, plural
-from ..core.layout import RESULTS, ledger_path
+from ..core.layout import RESULTS, ledger_path, logs_dir
 from ..core.ledger import Ledger, LedgerError, read_ledger, record_kept, write_ledger
 from .book import Campaign, CampaignBook, agreed_per_shard, next_shards, runs_words
 
 
 def campaign_command(book: CampaignBook, args) -> int:
     """Run the command the parsed arguments ask for; returns the exit status."""
-    from ..pipeline.jobs import read_timing
+    from ..pipeline.timings import timing_of_log as read_timing
 
     if args.run is not None and args.keep:
         raise CardlabError("--run keeps each shard it finishes in the ledger; give --run or --keep, not both")
@@ -173,7 +173,7 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
         print(f"{campaign.label}: every shard is finished; nothing to run")
         return 0
     stamp = time.strftime("%Y%m%dT%H%M%S")
-    log = f".snakemake/log/cardlab-campaign-{campaign.game}-{campaign.experiment}-{stamp}.log"  # beside snakemake's
+    log = f"{logs_dir(args.results)}/campaigns/{campaign.game}-{campaign.experiment}-{stamp}.log"
     items = sum(b - a for a, b in campaign.windows(shards, per_shard))
     print(
         f"{campaign.label}: {plural(len(shards), 'shard')} ({runs_words(shards)}, {items:,} {campaign.unit}) "

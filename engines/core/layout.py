@@ -130,12 +130,40 @@ def parse_shard_path(path: str | os.PathLike) -> tuple[str, ShardPlace] | None:
 
 
 def log_of_shard_file(path: str | os.PathLike) -> str | None:
-    """The job log beside a shard file's results tree (where its timing line is), or None."""
+    """The job log beside a shard file's results tree, or None."""
     parsed = parse_shard_path(path)
     if parsed is None:
         return None
     root, p = parsed
     return log_path(p.game, p.experiment, p.variant, p.shard, root)
+
+
+def timings_dir(root: str | os.PathLike = RESULTS) -> str:
+    """Where every job's timing record lives (engines/pipeline/timings.py), laid out as the logs are."""
+    return f"{root}/timings"
+
+
+def timing_of(log: str | os.PathLike) -> str:
+    """A job's timing record for its log: ``<root>/logs/X.log`` -> ``<root>/timings/X.json`` (a shard's,
+    or a step's such as ``logs/warehouse.log``); beside any other log (a scratch job's), ``<log>.json``."""
+    text = Path(log).as_posix()
+    start = 0
+    while (at := text.find("logs/", start)) >= 0:
+        rest = text[at + len("logs/") :]
+        if (
+            (at == 0 or text[at - 1] == "/")
+            and rest.endswith(".log")
+            and (LOG_FILE.fullmatch(rest) or rest.count("/") <= 1)
+        ):
+            return f"{text[:at]}timings/{rest.removesuffix('.log')}.json"
+        start = at + 1
+    return f"{text}.json"
+
+
+def timing_of_shard_file(path: str | os.PathLike) -> str | None:
+    """The timing record of the job that wrote a shard file, or None for a path not laid out as one."""
+    log = log_of_shard_file(path)
+    return None if log is None else timing_of(log)
 
 
 def ledger_path(game: str, experiment: str, variant: str, root: str = RESULTS) -> str:

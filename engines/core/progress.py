@@ -1,37 +1,22 @@
-"""Progress lines for long work: a bar on a terminal, periodic log lines in a job log."""
+"""Progress for long work: a bar on a terminal, periodic lines in a job log (for a person), and each
+line's :class:`Reading` to a callback (a job's timing record: engines/pipeline/timings.py)."""
 
 from __future__ import annotations
 
-import re
 import sys
 import time
+from collections.abc import Callable
 from typing import NamedTuple, TextIO
-
-# What Progress.line writes: "<label>: 1,234/5,000 games (24.7%), 812 games/s, elapsed 2 s, ETA 5 s"
-# (a unit may have spaces: "upcard tables")
-LINE = re.compile(
-    r"(?:^|: )(?P<done>[\d,]+)/(?P<total>[\d,]+) (?P<unit>.+?) \([\d.]+%\), (?P<rate>[\d,]+) .+?/s, "
-    r"elapsed (?P<elapsed>[\d,]+) s, ETA "
-)
 
 
 class Reading(NamedTuple):
-    """One progress line read back: units done of total, the shard's mean rate and its elapsed seconds."""
+    """Where a piece of work stands: units done of total, its mean rate since the start and its elapsed seconds."""
 
     done: int
     total: int
     unit: str
     rate: float
     elapsed_s: float
-
-
-def read_line(line: str) -> Reading | None:
-    """The reading a :meth:`Progress.line` wrote, or None for any other line."""
-    m = LINE.search(line)
-    if m is None:
-        return None
-    num = {k: int(m.group(k).replace(",", "")) for k in ("done", "total", "rate", "elapsed")}
-    return Reading(num["done"], num["total"], m.group("unit"), float(num["rate"]), float(num["elapsed"]))
 
 
 class Progress:
@@ -52,6 +37,7 @@ class Progress:
         every_s: float = 10.0,
         enabled: bool = True,
         first_s: float = 2.0,
+        on_reading: Callable[[Reading], None] | None = None,
     ):
         self.total = int(total)
         self.unit = unit
@@ -60,6 +46,7 @@ class Progress:
         self.every_s = every_s
         self.enabled = enabled
         self.done = 0
+        self.on_reading = on_reading
         self._start = time.monotonic()
         # the first line is due after first_s, the later ones every every_s
         self._last = self._start - max(0.0, every_s - min(first_s, every_s))
@@ -88,11 +75,17 @@ class Progress:
             self._last = now
             self.stream.write(self.line(now) + "\n")
             self.stream.flush()
+            if self.on_reading is not None:
+                self.on_reading(self.reading(now))
 
-    def line(self, now: float | None = None) -> str:
+    def reading(self, now: float | None = None) -> Reading:
+        """Units done of total, the mean rate since the start and the seconds elapsed."""
         now = time.monotonic() if now is None else now
         elapsed = max(now - self._start, 1e-9)
-        rate = self.done / elapsed
+        return Reading(self.done, self.total, self.unit, self.done / elapsed, elapsed)
+
+    def line(self, now: float | None = None) -> str:
+        done, total, unit, rate, elapsed = self.reading(now)
         left = (self.total - self.done) / rate if rate > 0 else float("inf")
         pct = 100.0 * self.done / self.total if self.total else 100.0
         eta = f"{left:,.0f} s" if left != float("inf") else "?"

@@ -2,7 +2,7 @@
 
 "No plan owns" is what ``cardlab verify`` reports as *unexpected* or *leftover* for the
 same config: shards of a removed experiment or of a shard count no longer planned,
-stray copies, temporaries of interrupted writes, and the job logs of those shards.
+stray copies, temporaries of interrupted writes, and the job logs and timing records of those shards.
 Never removed: a planned file, a kept campaign file (a sound shard of a pinned result
 version, whatever the config), and anything git tracks.  Removing deletes the files
 (they are results no plan uses; recomputing them is what a plan that wants them does).
@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.layout import log_of_shard_file, log_path
+from ..core.layout import log_of_shard_file, log_path, timing_of
 from .plan import add_plan_options, run_config_files
 
 
@@ -40,10 +40,10 @@ def planned_logs(plan: dict, results: str) -> set[str]:
 
 
 def orphan_logs(orphans: list[Path], plan: dict, results: str) -> list[Path]:
-    """The job logs of unplanned shard files, unless a planned shard writes the same log."""
+    """The job logs and timing records of unplanned shard files, unless a planned shard writes the same log."""
     keep = planned_logs(plan, results)
-    logs = {log_of_shard_file(p) for p in orphans}
-    return sorted(Path(f) for f in logs if f and os.path.exists(f) and os.path.normpath(f) not in keep)
+    logs = {f for p in orphans if (f := log_of_shard_file(p)) and os.path.normpath(f) not in keep}
+    return sorted(Path(f) for log in logs for f in (log, timing_of(log)) if os.path.exists(f))
 
 
 def cleanup(results: str, config) -> Cleanup:

@@ -1,70 +1,43 @@
 """Why a run failed, said where the user looks: the terminal, not only a job's log.
 
-Every job ends a failure with one ``error: <cause and fix>`` line in its log (engines/pipeline/
-steps.py).  Snakemake itself only says that a script "returned non-zero exit status 1", and the
-project's profile hides the job blocks that would name the log.  So when a run fails, the
-Snakefile's ``onerror`` handler (and ``cardlab run``) print, for each job log written during the
-run, its last attempt's cause, with the log's path for the traceback.
+Every job ends a failure with one ``error: <cause and fix>`` line, in its log for a person and in
+its timing record for the run (engines/pipeline/steps.py, :func:`record_failure`).  Snakemake itself
+only says that a script "returned non-zero exit status 1", and the project's profile hides the job
+blocks that would name the log.  So when a run fails, the Snakefile's ``onerror`` handler (and
+``cardlab run``) print, for each job whose record failed during the run, its cause, with the log's
+path for the traceback.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
-from ..core.layout import RESULTS, logs_dir, parse_log_path
-from .jobs import START_TAG
-
-ERROR_PREFIX = "error: "
-SNAKEMAKE_OUTPUT = "snakemake.log"
-# Snakemake names each run's log by the moment it started: 2026-12-04T143138.111099.snakemake.log
-_RUN_LOG = re.compile(r"(\d{4}-\d\d-\d\dT\d{6}\.\d+)\.snakemake\.log$")
+from ..core.layout import RESULTS, logs_dir, parse_log_path, timing_of, timings_dir
+from .runstate import run_start
+from .timings import finished_timing, parse, read_record, write_record
 
 
-def run_started(snakemake_log: str | os.PathLike | list | None) -> float:
-    """When the run that writes ``snakemake_log`` began (its name says); its creation as a fallback.
-    (Snakemake 9 hands ``onerror`` a list of its log files.)"""
-    if isinstance(snakemake_log, (list, tuple)):
-        snakemake_log = snakemake_log[0] if snakemake_log else None
-    if snakemake_log:
-        m = _RUN_LOG.search(str(snakemake_log))
-        if m:
-            return datetime.strptime(m.group(1), "%Y-%m-%dT%H%M%S.%f").timestamp()
-        try:
-            return os.stat(snakemake_log).st_ctime
-        except OSError:
-            pass
-    return 0.0
-
-
-def last_error(text: str) -> str | None:
-    """The cause a job log's last attempt ended with (Snakemake appends attempts), or None."""
-    lines = text.splitlines()
-    starts = [i for i, line in enumerate(lines) if START_TAG in line]
-    tail = lines[starts[-1] :] if starts else lines
-    errors = [line[len(ERROR_PREFIX) :] for line in tail if line.startswith(ERROR_PREFIX)]
-    return errors[-1] if errors else None
+def record_failure(log: str | os.PathLike, cause: str) -> None:
+    """A job's record says it failed, and why (the timing of an attempt that finished before is kept)."""
+    found = read_record(timing_of(log))
+    last = finished_timing(parse(found.text)) if found is not None else None
+    write_record(timing_of(log), {"state": "failed", "error": cause, "log": str(log), "last": last})
 
 
 def failed_jobs(since: float, results: str = RESULTS) -> list[tuple[str, str]]:
-    """(log, cause) of every job log written since ``since`` whose last attempt failed, oldest first."""
+    """(log, cause) of every job whose record failed since ``since``, oldest first."""
     found = []
-    logs = Path(logs_dir(results))
-    for path in logs.rglob("*.log") if logs.is_dir() else []:
-        if path.name == SNAKEMAKE_OUTPUT:  # `cardlab run`'s copy of Snakemake's output, no job's log
+    records = Path(timings_dir(results))
+    for path in records.rglob("*.json") if records.is_dir() else []:
+        record = read_record(path)
+        if record is None or record.mtime < since:
             continue
-        try:
-            if path.stat().st_mtime < since:
-                continue
-            cause = last_error(path.read_text(errors="replace"))
-        except OSError:
-            continue
-        if cause is not None:
-            found.append((path.stat().st_mtime, str(path), cause))
+        data = parse(record.text)
+        if data.get("state") == "failed" and data.get("log"):
+            found.append((record.mtime, str(data["log"]), str(data.get("error") or "")))
     return [(log, cause) for _, log, cause in sorted(found)]
 
 
@@ -82,9 +55,9 @@ def report_failures(
     results: str = RESULTS,
     since: float | None = None,
 ) -> int:
-    """Print why the run failed, a job a line (jobs whose logs were written since the run began, or
-    ``since``); returns how many jobs said why."""
-    failed = failed_jobs(run_started(snakemake_log) if since is None else since, results)
+    """Print why the run failed, a job a line (jobs whose records failed since the run began, or
+    ``since``); returns how many jobs said why.  (Snakemake 9 hands ``onerror`` a list of its log files.)"""
+    failed = failed_jobs((run_start() or 0.0) if since is None else since, results)
     if not failed:
         print(
             "cardlab: the run failed before any job said why; Snakemake's own messages are above"

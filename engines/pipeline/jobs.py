@@ -1,14 +1,12 @@
 """Running one planned shard: a game engine's tables written with their provenance.
 
 This module runs the engine on a spec (see :mod:`engines.interface`) and writes
-each table atomically with the provenance record, and the timing line the
-warehouse reads back from the job's log.  Paths come from :mod:`engines.core.layout`.
+each table atomically with the provenance record, and the job's timing record
+(engines/pipeline/timings.py) as it goes.  Paths come from :mod:`engines.core.layout`.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import platform
 import sys
 import time
@@ -17,11 +15,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..core.errors import CardlabError
-from ..core.layout import remove_temp_files
+from ..core.layout import remove_temp_files, timing_of
 from ..core.progress import Progress
 from ..core.provenance import provenance
-from ..kinds import on_gpu
 from ..registry import engine
+from .timings import JobRecorder
 
 
 def set_threads(threads: int) -> int:
@@ -33,9 +31,8 @@ def set_threads(threads: int) -> int:
     return numba.get_num_threads()
 
 
-TIMING_TAG = "cardlab-timing "
-# A job's first log line, "<game> <experiment>/<variant>/<shard>: numba threads N": a log holds
-# one such block per attempt (Snakemake appends), which the live view tells apart by it.
+# A job's first log line, "<game> <experiment>/<variant>/<shard>: numba threads N" (a person reading
+# a log that holds several attempts, Snakemake appending, tells them apart by it)
 START_TAG = ": numba threads "
 
 
@@ -64,21 +61,25 @@ def machine() -> str:
     return f"{name} ({', '.join(detail)})"
 
 
-def cpu_priced(record: dict | None) -> float | None:
-    """A timing record's CPU seconds where they price work on a CPU; None for a shard a device computed
-    (its process's CPU time only waited on the GPU) or a log without a timing."""
-    if not record or on_gpu(record.get("machine")):
-        return None
-    return record.get("cpu_s")
+def peak_mb() -> float | None:
+    """This process's peak resident memory in MB: its own high-water mark (``ru_maxrss`` would be inherited
+    across exec from the process that forked it, Snakemake's), None where the system does not say."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
-def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int, device: str | None = None) -> str:
-    """The job log's last line: how long the shard's computation took, and on what kind of CPU
-    (the warehouse's shard_timings), or on what device where a backend computed it elsewhere
-    (a GPU: its ``machine`` is the GPU's name, so no CPU kind's rate ever pools with it).
+def timing(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int, device: str | None = None) -> dict:
+    """How long a shard's computation took, and on what kind of CPU (the warehouse's shard_timings), or
+    on what device where a backend computed it elsewhere (a GPU: its ``machine`` is the GPU's name, so
+    no CPU kind's rate ever pools with it, and ``cpu`` the CPU that waited on it).
 
-    Timings live in logs, not in the Parquet files, which must be the same bytes on every run."""
-    record = {
+    Timings live in job records, not in the Parquet files, which must be the same bytes on every run."""
+    return {
         "work": int(spec.get("work", 0)),
         "unit": unit,
         # microseconds: a cost window of 10^6 ranks takes 10-30 ms on a fast CPU, so milliseconds
@@ -87,32 +88,10 @@ def timing_line(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int
         "cpu_s": round(cpu_s, 6),
         "threads": threads,
         "machine": device or machine(),
+        "cpu": machine(),
+        "device": device,
+        "peak_mb": peak_mb(),
     }
-    return TIMING_TAG + json.dumps(record, sort_keys=True)
-
-
-def read_timing(log: str | os.PathLike) -> dict | None:
-    """The last timing line of a shard's log, or None (a log from before timings, or a failed job)."""
-    try:
-        lines = Path(log).read_text(errors="replace").splitlines()
-    except OSError:
-        return None
-    for line in reversed(lines):
-        if line.startswith(TIMING_TAG):
-            return timing_record(line)
-    return None
-
-
-def timing_record(line: str) -> dict | None:
-    """The record of a timing line (cpu_s, wall_s, work, unit, threads, machine: absent before
-    machines were recorded); None for any other line."""
-    if not line.startswith(TIMING_TAG):
-        return None
-    try:
-        record = json.loads(line[len(TIMING_TAG) :])
-    except ValueError:
-        return None
-    return record if isinstance(record, dict) else None
 
 
 def run_shard(
@@ -125,7 +104,8 @@ def run_shard(
     backend: str | None = None,
 ) -> None:
     """Compute one shard with ``backend`` (None: its kind's default) and write every table it produces,
-    each atomically.  A backend never changes what is written, only the timing line's machine."""
+    each atomically, and (given its ``log``) the job's timing record as it goes.  A backend never
+    changes what is written, only the timing's machine."""
     from ..core.store import write_parquet
 
     eng = engine(game)
@@ -135,6 +115,7 @@ def run_shard(
     if log:
         Path(log).parent.mkdir(parents=True, exist_ok=True)
     stream = open(log, "a") if log else sys.stderr
+    record = JobRecorder(timing_of(log), n_threads, time.time()) if log else None
     try:
         print(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}{START_TAG}{n_threads}", file=stream)
         progress = Progress(
@@ -142,6 +123,7 @@ def run_shard(
             eng.unit_of(spec),
             label=f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}",
             stream=stream,
+            on_reading=record.reading if record else None,
         )
         wall0, cpu0 = time.perf_counter(), time.process_time()
         kind = eng.kind_of(spec)
@@ -170,7 +152,8 @@ def run_shard(
             file=stream,
         )
         device = kind.device(backend) if backend else None
-        print(timing_line(spec, eng.unit_of(spec), wall, cpu, n_threads, device), file=stream)
+        if record is not None:
+            record.finished(timing(spec, eng.unit_of(spec), wall, cpu, n_threads, device))
     finally:
         if log:
             stream.close()

@@ -4,7 +4,7 @@
 the lines ``cardlab status`` prints (a head with the shards done and the ETA, a line per
 game, the warehouse and reports); :func:`eta_text` is the one way an ETA is said (also by a
 campaign run's lines, :func:`running_line`).  The numbers are the model's
-(engines/pipeline/progress_model.py), read from the job logs by engines/pipeline/runlog.py.
+(engines/pipeline/progress_model.py), read from the job records by engines/pipeline/timings.py.
 """
 
 from __future__ import annotations
@@ -25,16 +25,16 @@ from .progress_model import (
     model,
     smoothed,
 )
-from .runlog import LogFile, read_shard_log
+from .timings import RecordFile, read_shard_record
 
 __all__ = [
     "Frame",
-    "LogFile",
+    "RecordFile",
     "PlannedShard",
     "Shown",
     "Snapshot",
     "eta_text",
-    "read_shard_log",
+    "read_shard_record",
     "running_line",
     "smoothed",
     "view",

@@ -24,7 +24,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .runlog import Measure
+from .timings import Measure
 
 Group = tuple[str, str, str]
 ShardState = Any  # engines/pipeline/progress_model.py's ShardState, which imports this module

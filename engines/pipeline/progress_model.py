@@ -47,7 +47,7 @@ from .run_costs import (
     kernels_never_run,
     slowdown,
 )
-from .runlog import LogFile, ShardLog, read_shard_log
+from .timings import RecordFile, ShardRecord, read_shard_record
 
 # A redrawn ETA keeps counting down while a new estimate is within this share of it
 # (or of ETA_FLOOR_S for short ones); outside it, the new estimate is shown.
@@ -104,7 +104,7 @@ class Snapshot:
     plan: tuple[PlannedShard, ...]
     units: Mapping[str, str]  # game -> its main unit, in display order
     files: frozenset[str]  # shard files that exist
-    logs: Mapping[str, LogFile]  # shard logs that exist
+    logs: Mapping[str, RecordFile]  # shard logs that exist
     alive: bool  # a snakemake holds the directory
     now: float
     run_started: float | None = None  # when the current run began, if known: older unfinished logs are not running
@@ -133,14 +133,14 @@ class ShardState:
     spec: PlannedShard
     state: str  # kept (done before this run), done, running, interrupted, waiting
     done_work: float  # in the spec's unit
-    log: ShardLog | None
+    log: ShardRecord | None
 
 
 def shard_states(snap: Snapshot) -> list[ShardState]:
     out = []
     for spec in snap.plan:
         lf = snap.logs.get(spec.log)
-        log = read_shard_log(lf.text, lf.mtime, spec.work) if lf is not None else None
+        log = read_shard_record(lf.text, lf.mtime, spec.work) if lf is not None else None
         if all(f in snap.files for f in spec.files):
             kept = snap.alive and all(f in snap.kept for f in spec.files)
             out.append(ShardState(spec, "kept" if kept else "done", float(spec.work), log))

@@ -99,9 +99,9 @@ def target_of(path: str, plan: Plan) -> Target:
     kind = engine(game).kind_of(spec)
     files = {t: shard_path(game, t, spec, root=root) for t in kind.tables}
     read = kind.inputs(spec, plan.specs(game))
-    from .jobs import cpu_priced, read_timing
+    from .timings import cpu_priced, timing_of_log
 
-    timing = read_timing(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=root))
+    timing = timing_of_log(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=root))
     return Target(
         game,
         spec,
@@ -144,7 +144,8 @@ def choose(
 def recompute(target: Target) -> Outcome:
     """Compute the shard again in a scratch directory and compare it with its files (run in a worker)."""
     from ..core.store import HASH_KEY, read_verified
-    from .jobs import read_timing, run_shard
+    from .jobs import run_shard
+    from .timings import timing_of_log
 
     out = Outcome(target)
     current = engine(target.game).kind_of(target.spec).result_version or engine(target.game).source_version()
@@ -160,7 +161,7 @@ def recompute(target: Target) -> Outcome:
         except CardlabError as exc:
             out.error = str(exc)
             return out
-        out.cpu_s = float((read_timing(log) or {}).get("cpu_s", 0.0))
+        out.cpu_s = float((timing_of_log(log) or {}).get("cpu_s", 0.0))
         for table, path in target.files.items():
             kept_meta, kept = read_verified(path)
             new_meta, new = read_verified(outputs[table])

@@ -15,24 +15,24 @@ from pathlib import Path
 
 from ..core.errors import CardlabError
 from ..core.fmt import duration
-from ..core.layout import RESULTS, log_of_shard_file, parse_shard_path
+from ..core.layout import RESULTS, parse_shard_path, timing_of_shard_file
 from .plan import DEFAULT_CONFIG
 
 DAMAGED = "damaged"  # results/damaged/<path inside results>.<n>: files recompute moved aside
 
 
 def recompute_cost(path: str | os.PathLike) -> str:
-    """What recomputing a shard file costs, from the timing line of its job log ('' when unmeasured)."""
-    from .jobs import read_timing
+    """What recomputing a shard file costs, from its job's timing record ('' when unmeasured)."""
+    from .timings import read_timing
 
-    log = log_of_shard_file(path)
-    timing = read_timing(log) if log else None
+    record = timing_of_shard_file(path)
+    timing = read_timing(record)
     if not timing or timing.get("cpu_s") is None:
         return ""
-    # a small shard can time at 0.0 CPU-s (timing lines keep milliseconds): measured, just short
+    # a small shard can time at 0.0 CPU-s: measured, just short
     cpu_s = float(timing["cpu_s"])
     cost = f"about {duration(cpu_s)}" if cpu_s >= 0.5 else "under a second"
-    return f"{cost} of CPU (measured: {log})"
+    return f"{cost} of CPU (measured: {record})"
 
 
 def is_tracked(path: str | os.PathLike) -> bool:

@@ -14,9 +14,11 @@ Only when the command line asks Snakemake to run jobs (:func:`asks_for_a_run`): 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
+import time
 from collections.abc import Sequence
 
 from ..core.errors import CardlabError
@@ -66,6 +68,9 @@ def hold_run_lock(lock_path: str = RUN_LOCK) -> bool:
         os.close(fd)
         return False
     _RUN_LOCK = fd
+    # when this run began, for `cardlab status` and the failure report (engines/pipeline/runstate.py)
+    os.ftruncate(fd, 0)
+    os.write(fd, json.dumps({"pid": os.getpid(), "started": time.time()}).encode())
     return True
 
 

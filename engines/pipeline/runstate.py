@@ -1,7 +1,7 @@
 """Whether a run goes in this directory: the run lock's probe and a campaign run's note.
 
-A cardlab snakemake keeps an flock on ``.snakemake/cardlab-run.lock`` while it runs
-(:func:`run_alive` probes it).  A ``cardlab redblack campaign K --run N`` writes a note
+A cardlab snakemake keeps an flock on ``.snakemake/cardlab-run.lock`` while it runs, and writes
+its start time in it (:func:`run_alive` probes it, :func:`run_start` reads it).  A ``cardlab redblack campaign K --run N`` writes a note
 beside its run config (how it was started, the config, its shards' files) so that
 ``cardlab status`` shows the run's shards while it goes (:func:`running_campaign`).
 """
@@ -17,6 +17,15 @@ from ..core.layout import RUN_LOCK
 
 RUN_LOG = "results/logs/snakemake.log"  # `cardlab run`'s snakemake output
 RUN_DIR = ".snakemake"  # a campaign run's config and its note live here while it goes, beside Snakemake's files
+
+
+def run_start(lock_path: str | None = None) -> float | None:
+    """When the run holding (or last holding) this directory's run lock began: it writes its start
+    there when it takes the lock (engines/pipeline/resume.py); None if no run has."""
+    try:
+        return float(json.loads(Path(RUN_LOCK if lock_path is None else lock_path).read_text())["started"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def run_alive(lock_path: str | None = None) -> bool:

@@ -27,13 +27,13 @@ import yaml
 
 from ..core.errors import CardlabError
 from ..core.fmt import plural
-from ..core.layout import RESULTS
+from ..core.layout import RESULTS, timing_of
 from .live import Shown, finished_count, running_line
 from .progress_model import Estimate, run_share
-from .runlog import last_reading
 from .runner import log_tail, run_snakemake, snakemake_command
 from .runstate import RUN_DIR, RunNote, write_run_note
 from .status import run_frame  # the live view of the run's shards, as `cardlab status` shows it
+from .timings import last_reading
 
 POLL_S = 5.0
 PROGRESS_S = 60.0  # between lines on the running shards
@@ -155,7 +155,7 @@ class Watch:
             return
         progress = {}
         for name, log in self.logs.items():
-            reading = None if name in self.done else last_reading(log)
+            reading = None if name in self.done else last_reading(timing_of(log))
             if reading is not None and reading.total:
                 progress[name] = reading.done / reading.total
         eta, est = self.eta()

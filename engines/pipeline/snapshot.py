@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CardlabError
-from ..core.layout import RESULTS, WAREHOUSE
+from ..core.layout import RESULTS, WAREHOUSE, timing_of, timings_dir
 from ..registry import engine
 from .plan import DEFAULT_CONFIG, Plan, load_plan
 from .progress_model import PlannedShard, Snapshot
-from .runlog import latest_run_start, mtime, read_log, step_cpu, step_record
-from .runstate import run_alive
+from .runstate import run_alive, run_start
+from .timings import mtime, read_record, step_cpu, step_record
 
 REPORT_INDEX = "index.html"
 
@@ -168,13 +168,14 @@ def steps_of(
     current; a report only for the ``games`` with work in this run: another game's report is left as it
     is), since when the first of them has been under way (the latest of the steps finished and
     ``shards_done``, when the last shard was written; None while shards are left), and each step's CPU
-    seconds as every game's step logs say.  A step has finished once its log, written in this run, ends
-    with its timing line (engines/pipeline/steps.py): the warehouse writes its log as it works."""
-    texts = {log: lf.text for log in step_logs(results, list_games(results)) if (lf := read_log(log)) is not None}
+    seconds as every game's step records say.  A step has finished once its record, written in this run,
+    holds its timing (engines/pipeline/steps.py)."""
+    records = [timing_of(log) for log in step_logs(results, list_games(results))]
+    texts = {r: lf.text for r in records if (lf := read_record(r)) is not None}
     cpu = step_cpu(texts)
     if current or run_started is None:
         return (), None, cpu
-    logs = step_logs(results, games)
+    logs = [timing_of(log) for log in step_logs(results, games)]
     kinds = ["warehouse"] + ["report"] * len(games) + ["index"]
     ended = {log: t for log in logs if (t := mtime(log) or 0.0) >= run_started and step_record(texts.get(log, ""))}
     left = tuple(k for log, k in zip(logs, kinds, strict=True) if log not in ended)
@@ -183,9 +184,9 @@ def steps_of(
 
 
 def list_games(results: str) -> list[str]:
-    """The games with a report log in a results tree (their reports' timing lines price this run's)."""
-    reports = Path(results) / "logs" / "reports"
-    names = sorted(p.stem for p in reports.glob("*.log") if not p.name.endswith(".inputs.log"))
+    """The games with a report's timing record in a results tree (they price this run's reports)."""
+    reports = Path(timings_dir(results)) / "reports"
+    names = sorted(p.stem for p in reports.glob("*.json"))
     return [name for name in names if name != "index"]
 
 
@@ -206,7 +207,7 @@ def snapshot(
         plan = [s for s in plan if set(s.files) <= only]
     alive = run_alive() if alive is None else alive
     if alive and run_started is None:
-        run_started = latest_run_start()
+        run_started = run_start()
     stamps = {f: mtime(f) for s in plan for f in s.files}
     # a file a run writes again (stale: its engine's code or its spec changed) is work left, not done or kept:
     # files written before the run going, or every file when none goes
@@ -216,7 +217,7 @@ def snapshot(
     for f in stale:
         stamps[f] = None
     files = frozenset(f for f, t in stamps.items() if t is not None)
-    logs = {s.log: lf for s in plan if (lf := read_log(s.log)) is not None}
+    logs = {s.log: lf for s in plan if (lf := read_record(timing_of(s.log))) is not None}
     all_done = all(f in files for s in plan for f in s.files)
     newest = max((t for t in stamps.values() if t is not None), default=0.0)
     warehouse = warehouse_state(results, all_done, newest)

@@ -8,7 +8,7 @@ writes to ``results/logs/<game>/<experiment>/<variant>/shard=NNNN.log``
 (progress lines every few seconds, a timing line at the end), so the summary
 works for a live run, an interrupted one and a finished one alike, on a laptop
 or on a cluster's shared file system.  The parts: a snapshot of those files
-(engines/pipeline/snapshot.py, read by engines/pipeline/runlog.py), its numbers
+(engines/pipeline/snapshot.py, read by engines/pipeline/timings.py), its numbers
 (engines/pipeline/progress_model.py), their words (engines/pipeline/live.py), whether
 a run goes (engines/pipeline/runstate.py) and the loop that redraws
 (engines/pipeline/runner.py).  While a ``cardlab redblack campaign K --run N`` goes in

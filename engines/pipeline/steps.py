@@ -2,9 +2,9 @@
 
 Each rule names its step in ``params.step``; the step's function does the work
 through the engines and the pipeline modules.  A CardlabError ends the job with
-``error: <reason>`` on stderr (and in the job's log) and exit status 1.  The steps after the
-shards (warehouse, reports, index) end their logs with a timing line (:func:`step_timing_line`):
-the live view prices the next run's steps by them.
+``error: <reason>`` on stderr (and in the job's log and record) and exit status 1.  The steps after
+the shards (warehouse, reports, index) write their timing record when they end (:func:`step_timing`):
+the live view prices the next run's steps by them (engines/pipeline/timings.py).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from ..core.errors import CardlabError
+from .failures import record_failure
 
 
 class BatchError(CardlabError):
@@ -37,26 +38,25 @@ def _steps() -> dict[str, Callable]:
 TIMED_STEPS = {"warehouse": "warehouse", "game_report": "report", "index": "index"}
 
 
-def step_timing_line(step: str) -> str:
-    """A step's timing line: its process's wall and CPU seconds since it started (the interpreter's and the
+def step_timing(step: str) -> dict:
+    """A step's timing: its process's wall and CPU seconds since it started (the interpreter's and the
     imports' included: the whole of what the step costs the run), and the kind of CPU."""
-    import json
     import resource
     import time
 
     import psutil  # Snakemake's own dependency: every step runs under it
 
-    from .jobs import TIMING_TAG, machine
+    from .jobs import machine, peak_mb
 
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    record = {
+    return {
         "step": step,
         "wall_s": round(time.time() - psutil.Process().create_time(), 3),
         "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
         "threads": 1,
         "machine": machine(),
+        "peak_mb": peak_mb(),
     }
-    return TIMING_TAG + json.dumps(record, sort_keys=True)
 
 
 def shard_from_snakemake(smk) -> None:
@@ -148,6 +148,7 @@ def batch_from_snakemake(smk) -> None:
         except CardlabError as exc:
             with open(log, "a") as stream:
                 print(f"error: {exc}", file=stream)
+            record_failure(log, " ".join(str(exc).split()))
             raise BatchError(f"{game} {'/'.join(map(str, place))}: {exc} (log: {log})") from None
 
 
@@ -232,8 +233,10 @@ def run(smk) -> None:
             catalog_inputs(smk)
         _steps()[smk.params.step](smk)
         if smk.params.step in TIMED_STEPS and len(smk.log):
-            with open(smk.log[0], "a") as log:
-                print(step_timing_line(TIMED_STEPS[smk.params.step]), file=log)
+            from ..core.layout import timing_of
+            from .timings import write_record
+
+            write_record(timing_of(smk.log[0]), {"state": "done", **step_timing(TIMED_STEPS[smk.params.step])})
     except CardlabError as exc:
         fail(smk, str(exc), log_it=not isinstance(exc, BatchError))  # a batch wrote its shard's log
     except OSError as exc:  # a full disk, a vanished directory: the system's words and the path
@@ -253,4 +256,5 @@ def fail(smk, cause: str, log_it: bool = True) -> NoReturn:
     if log_it and len(smk.log):
         with open(smk.log[0], "a") as log:
             print(message, file=log)
+        record_failure(smk.log[0], message.removeprefix("error: "))
     sys.exit(1)

@@ -24,16 +24,16 @@ from ..core.errors import CardlabError, squeeze
 from ..core.layout import (
     WAREHOUSE,
     ShardPlace,
-    log_of_shard_file,
     parse_shard_path,
     remove_temp_files,
     temp_path,
+    timing_of_shard_file,
 )
 from ..core.store import HASH_KEY, open_shard, verified_table, write_text
 from ..registry import GAMES, engine
 from .check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table, kept_now
-from .jobs import read_timing
 from .measurements import measurements_table
+from .timings import read_timing
 
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_PATH = WAREHOUSE
@@ -314,28 +314,29 @@ TIMING_SCHEMA = {
     "wall_s": "DOUBLE",
     "cpu_s": "DOUBLE",
     "threads": "BIGINT",
-    "machine": "VARCHAR",  # the kind of CPU (jobs.machine); NULL in logs from before it was recorded
+    "machine": "VARCHAR",  # the kind of CPU (jobs.machine), or the device that computed; NULL where not recorded
+    "cpu": "VARCHAR",  # the kind of CPU the job ran on (beside a device too); NULL in records from before it
+    "device": "VARCHAR",  # the device that computed (a GPU), NULL for the CPU
+    "peak_mb": "DOUBLE",  # the job's peak resident memory; NULL in records from before it
 }
 
 
 def timing_table(metas: dict[str, dict]):
-    """One row per shard whose job log ends with a timing line (results/logs/<game>/...): measured rates.
-
-    A shard copied in without its log (or computed before timings were logged) has no row."""
+    """One row per shard whose job's timing record (results/timings/<game>/...) holds a finished timing:
+    measured rates.  A shard copied in without its record has no row."""
     rows = {}
     for path, m in metas.items():
         key = (m["game"], m.get("experiment"), m.get("variant"), m.get("shard"))
         if key in rows:
             continue
-        log = log_of_shard_file(path)
-        rec = read_timing(log) if log is not None else None
+        rec = read_timing(timing_of_shard_file(path))
         if rec is not None:
             rows[key] = rec
     cols = {c: [] for c in TIMING_SCHEMA}
     for (game, experiment, variant, shard), rec in sorted(rows.items()):
         for c, v in (("game", game), ("experiment", experiment), ("variant", variant), ("shard", shard)):
             cols[c].append(v)
-        for c in ("work", "unit", "wall_s", "cpu_s", "threads", "machine"):
+        for c in list(TIMING_SCHEMA)[4:]:
             cols[c].append(rec.get(c))
     types = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
     return pa.table({c: pa.array(v, type=types[TIMING_SCHEMA[c]]) for c, v in cols.items()})

@@ -3,7 +3,7 @@
 A campaign searches a size's ranks shard by shard on one grid and widens them session by
 session; its ledger (engines/core/ledger.py) keeps the shards it computed.  This reads only
 ``results/``: a shard is finished when all its search tables are there and intact (their
-counts row says which ranks it searched), and its job log's timing line says what it cost.
+counts row says which ranks it searched), and its job's timing record says what it cost.
 """
 
 from __future__ import annotations

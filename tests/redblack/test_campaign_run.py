@@ -4,6 +4,7 @@ during a run, synchronised on events (a fake Snakemake that says when it has wri
 
 from __future__ import annotations
 
+import io
 import os
 import re
 
@@ -180,21 +181,21 @@ def test_bad_runs_are_named_and_change_nothing(tmp_path, args, message):
     assert not list((wd / ".snakemake").glob("cardlab-run-*.yaml")) if (wd / ".snakemake").exists() else True
 
 
-def test_the_running_shards_are_read_from_their_job_logs(tmp_path):
-    """The log reader's last progress line, the model's share of the run (numbers), then its words."""
+def test_the_running_shards_are_read_from_their_job_records(tmp_path):
+    """The record's latest reading, the model's share of the run (numbers), then its words."""
     from engines.core.progress import Progress
     from engines.pipeline.live import running_line
     from engines.pipeline.progress_model import run_share
-    from engines.pipeline.runlog import last_reading
+    from engines.pipeline.timings import JobRecorder, last_reading
 
-    log = tmp_path / "shard=0003.log"
-    progress = Progress(1000, "deals", "redblack exhaustive_k09/owner/3", stream=log.open("w"), enabled=True)
-    progress.done = 400
-    progress.stream.write("starting\n" + progress.line() + "\n")
-    progress.stream.close()
-    reading = last_reading(str(log))
+    record = tmp_path / "shard=0003.json"
+    job = JobRecorder(record, 1, 0.0)
+    assert last_reading(record) is None  # started, no reading yet
+    progress = Progress(1000, "deals", "redblack exhaustive_k09/owner/3", stream=io.StringIO(), on_reading=job.reading)
+    progress.update(400)
+    reading = last_reading(record)
     assert (reading.done, reading.total) == (400, 1000)
-    assert last_reading(str(tmp_path / "none.log")) is None
+    assert last_reading(tmp_path / "none.json") is None
     # shard 2 finished (1,000), shard 3 at 400, shard 4 not started: 1,400 of 4,000 deals
     work = {"2": 1000, "3": 1000, "4": 2000}
     share = run_share(["2"], {"3": 0.4}, work)

@@ -11,9 +11,9 @@ from wfhelp import ROOT
 
 from engines.cli import main as cardlab
 from engines.core.errors import CardlabError
-from engines.core.layout import ShardPlace, log_path, place_path
+from engines.core.layout import ShardPlace, log_path, place_path, timing_of
 from engines.core.ledger import ledger_root
-from engines.pipeline.jobs import read_timing
+from engines.pipeline.timings import timing_of_log as read_timing
 from engines.redblack import canonical_deals
 from engines.redblack.campaign import campaign_state
 from engines.redblack.search_shards import block_sizes
@@ -65,10 +65,10 @@ def copy_shard(dst: Path, n: int, tables=SEARCH_TABLES, log: bool = True) -> Non
         out = Path(place_path(ShardPlace("redblack", table, exp, var, n), str(dst)))
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, out)
-    if log:
-        out = Path(log_path("redblack", exp, var, n, str(dst)))
+    if log:  # its job's timing record
+        out = Path(timing_of(log_path("redblack", exp, var, n, str(dst))))
         out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(log_path("redblack", exp, var, n, str(RESULTS)), out)
+        shutil.copy2(timing_of(log_path("redblack", exp, var, n, str(RESULTS))), out)
 
 
 @pytest.fixture
@@ -90,8 +90,8 @@ def test_windows_gaps_and_cost_of_some_finished_shards(results):
     assert state.timed == 4 and state.cpu_hours == pytest.approx(sum(logs) / 3600)
 
 
-def test_a_shard_without_its_log_is_searched_but_untimed(results):
-    Path(log_path("redblack", f"exhaustive_k{K}", "owner", 209, str(results))).unlink()
+def test_a_shard_without_its_timing_record_is_searched_but_untimed(results):
+    Path(timing_of(log_path("redblack", f"exhaustive_k{K}", "owner", 209, str(results)))).unlink()
     state = campaign_state(K, "owner", results, timing=read_timing)
     assert len(state.shards) == 4 and state.timed == 3
 

@@ -2,7 +2,7 @@
 
 The shard step reads the backend from the run's config at run time (engines/pipeline/steps.py),
 not from a rule parameter, so switching a campaign between CPU and GPU reruns nothing; a GPU
-shard's files are the CPU's bytes, and its timing line names the GPU (so CPU cost models never
+shard's files are the CPU's bytes, and its timing record names the GPU (so CPU cost models never
 pool it with a CPU kind).  The GPU runs on numba-cuda's simulator, in a subprocess.
 """
 
@@ -82,7 +82,8 @@ def test_campaign_backend_without_run_is_refused(tmp_path):
 SCRIPT = textwrap.dedent(
     """
     import json, sys
-    from engines.pipeline.jobs import read_timing, run_shard
+    from engines.pipeline.jobs import run_shard
+    from engines.pipeline.timings import timing_of_log as read_timing
     from engines.redblack.search_shards import ExhaustiveSearch
     from engines.redblack.tables import SEARCH_TABLES
 

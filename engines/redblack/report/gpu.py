@@ -20,7 +20,7 @@ SELECT record, device, host, measured_on, metric, value, low, high, unit, detail
 FROM measurements WHERE game = 'redblack' ORDER BY measured_on, record, metric
 """
 
-# Each shard a GPU computed: its deals, rounds and wall seconds (the job log's timing).
+# Each shard a GPU computed: its deals, rounds and wall seconds (its job's timing record).
 GPU_SHARD_WORK_SQL = f"""
 SELECT c.experiment, t.machine, c.k, c.shard, c.deals, c.rounds, t.wall_s
 FROM redblack_counts c
@@ -77,7 +77,7 @@ def shard_lines(work: list[dict]) -> list[str]:
         deals, wall = sum(w["deals"] for w in done), sum(w["wall_s"] for w in done)
         out.append(
             f"Shards computed on a GPU: {experiment}, {plural(len(done), 'shard')} ({done[0]['shard']}..{done[-1]['shard']}, "
-            f"{deals:,} deals) on {machine} in {duration(wall)}, {deals / wall:,.0f} deals/s (their job logs)."
+            f"{deals:,} deals) on {machine} in {duration(wall)}, {deals / wall:,.0f} deals/s (their jobs' timing records)."
         )
     return out
 
