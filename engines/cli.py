@@ -143,9 +143,10 @@ def default_db() -> str:
 def version_text() -> str:
     import importlib.metadata
 
+    from .interface import source_version
     from .registry import engine
 
-    engines = ", ".join(f"{g} {engine(g).source_version()}" for g in GAMES)
+    engines = ", ".join(f"{g} {source_version(engine(g))}" for g in GAMES)
     return f"cardlab {importlib.metadata.version('cardlab')} (engines: {engines})"
 
 

@@ -77,7 +77,9 @@ class Engine(ABC):
     """A game: the shard kinds it plans, what they write, and the game's own declarations.
 
     Subclasses set the class attributes, ``kinds`` included, and the abstract methods; the
-    rest is derived from them or has a declared default.
+    rest has a declared default.  What is derived from them (stages, versions, units, the
+    report's files, the config schema and views) are the module's functions below, never
+    overridden: :func:`stages_of`, :func:`result_version`, :func:`unit_of`, ...
     """
 
     name: ClassVar[str]
@@ -135,29 +137,6 @@ class Engine(ABC):
             specs += kind.plan(section or {}, tuple(specs))
         return specs
 
-    def stages(self) -> dict[str, Stage]:
-        """Shard groups, each one Snakemake rule: the kinds' stages, in the order of ``kinds``."""
-        out: dict[str, Stage] = {}
-        for kind in self.kinds:
-            out.setdefault(kind.stage, Stage(kind.tables, kind.resources.runtime_min, kind.resources.mem_mb))
-        return out
-
-    def result_version(self, spec: Mapping[str, Any]) -> str:
-        """The version a shard's results carry: its kind's explicit version, else a hash of the game's
-        result-defining source and the core.
-
-        A shard whose recorded version differs is stale and recomputed.  A kind may declare
-        an explicit, test-guarded version for shards whose results must survive edits that
-        do not change them (e.g. a long search campaign).  A spec of no known kind (a file
-        an older engine wrote) gets the source hash, so it reads as stale, not as an error."""
-        kind = self._kind_by_name.get(spec.get("kind"))
-        return (kind.result_version if kind else None) or self.source_version()
-
-    def unit_of(self, spec: Mapping[str, Any]) -> str:
-        """What a spec's ``work`` counts: the spec's ``work_unit``, else its kind's, else the engine's."""
-        kind = self._kind_by_name.get(spec.get("kind"))
-        return spec.get("work_unit") or (kind.work_unit if kind else None) or self.work_unit
-
     # ------------------------------------------------------------------ what a game must provide
 
     @abstractmethod
@@ -175,48 +154,6 @@ class Engine(ABC):
         """Small tables made from the engine's own constants, loaded before ``views.sql`` (e.g. rule presets),
         so that SQL never repeats what the Python rules define."""
         return {}
-
-    # ------------------------------------------------------------------ derived, not overridden
-
-    @property
-    def report_outputs(self) -> tuple[ReportFile, ...]:
-        """``report_files`` plus the readable HTML page rendered from each Markdown report (``<name>.html``)."""
-        pages = tuple(
-            ReportFile(f.name.removesuffix(".md") + ".html", "report_page")
-            for f in self.report_files
-            if f.name.endswith(".md")
-        )
-        return tuple(self.report_files) + pages
-
-    def source_version(self) -> str:
-        """A shard's version: the code (comments and docstrings left out) of :func:`result_files` and the core."""
-        from .core.provenance import CORE_FILES, files_version
-
-        return files_version([f"{self.name}/{f}" for f in result_files(self)] + list(CORE_FILES))
-
-    def report_version(self) -> str:
-        """A report's version: the code of every module of the game's declared report, of its views
-        and of the shared report helpers, so that an edit of any of them rebuilds the report."""
-        from .core.provenance import files_version
-
-        views = ["views.sql"] if (game_directory(self) / "views.sql").exists() else []
-        files = [f"{self.name}/{f}" for f in (*report_sources(self), *views)]
-        return files_version(sorted(files) + ["report/common.py"])
-
-    def config_schema(self) -> dict:
-        import yaml
-
-        path = game_directory(self) / "config.schema.yaml"
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        return yaml.load(path.read_text(), Loader=loader) if path.exists() else {"type": "object"}  # noqa: S506
-
-    def views_sql(self) -> list[str]:
-        """The statements of ``views.sql``: comment lines dropped (they may hold ';'), then split on ';'."""
-        path = game_directory(self) / "views.sql"
-        if not path.exists():
-            return []
-        code = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("--"))
-        return [stmt.strip() for stmt in code.split(";") if stmt.strip()]
 
 
 # ---------------------------------------------------------------------- the game's files, for the versions
@@ -249,3 +186,81 @@ def report_sources(eng: Engine) -> list[str]:
     if where.submodule_search_locations:  # a package: every module of it
         return sorted(str(p.relative_to(home)) for p in origin.parent.glob("*.py"))
     return [str(origin.relative_to(home))]
+
+
+# ---------------------------------------------------------------------- derived from an engine, never overridden
+
+
+def _kind_named(eng: Engine, spec: Mapping[str, Any]) -> ShardKind | None:
+    return type(eng)._kind_by_name.get(spec.get("kind"))
+
+
+def stages_of(eng: Engine) -> dict[str, Stage]:
+    """Shard groups, each one Snakemake rule: the kinds' stages, in the order of ``kinds``."""
+    out: dict[str, Stage] = {}
+    for kind in eng.kinds:
+        out.setdefault(kind.stage, Stage(kind.tables, kind.resources.runtime_min, kind.resources.mem_mb))
+    return out
+
+
+def result_version(eng: Engine, spec: Mapping[str, Any]) -> str:
+    """The version a shard's results carry: its kind's explicit version, else a hash of the game's
+    result-defining source and the core.
+
+    A shard whose recorded version differs is stale and recomputed.  A kind may declare
+    an explicit, test-guarded version for shards whose results must survive edits that
+    do not change them (e.g. a long search campaign).  A spec of no known kind (a file
+    an older engine wrote) gets the source hash, so it reads as stale, not as an error."""
+    kind = _kind_named(eng, spec)
+    return (kind.result_version if kind else None) or source_version(eng)
+
+
+def unit_of(eng: Engine, spec: Mapping[str, Any]) -> str:
+    """What a spec's ``work`` counts: the spec's ``work_unit``, else its kind's, else the engine's."""
+    kind = _kind_named(eng, spec)
+    return spec.get("work_unit") or (kind.work_unit if kind else None) or eng.work_unit
+
+
+def report_outputs_of(eng: Engine) -> tuple[ReportFile, ...]:
+    """``report_files`` plus the readable HTML page rendered from each Markdown report (``<name>.html``)."""
+    pages = tuple(
+        ReportFile(f.name.removesuffix(".md") + ".html", "report_page")
+        for f in eng.report_files
+        if f.name.endswith(".md")
+    )
+    return tuple(eng.report_files) + pages
+
+
+def source_version(eng: Engine) -> str:
+    """A shard's version: the code (comments and docstrings left out) of :func:`result_files` and the core."""
+    from .core.provenance import CORE_FILES, files_version
+
+    return files_version([f"{eng.name}/{f}" for f in result_files(eng)] + list(CORE_FILES))
+
+
+def report_version(eng: Engine) -> str:
+    """A report's version: the code of every module of the game's declared report, of its views
+    and of the shared report helpers, so that an edit of any of them rebuilds the report."""
+    from .core.provenance import files_version
+
+    views = ["views.sql"] if (game_directory(eng) / "views.sql").exists() else []
+    files = [f"{eng.name}/{f}" for f in (*report_sources(eng), *views)]
+    return files_version(sorted(files) + ["report/common.py"])
+
+
+def config_schema_of(eng: Engine) -> dict:
+    """The JSON schema of the game's config section (its package's ``config.schema.yaml``)."""
+    import yaml
+
+    path = game_directory(eng) / "config.schema.yaml"
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(path.read_text(), Loader=loader) if path.exists() else {"type": "object"}  # noqa: S506
+
+
+def views_sql(eng: Engine) -> list[str]:
+    """The statements of ``views.sql``: comment lines dropped (they may hold ';'), then split on ';'."""
+    path = game_directory(eng) / "views.sql"
+    if not path.exists():
+        return []
+    code = "\n".join(ln for ln in path.read_text().splitlines() if not ln.lstrip().startswith("--"))
+    return [stmt.strip() for stmt in code.split(";") if stmt.strip()]

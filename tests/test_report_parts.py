@@ -11,6 +11,7 @@ import pytest
 
 from engines.core import fmt
 from engines.core.stats import wilson, wilson_upper
+from engines.interface import views_sql
 from engines.registry import engine
 
 ENGINES = Path(__file__).resolve().parent.parent / "engines"
@@ -41,7 +42,7 @@ def test_python_wilson_is_the_narcotic_views_wilson(hits, n):
             con.register(name, schema.empty_table())
     for name, table in engine("narcotic").warehouse_tables().items():
         con.register(name, table)
-    for stmt in engine("narcotic").views_sql():
+    for stmt in views_sql(engine("narcotic")):
         con.execute(stmt)
     lo, hi = con.execute("SELECT win_lo95, win_hi95 FROM narcotic_summary").fetchone()
     assert wilson(hits, n) == pytest.approx((lo, hi), rel=1e-12, abs=1e-15)
@@ -87,7 +88,7 @@ def test_blackjack_effects_of_removal_section_reads_the_warehouse():
         table = effects_of_removal_table()
         con.register("effects_in", table)
         con.execute("CREATE TABLE blackjack_effects_of_removal AS SELECT * FROM effects_in")
-        (view,) = [s for s in engine("blackjack").views_sql() if "VIEW blackjack_bust_effects" in s]
+        (view,) = [s for s in views_sql(engine("blackjack")) if "VIEW blackjack_bust_effects" in s]
         con.execute(view)
         md = "\n".join(removal_section(con))
         base, five = con.execute(

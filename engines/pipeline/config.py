@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from ..core.errors import CardlabError
+from ..interface import config_schema_of
 from ..registry import GAMES, engine
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -42,7 +43,7 @@ def full_schema() -> dict:
                 "enum": ["ascending", "descending"],
                 "description": "start the shards in this order of their numbers (absent: Snakemake's own order)",
             },
-            **{g: engine(g).config_schema() for g in GAMES},
+            **{g: config_schema_of(engine(g)) for g in GAMES},
         },
     }
 

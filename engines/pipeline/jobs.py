@@ -18,6 +18,7 @@ from ..core.errors import CardlabError
 from ..core.layout import remove_temp_files, timing_of
 from ..core.progress import Progress
 from ..core.provenance import provenance
+from ..interface import result_version, unit_of
 from ..registry import engine
 from .timings import JobRecorder
 
@@ -120,7 +121,7 @@ def run_shard(
         print(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}{START_TAG}{n_threads}", file=stream)
         progress = Progress(
             spec.get("work", 0) or 1,
-            eng.unit_of(spec),
+            unit_of(eng, spec),
             label=f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}",
             stream=stream,
             on_reading=record.reading if record else None,
@@ -138,7 +139,7 @@ def run_shard(
             rows = len(next(iter(columns.values()))) if len(columns) else 0
             meta = provenance(
                 game,
-                eng.result_version(spec),
+                result_version(eng, spec),
                 table=table,
                 experiment=spec["experiment"],
                 variant=spec["variant"],
@@ -153,7 +154,7 @@ def run_shard(
         )
         device = kind.device(backend) if backend else None
         if record is not None:
-            record.finished(timing(spec, eng.unit_of(spec), wall, cpu, n_threads, device))
+            record.finished(timing(spec, unit_of(eng, spec), wall, cpu, n_threads, device))
     finally:
         if log:
             stream.close()

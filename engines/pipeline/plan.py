@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CardlabError
 from ..core.layout import RESULTS, log_path, shard_path
+from ..interface import source_version
 from ..registry import GAMES, engine
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class PlannedShard:
     @property
     def version(self) -> str:
         """The result version the shard's files must carry (an edit that changes it reruns the shard)."""
-        return self.kind.result_version or engine(self.game).source_version()
+        return self.kind.result_version or source_version(engine(self.game))
 
 
 @dataclass

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..core.errors import CardlabError
 from ..core.layout import RESULTS, check_record_path, log_path, parse_shard_path, shard_path
+from ..interface import source_version
 from ..registry import engine
 from .plan import Plan
 
@@ -148,7 +149,7 @@ def recompute(target: Target) -> Outcome:
     from .timings import timing_of_log
 
     out = Outcome(target)
-    current = engine(target.game).kind_of(target.spec).result_version or engine(target.game).source_version()
+    current = engine(target.game).kind_of(target.spec).result_version or source_version(engine(target.game))
     if current != target.version:
         out.error = f"written by version {target.version}, the code is {current}: a rerun recomputes it anyway"
         return out

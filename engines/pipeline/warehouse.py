@@ -30,6 +30,7 @@ from ..core.layout import (
     timing_of_shard_file,
 )
 from ..core.store import HASH_KEY, open_shard, verified_table, write_text
+from ..interface import result_version, views_sql
 from ..registry import GAMES, engine
 from .check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table, kept_now
 from .measurements import measurements_table
@@ -90,7 +91,7 @@ def load_file(path: str, planned: tuple[str, str, dict] | None = None) -> tuple[
             "damaged",
             f"{path}: table {table!r} is not one the {game} engine writes ({', '.join(eng.tables)}); remove the file",
         )
-    current = eng.result_version(meta.get("spec") or {})
+    current = result_version(eng, meta.get("spec") or {})
     if meta.get("engine_version") != current:
         raise FileProblem(
             "stale",
@@ -274,7 +275,7 @@ def add_game_tables_and_views(con: duckdb.DuckDBPyConnection) -> None:
     for game in GAMES:
         for name, extra in engine(game).warehouse_tables().items():
             load_arrow(con, name, extra)
-        for stmt in engine(game).views_sql():
+        for stmt in views_sql(engine(game)):
             try:
                 con.execute(stmt)
             except duckdb.Error as exc:

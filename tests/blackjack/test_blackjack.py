@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from engines import blackjack as bj
 from engines.core.errors import CardlabError
+from engines.interface import views_sql
 from engines.registry import engine
 
 # The seed's exact table (Eric I.'s exhaustive search): 2 decks, dealer stands on
@@ -522,7 +523,7 @@ def test_warehouse_views_and_report(tmp_path):
             con.register("extra_in", extra)
             con.execute(f"CREATE TABLE {name} AS SELECT * FROM extra_in")
             con.unregister("extra_in")
-        for stmt in engine("blackjack").views_sql():
+        for stmt in views_sql(engine("blackjack")):
             con.execute(stmt)
         variants = con.execute("SELECT count(DISTINCT (decks, soft17, peek)) FROM blackjack_exact").fetchone()
         assert variants == (3,)  # two configured plus the peek experiment's own

@@ -23,6 +23,7 @@ from engines.blackjack.cutcard import (
 from engines.blackjack.cutcard_exact import brute_rounds, check_exact, exact_rounds
 from engines.blackjack.cutcard_shards import full_shoe_law
 from engines.core.errors import CardlabError
+from engines.interface import views_sql
 from engines.registry import engine
 
 # Decks of fewer ranks: small enough to deal every ordering (8 cards: at most 40,320 orders).
@@ -234,7 +235,7 @@ def test_shards_views_and_report(tmp_path):
             con.register("extra_in", extra)
             con.execute(f"CREATE TABLE {name} AS SELECT * FROM extra_in")
             con.unregister("extra_in")
-        for stmt in eng.views_sql():
+        for stmt in views_sql(eng):
             con.execute(stmt)
         law = exact_rounds(shoe_of_decks(1), 4, 0, "stand")
         exact = con.execute("SELECT exact FROM blackjack_cutcard WHERE round = 0 AND outcome = 'bust'").fetchone()
@@ -286,7 +287,7 @@ def test_intervals_cover_the_exact_law_as_often_as_they_promise():
             con.register("cols_in", pa.table(cols, schema=CUT_TABLES[name]))
             con.execute(f"CREATE TABLE {name} AS SELECT * FROM cols_in")
             con.unregister("cols_in")
-        for stmt in (s for s in eng.views_sql() if "blackjack_cutcard" in s):
+        for stmt in (s for s in views_sql(eng) if "blackjack_cutcard" in s):
             con.execute(stmt)
         shares = dict(
             con.execute(

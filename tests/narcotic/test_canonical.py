@@ -26,6 +26,7 @@ from test_tally_version import shards_digest
 from engines.core.errors import CardlabError
 from engines.core.ledger import ledger_root, record_kept
 from engines.core.progress import Progress
+from engines.interface import result_version, views_sql
 from engines.narcotic.canonical import (
     MAX_CANONICAL_RANKS,
     canonical_count,
@@ -264,7 +265,7 @@ def test_a_canonical_block_plans_its_grid_and_a_plain_block_of_the_same_rules_be
     ]
     r5 = [s for s in specs if s["variant"].endswith("r5")]
     assert len(r5) == 6 and r5[-1]["range"] == [2_500_000_000, 2_546_168_625]
-    assert {NARCOTIC.result_version(s) for s in specs} == {EXACT_RESULT_VERSION, CANONICAL_RESULT_VERSION}
+    assert {result_version(NARCOTIC, s) for s in specs} == {EXACT_RESULT_VERSION, CANONICAL_RESULT_VERSION}
     assert {s["experiment"] for s in specs} == {"exhaustive", "canonical"}
 
 
@@ -300,7 +301,7 @@ def test_the_view_keeps_one_enumeration_a_variant_and_checks_they_agree():
     for name, table in NARCOTIC.warehouse_tables().items():
         con.register(name, table)
     con.register("narcotic_exhaustive", pa.Table.from_pylist(shard_rows, schema=NARCOTIC.tables["narcotic_exhaustive"]))
-    for stmt in NARCOTIC.views_sql():
+    for stmt in views_sql(NARCOTIC):
         if stmt.startswith(("CREATE VIEW narcotic_exact", "CREATE VIEW narcotic_exact_agreement")):
             con.execute(stmt)
     got = con.execute(

@@ -10,6 +10,7 @@ import pytest
 
 from engines import narcotic as N
 from engines.cli import main as cardlab
+from engines.interface import source_version
 
 
 def run(monkeypatch, capsys, stdin: str, *args: str) -> tuple[int, str, str]:
@@ -84,5 +85,5 @@ def test_version_names_every_engine_hash(capsys):
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert out.startswith("cardlab ") and all(
-        f"{g} {engine(g).source_version()}" in out for g in ("narcotic", "redblack", "blackjack")
+        f"{g} {source_version(engine(g))}" in out for g in ("narcotic", "redblack", "blackjack")
     )

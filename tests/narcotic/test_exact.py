@@ -18,6 +18,7 @@ from test_tally_version import shards_digest
 
 from engines.core.errors import CardlabError
 from engines.core.progress import Progress
+from engines.interface import views_sql
 from engines.narcotic.exact import EXACT_RESULT_VERSION, ranked_sequences, sequence_count
 from engines.pipeline.plan import validate_config
 from engines.registry import engine
@@ -125,7 +126,7 @@ def test_the_view_gives_exact_reduced_fractions():
     schema = NARCOTIC.tables["narcotic_exhaustive"]
     for label, shard_rows in (("all", rows), ("part", part)):
         con.register("narcotic_exhaustive", pa.Table.from_pylist(shard_rows, schema=schema))
-        for stmt in NARCOTIC.views_sql():
+        for stmt in views_sql(NARCOTIC):
             if stmt.startswith(("CREATE VIEW narcotic_exact_enumerations AS", "CREATE VIEW narcotic_exact AS")):
                 con.execute(stmt.replace("CREATE VIEW", "CREATE OR REPLACE VIEW"))
         got = {

@@ -12,6 +12,7 @@ from tiny_warehouse import run, tiny_warehouse
 
 from engines.core.errors import CardlabError
 from engines.core.stats import wilson
+from engines.interface import result_version, source_version
 from engines.narcotic.report.markdown import campaign_section
 from engines.pipeline.plan import validate_config
 from engines.registry import engine
@@ -78,8 +79,8 @@ def test_a_campaign_in_progress_plans_only_the_listed_shards_of_its_grid():
 
 def test_tally_shards_carry_the_explicit_version_sim_shards_the_source_hash():
     plan = NARCOTIC.plan({"experiments": [{"name": "e", "games": 10, "shards": 1, "seed": 1}], "campaigns": [CAMPAIGN]})
-    versions = {s["kind"]: NARCOTIC.result_version(s) for s in plan}
-    assert versions == {"sim": NARCOTIC.source_version(), "tally": "narcotic-tally-1"}
+    versions = {s["kind"]: result_version(NARCOTIC, s) for s in plan}
+    assert versions == {"sim": source_version(NARCOTIC), "tally": "narcotic-tally-1"}
     assert (
         NARCOTIC.kind_of(plan[-1]).stage == "tally"
         and NARCOTIC.kind_of(plan[-1]).expected_rows(plan[-1], "narcotic_tallies") == 1

@@ -7,6 +7,7 @@ import duckdb
 import pyarrow as pa
 
 from engines.core.progress import Progress
+from engines.interface import views_sql
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")
@@ -25,6 +26,6 @@ def tiny_warehouse(shards: list[dict[str, dict]]) -> duckdb.DuckDBPyConnection:
         con.register(name, pa.concat_tables(parts))
     for name, table in NARCOTIC.warehouse_tables().items():
         con.register(name, table)
-    for stmt in NARCOTIC.views_sql():
+    for stmt in views_sql(NARCOTIC):
         con.execute(stmt)
     return con

@@ -6,6 +6,7 @@ import pytest
 
 from engines.core.errors import CardlabError
 from engines.core.progress import Progress
+from engines.interface import result_version
 from engines.kinds import chosen_backend
 from engines.pipeline.plan import validate_config
 from engines.redblack.engine import SEARCH_RESULT_VERSION, RedBlackEngine
@@ -26,12 +27,12 @@ def section(**block_extra) -> dict:
 def test_the_default_backend_is_scalar_and_naming_it_changes_no_spec():
     eng = engine("redblack")
     plain, named = eng.plan(section()), eng.plan(section(backend="scalar"))
-    assert plain == named and [eng.result_version(s) for s in named] == [eng.result_version(s) for s in plain]
+    assert plain == named and [result_version(eng, s) for s in named] == [result_version(eng, s) for s in plain]
     searches = [s for s in named if s["kind"] == "exhaustive"]
     assert searches and all("backend" not in s for s in named)
     assert {chosen_backend(eng.kind_of(s), section(backend="scalar"), s) for s in searches} == {"scalar"}
     assert {chosen_backend(eng.kind_of(s), section(), s) for s in searches} == {"scalar"}
-    assert {eng.result_version(s) for s in searches} == {SEARCH_RESULT_VERSION}
+    assert {result_version(eng, s) for s in searches} == {SEARCH_RESULT_VERSION}
 
 
 def test_an_unknown_backend_in_the_config_names_the_field_and_the_known_ones():
@@ -66,7 +67,7 @@ def test_a_second_backend_is_chosen_by_config_and_gives_the_same_spec_version_an
     config = section(backend="twin")
     specs = eng.plan(config)
     assert specs == base.plan(section())
-    assert [eng.result_version(s) for s in specs] == [base.result_version(s) for s in specs]
+    assert [result_version(eng, s) for s in specs] == [result_version(base, s) for s in specs]
     spec = next(s for s in specs if s["kind"] == "exhaustive" and s["k"] == 7)
     assert chosen_backend(eng.kind_of(spec), config, spec) == "twin"
     progress = Progress(spec["work"], "deals", enabled=False)

@@ -13,6 +13,7 @@ from engines.cli import main as cardlab
 from engines.core.errors import CardlabError
 from engines.core.layout import ShardPlace, log_path, place_path, timing_of
 from engines.core.ledger import ledger_root
+from engines.interface import views_sql
 from engines.pipeline.timings import timing_of_log as read_timing
 from engines.redblack import canonical_deals
 from engines.redblack.campaign import campaign_state
@@ -162,7 +163,7 @@ def fake_warehouse(results: Path, searched_then: int) -> Path:
 
     db = results / "warehouse.duckdb"
     with duckdb.connect(str(db)) as con:
-        for stmt in engine("redblack").views_sql():
+        for stmt in views_sql(engine("redblack")):
             if stmt.startswith("CREATE MACRO student_t95"):
                 con.execute(stmt)
         con.execute(

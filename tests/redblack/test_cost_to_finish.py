@@ -8,6 +8,7 @@ import math
 import duckdb
 import pytest
 
+from engines.interface import views_sql
 from engines.redblack.report.cost import NO_MISS, costs_to_finish, window_checks
 from engines.registry import engine
 
@@ -21,7 +22,7 @@ def warehouse(windows: list[tuple], shards: list[tuple], left: dict[int, int]) -
     """What the cost reads: windows (k, start, cpu_s_per_deal, machine, campaign_searched), each 1,000
     ranks; campaign shards (k, start, stop, cpu_s, machine); the deals left per size."""
     con = duckdb.connect()
-    for stmt in engine("redblack").views_sql():
+    for stmt in views_sql(engine("redblack")):
         if stmt.startswith("CREATE MACRO student_t95"):
             con.execute(stmt)
     con.execute(

@@ -12,6 +12,7 @@ from wfhelp import shards_warehouse
 
 from engines.core.errors import CardlabError
 from engines.core.fmt import hours_text
+from engines.interface import views_sql
 from engines.redblack import search_range
 from engines.redblack.report import figures
 from engines.redblack.report import queries as q
@@ -169,7 +170,7 @@ def built(tmp_path_factory):
 
 def test_students_t_quantile():
     con = duckdb.connect()
-    for stmt in ENG.views_sql():
+    for stmt in views_sql(ENG):
         if stmt.startswith("CREATE MACRO student_t95"):
             con.execute(stmt)
     known = {1: 12.7062, 3: 3.1824, 30: 2.0423, 31: 2.0395, 40: 2.0211, 60: 2.0003, 120: 1.9799, 10**6: 1.9600}

@@ -11,6 +11,7 @@ import duckdb
 import pytest
 from wfhelp import ROOT, shards_warehouse
 
+from engines.interface import report_outputs_of
 from engines.pipeline.warehouse import connect
 from engines.redblack.report import queries as q
 from engines.redblack.report.published import published_verdict
@@ -39,7 +40,9 @@ def built(tmp_path_factory):
     con = connect(db)
     try:
         files = build_game("redblack", con, out)
-        build_index(con, out / "index.html", {"redblack": [out / f.name for f in engine("redblack").report_outputs]})
+        build_index(
+            con, out / "index.html", {"redblack": [out / f.name for f in report_outputs_of(engine("redblack"))]}
+        )
         yield con, (out / "infinite_games.md").read_text(), (out / "index.html").read_text(), files
     finally:
         con.close()

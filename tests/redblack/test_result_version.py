@@ -11,6 +11,7 @@ import json
 import numpy as np
 
 from engines.core.progress import Progress
+from engines.interface import result_version, source_version
 from engines.redblack.engine import SEARCH_RESULT_VERSION
 from engines.registry import engine
 
@@ -51,8 +52,8 @@ def test_search_results_match_their_version():
 def test_search_shards_carry_the_explicit_version_and_basins_the_source_hash():
     eng = engine("redblack")
     plan = eng.plan({**SECTION, "basins": True})
-    assert {eng.result_version(s) for s in plan if s["kind"] != "basin"} == {SEARCH_RESULT_VERSION}
-    assert eng.result_version(plan[-1]) == eng.source_version() != SEARCH_RESULT_VERSION
+    assert {result_version(eng, s) for s in plan if s["kind"] != "basin"} == {SEARCH_RESULT_VERSION}
+    assert result_version(eng, plan[-1]) == source_version(eng) != SEARCH_RESULT_VERSION
 
 
 def test_cost_windows_carry_the_source_hash():
@@ -60,5 +61,5 @@ def test_cost_windows_carry_the_source_hash():
     eng = engine("redblack")
     plan = eng.plan({**SECTION, "cost_windows": [{"k": 20, "windows": 2, "window": 1000, "seed": 1}]})
     windows = [s for s in plan if s["kind"] == "cost_window"]
-    assert windows and {eng.result_version(s) for s in windows} == {eng.source_version()}
-    assert eng.source_version() != SEARCH_RESULT_VERSION
+    assert windows and {result_version(eng, s) for s in windows} == {source_version(eng)}
+    assert source_version(eng) != SEARCH_RESULT_VERSION

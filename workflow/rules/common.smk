@@ -5,6 +5,7 @@ import sys
 from engines.core.errors import CardlabError
 from engines.core.layout import WAREHOUSE, check_record_files, log_pattern, manifest_of, shard_pattern
 from engines.core.provenance import files_version
+from engines.interface import report_outputs_of, report_version, stages_of
 from engines.pipeline.campaign_work import check_snakemake_run
 from engines.pipeline.plan import Plan, run_config_files, shard_priority
 from engines.pipeline.resume import asks_for_a_run, prepare_run
@@ -105,7 +106,7 @@ def report_outputs(game):
     """Named outputs of a game's report rule; tables and figures carry a caption for snakemake --report."""
     eng = engine(game)
     out = {}
-    for f in eng.report_outputs:
+    for f in report_outputs_of(eng):
         key = f.name.replace(".", "_")
         out[key] = (
             f.path if f.caption is None else report(f.path, caption=f"../report/{f.caption}.rst", category=eng.title)

@@ -47,7 +47,7 @@ for _game in RUN_GAMES:
         params:
             step="game_report",
             game=_game,
-            version=engine(_game).report_version() + report_code_version(_game),
+            version=report_version(engine(_game)) + report_code_version(_game),
         script:
             "../scripts/step.py"
 
@@ -70,9 +70,9 @@ rule report_index:
         games=RUN_GAMES,
         # figure captions, shared with Snakemake's own report (snakemake --report)
         captions="workflow/report",
-        version=report_code_version() + "".join(engine(g).report_version() + report_code_version(g) for g in RUN_GAMES),
+        version=report_code_version() + "".join(report_version(engine(g)) + report_code_version(g) for g in RUN_GAMES),
     script:
         "../scripts/step.py"
 
 
-REPORT_FILES = [f.path for g in RUN_GAMES for f in engine(g).report_outputs] + ["reports/index.html"]
+REPORT_FILES = [f.path for g in RUN_GAMES for f in report_outputs_of(engine(g))] + ["reports/index.html"]

@@ -2,7 +2,7 @@
 # job writing one Parquet file per table (results/<game>/<table>/<experiment>/<variant>/),
 # except small shards, which share a job: one rule per batch, below.
 for _game in GAMES:
-    for _stage, _spec in engine(_game).stages().items():
+    for _stage, _spec in stages_of(engine(_game)).items():
 
         rule:
             name:
@@ -31,7 +31,7 @@ for _game in GAMES:
 # named outputs, which Snakemake prefers to the stage's rule for those files (no wildcards).
 for _game in GAMES:
     for _batch in BATCHES[_game]:
-        _spec = engine(_game).stages()[_batch.stage]
+        _spec = stages_of(engine(_game))[_batch.stage]
 
         rule:
             name:
