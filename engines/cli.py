@@ -61,7 +61,7 @@ def print_csv(cols: Sequence[str], rows: Sequence[Sequence], out=None) -> None:
 def cmd_sql(args) -> int:
     import duckdb
 
-    from .pipeline.warehouse import connect
+    from .pipeline.catalog.warehouse import connect
 
     try:
         statements = duckdb.extract_statements(args.query)
@@ -109,7 +109,7 @@ def run_statement(con, stmt) -> tuple[list[str], list[tuple]] | None:
 
 
 def cmd_warehouse(args) -> int:
-    from .pipeline.warehouse import build
+    from .pipeline.catalog.warehouse import build
 
     files = list(args.files)
     if args.from_file:
@@ -120,7 +120,7 @@ def cmd_warehouse(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .pipeline.warehouse import connect
+    from .pipeline.catalog.warehouse import connect
     from .report.common import build_game
 
     con = connect(args.db)

@@ -41,9 +41,9 @@ class Schedule:
     """How the pipeline runs, batches and prices one shard: hints that never change what it computes.
 
     A kind returns one from :meth:`ShardKind.schedule`; Snakemake's rules read ``threads``, the job
-    its ``backend``, engines/pipeline/batches.py the ``batch_*`` fields and the live view's ETA
-    (engines/pipeline/snapshot.py, pricing.py) ``kernels``, ``compile_cpu_s`` and
-    ``cost_follows_shard``, engines/pipeline/campaign_work.py its ``ledger``.  ``schedule`` methods are left out of result versions
+    its ``backend``, engines/pipeline/running/batches.py the ``batch_*`` fields and the live view's ETA
+    (engines/pipeline/progress/snapshot.py, pricing.py) ``kernels``, ``compile_cpu_s`` and
+    ``cost_follows_shard``, engines/campaign/work.py its ``ledger``.  ``schedule`` methods are left out of result versions
     (``core.provenance.SCHEDULING_HOOKS``), so a better estimate reruns nothing."""
 
     threads: int = 1
@@ -67,7 +67,7 @@ class Schedule:
     cache compiles them (numba caches them for the next).  "": one set for the kind."""
     compile_cpu_s: float | None = None
     """The CPU seconds the first job of the shard's kernels spends compiling them on a cold numba cache (the
-    live view's ETA prices it before that job has run, engines/pipeline/progress_model.py), measured as that
+    live view's ETA prices it before that job has run, engines/pipeline/progress/progress_model.py), measured as that
     job's CPU seconds less what its work costs once compiled.  None: not measured (priced at the mean of the
     measured kinds)."""
     cost_follows_shard: bool = False
@@ -77,7 +77,7 @@ class Schedule:
     ledger: LedgerGrid | None = None
     """The grid of the campaign ledger that plans the shard (engines/core/ledger.py), where the plan holds
     it because a ledger keeps it, not because the config names it: such a shard is recomputed unasked only
-    up to a core-hour of them (engines/pipeline/campaign_work.py).  None: the config's."""
+    up to a core-hour of them (engines/campaign/work.py).  None: the config's."""
 
 
 class ShardKind(ABC):

@@ -17,7 +17,7 @@ from wfhelp import ROOT, snakemake, workdir
 
 from engines.cli import main as cardlab_main
 from engines.core.errors import CardlabError
-from engines.pipeline.plan import validate_config
+from engines.pipeline.running.plan import validate_config
 
 DOC = ROOT / "docs" / "bad-input.md"
 
@@ -120,7 +120,7 @@ def test_config_bytes_and_duplicate_keys_stop_snakemake_in_one_line(tmp_path, ba
 @pytest.fixture(scope="module")
 def cli_dir(tmp_path_factory) -> Path:
     """A directory with a small valid warehouse and a few bad files for the rows to use."""
-    from engines.pipeline.warehouse import build
+    from engines.pipeline.catalog.warehouse import build
 
     d = tmp_path_factory.mktemp("cli")
     files = narcotic_shards(d / "results", 2, games=200)

@@ -1,4 +1,4 @@
-"""Small shards share a job (engines/pipeline/batches.py): which shards, how many, and that
+"""Small shards share a job (engines/pipeline/running/batches.py): which shards, how many, and that
 the files are the same bytes however shards are grouped."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from wfhelp import ROOT, WAREHOUSE_RULE, cardlab, digests, planned_jobs, snakema
 
 from engines.core.errors import CardlabError
 from engines.core.layout import shard_path
-from engines.pipeline.batches import BATCH_CPU_S, SMALL_SHARD_CPU_S, batch_limit, plan_batches
-from engines.pipeline.plan import validate_config
+from engines.pipeline.running.batches import BATCH_CPU_S, SMALL_SHARD_CPU_S, batch_limit, plan_batches
+from engines.pipeline.running.plan import validate_config
 from engines.redblack.window_shards import WINDOW_CPU_S_PER_DEAL
 from engines.registry import GAMES, engine
 
@@ -158,7 +158,7 @@ def test_batched_and_unbatched_runs_write_the_same_files(tmp_path: Path):
 
 
 def test_a_failing_shard_of_a_batch_names_itself_in_its_own_log(tmp_path: Path, monkeypatch):
-    from engines.pipeline import jobs, steps
+    from engines.pipeline.running import jobs, steps
 
     eng = engine("narcotic")
     specs = eng.plan({"experiments": [{"name": "seed", "rules": "seed", "games": 30, "shards": 3, "seed": 1}]})
@@ -204,7 +204,7 @@ def jobs_of(config_text: str) -> dict[str, list]:
     """Every job of a config: a batch's rule name -> its specs, and each other shard by its key -> its spec."""
     import yaml
 
-    from engines.pipeline.plan import Plan
+    from engines.pipeline.running.plan import Plan
 
     plan = Plan.build(yaml.safe_load(config_text), "config")
     jobs = {b.rule: list(b.specs) for batches in plan.batches.values() for b in batches}

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab, digests, job_logs, reference, snakemake, workdir
 
-from engines.pipeline.jobs import set_threads
+from engines.pipeline.running.jobs import set_threads
 
 # A part of the reference campaign (same specs, so the same bytes are expected):
 # every narcotic shard, redblack k = 1..3 with 2 threads per job, blackjack exact + one simulation.
@@ -56,8 +56,8 @@ def test_cluster_generic_run_equals_local_run(tmp_path, tmp_path_factory):
 
 def cluster_jobs(config: str) -> int:
     """The shard jobs a config makes: its batch jobs and the shards in none."""
-    from engines.pipeline.batches import plan_batches
-    from engines.pipeline.plan import validate_config
+    from engines.pipeline.running.batches import plan_batches
+    from engines.pipeline.running.plan import validate_config
     from engines.registry import engine
 
     jobs = 0

@@ -92,9 +92,9 @@ def test_timing_records_name_the_kind_of_cpu(tmp_path):
     shard_timings reads it, and reads a record without the kind as an unknown machine (NULL), never as
     this one; a record still running (no attempt finished) gives no row."""
     from engines.core.layout import log_path, shard_path, timing_of
-    from engines.pipeline.jobs import machine, timing
-    from engines.pipeline.timings import JobRecorder, write_record
-    from engines.pipeline.warehouse import timing_table
+    from engines.pipeline.catalog.warehouse import timing_table
+    from engines.pipeline.progress.timings import JobRecorder, write_record
+    from engines.pipeline.running.jobs import machine, timing
 
     assert machine() and "(" in machine()
     measured = timing({"work": 10}, "deals", 1.5, 1.25, 1)
@@ -132,7 +132,7 @@ def test_an_eta_drops_the_seconds_of_a_long_forecast():
 
 
 def test_shard_order_gives_the_first_shard_the_highest_priority():
-    from engines.pipeline.plan import shard_priority
+    from engines.pipeline.running.plan import shard_priority
 
     shards = range(10)
     first = {o: max(shards, key=lambda n: shard_priority(o, n, 9)) for o in ("ascending", "descending")}

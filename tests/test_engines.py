@@ -19,8 +19,8 @@ from engines.core.progress import Progress
 from engines.core.store import read_meta
 from engines.interface import SPEC_KEYS, Engine, result_version, source_version, stages_of, unit_of
 from engines.kinds import Schedule, ShardKind, chosen_backend, default_backend
-from engines.pipeline import jobs
-from engines.pipeline.plan import validate_config
+from engines.pipeline.running import jobs
+from engines.pipeline.running.plan import validate_config
 from engines.registry import ENGINES, GAMES, engine
 
 
@@ -278,7 +278,7 @@ def test_the_report_is_declared_in_one_shape_and_versioned_whole(eng):
 
 @pytest.fixture(scope="module")
 def empty_warehouse(tmp_path_factory) -> Path:
-    from engines.pipeline import warehouse
+    from engines.pipeline.catalog import warehouse
 
     return warehouse.build([], tmp_path_factory.mktemp("empty") / "warehouse.duckdb", log=None)
 

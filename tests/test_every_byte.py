@@ -123,7 +123,7 @@ def found_shard(wd: Path) -> Path:
 
 
 def test_flips_spread_over_a_shard_are_refused_by_verify_and_the_build(finished, tmp_path):
-    from engines.pipeline.warehouse import FileProblem, build, check_file
+    from engines.pipeline.catalog.warehouse import FileProblem, build, check_file
 
     victim = found_shard(finished)
     data = victim.read_bytes()
@@ -170,9 +170,9 @@ def test_verify_names_a_damaged_shard_and_recompute_gives_the_original_bytes(fin
 def test_a_measured_cost_is_named_however_short(tmp_path, cpu_s, said):
     """A small shard's timing can say 0.0 CPU-s: measured, not missing."""
     from engines.core.layout import log_path, timing_of
-    from engines.pipeline.jobs import timing
-    from engines.pipeline.repair import recompute_cost
-    from engines.pipeline.timings import write_record
+    from engines.pipeline.progress.timings import write_record
+    from engines.pipeline.running.jobs import timing
+    from engines.pipeline.trust.repair import recompute_cost
 
     shard = tmp_path / "results/redblack/redblack_found/exhaustive_k06/owner/shard=0000.parquet"
     record = timing_of(log_path("redblack", "exhaustive_k06", "owner", 0, str(tmp_path / "results")))

@@ -6,10 +6,10 @@ first (a module may import its own layer and the ones below):
 
     core      engines/core/*
     engines   engines/interface.py, engines/registry.py, engines/<game>/* (not report, cli)
-    warehouse engines/pipeline/{config,plan,jobs,warehouse}.py
-    verify    engines/pipeline/{verify,resume,repair,clean}.py, engines/report/*, engines/<game>/report.py
-    steps     engines/pipeline/steps.py (the only module that knows Snakemake's job object)
-    cli       engines/cli.py, engines/<game>/cli.py, engines/pipeline/{status,run}.py
+    warehouse engines/pipeline/*/{config,plan,jobs,warehouse,...}.py (by module: PIPELINE_LAYER)
+    verify    engines/pipeline/*/{verify,resume,repair,clean,...}.py, engines/report/*, engines/<game>/report.py
+    steps     engines/pipeline/running/steps.py (the only module that knows Snakemake's job object)
+    cli       engines/cli.py, engines/<game>/cli.py, engines/pipeline/*/{status,run}.py, engines/campaign/*
 
 and nothing under engines/report/ imports engines/pipeline/ (report code receives a connection).
 """
@@ -40,9 +40,8 @@ PIPELINE_LAYER = {
     "steps": "steps",
     "status": "cli",
     "run": "cli",
-    "shard_run": "cli",
     # operations: reading a run's files and modelling its progress below, running Snakemake on top
-    "runlog": "verify",
+    "timings": "warehouse",  # every job writes its record; jobs (warehouse) and the readers above use it
     "runstate": "verify",
     "progress_model": "verify",
     "pricing": "verify",
@@ -184,9 +183,9 @@ def long_functions(path: Path) -> list[str]:
 
 
 def test_the_import_parser_sees_function_level_and_relative_imports():
-    found = dict(imports_of("engines.pipeline.verify"))
-    assert "engines.pipeline.plan" in found  # module level, relative
-    assert "engines.pipeline.warehouse" in found  # inside a function
+    found = dict(imports_of("engines.pipeline.trust.verify"))
+    assert "engines.pipeline.running.plan" in found  # module level, relative
+    assert "engines.pipeline.catalog.warehouse" in found  # inside a function
     assert "engines.core.store" in found  # inside a function, two dots
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
@@ -223,9 +222,9 @@ def test_layers_import_downwards_only():
 
 def test_the_layers_name_the_modules_the_brief_names():
     assert layer_of("engines.core.layout") == "core"
-    assert layer_of("engines.pipeline.warehouse") == "warehouse"
-    assert layer_of("engines.pipeline.verify") == layer_of("engines.report.common") == "verify"
-    assert layer_of("engines.pipeline.steps") == "steps"
+    assert layer_of("engines.pipeline.catalog.warehouse") == "warehouse"
+    assert layer_of("engines.pipeline.trust.verify") == layer_of("engines.report.common") == "verify"
+    assert layer_of("engines.pipeline.running.steps") == "steps"
     assert layer_of("engines.cli") == layer_of("engines.redblack.cli") == "cli"
     assert layer_of("engines.narcotic.kernel") == "engines"
 

@@ -9,7 +9,7 @@ jobs took 4.8 and 2.8 wall seconds per CPU second), and their recorder did not s
 the warm runs show none of their own jobs until each one's files appear.  live_cold3.json and
 live_warm3.json (a third config, the machine at load 1) were recorded with the step logs' timing lines,
 the logs of this run's jobs and the load, to measure the prices of what no timing line measures yet
-(engines/pipeline/run_costs.py); the first two pairs, which set none of them, check them.
+(engines/pipeline/progress/run_costs.py); the first two pairs, which set none of them, check them.
 live_make.json.gz, live_make2.json.gz and live_make3.json.gz are what the issue asks about: `cardlab run
 --cores 2` (`make run`'s command) in a fresh clone of the project, the default config with its kept
 files, recorded by `python tests/live_recording.py tests/data/live_make.json.gz --clone CLONE` (154, 155
@@ -26,8 +26,8 @@ from pathlib import Path
 import live_recording
 import pytest
 
-from engines.pipeline.live import view
-from engines.pipeline.progress_model import model
+from engines.pipeline.progress.live import view
+from engines.pipeline.progress.progress_model import model
 
 DATA = Path(__file__).parent / "data"
 PAIRS = [
@@ -140,7 +140,7 @@ def test_kept_shards_are_said_apart_and_the_tallies_are_this_runs_work():
 def test_the_cores_of_a_snakemake_command_line():
     import os
 
-    from engines.pipeline.run import cores_of
+    from engines.pipeline.running.run import cores_of
 
     every = os.cpu_count()
     assert cores_of(["snakemake", "--cores", "3"]) == 3 and cores_of(["snakemake", "--cores=4", "-n"]) == 4
@@ -153,9 +153,9 @@ def test_a_snapshot_on_disk_tells_kept_files_and_the_steps_left(tmp_path, monkey
     the steps' CPU seconds come from those records, an earlier run's too."""
     import os
 
-    from engines.pipeline.snapshot import snapshot
-    from engines.pipeline.steps import step_timing
-    from engines.pipeline.timings import write_record
+    from engines.pipeline.progress.snapshot import snapshot
+    from engines.pipeline.progress.timings import write_record
+    from engines.pipeline.running.steps import step_timing
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "config.yaml").write_text(
@@ -194,8 +194,8 @@ def test_a_file_the_run_writes_again_is_this_run_s_work_not_kept(tmp_path, monke
     import os
 
     from engines.core.store import write_parquet
-    from engines.pipeline.plan import load_plan
-    from engines.pipeline.snapshot import snapshot
+    from engines.pipeline.progress.snapshot import snapshot
+    from engines.pipeline.running.plan import load_plan
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "config.yaml").write_text(

@@ -1,4 +1,4 @@
-"""The live view (engines/pipeline/live.py): a pure function of a snapshot, replayed on a recorded campaign.
+"""The live view (engines/pipeline/progress/live.py): a pure function of a snapshot, replayed on a recorded campaign.
 
 tests/data/live_campaign.json is a real small run (tests/live_recording.py records one):
 the plan, when each shard file appeared, each log line with the time it was written, and
@@ -19,11 +19,19 @@ import pytest
 
 from engines.core.fmt import count
 from engines.core.progress import Progress
-from engines.pipeline.jobs import timing
-from engines.pipeline.live import PlannedShard, RecordFile, Shown, Snapshot, eta_text, read_shard_record, smoothed, view
-from engines.pipeline.pricing import PRIOR_WEIGHT, UNESTIMATED_S, priced, rates_of
-from engines.pipeline.progress_model import ETA_DRIFT_S, model, shard_states
-from engines.pipeline.run_costs import (
+from engines.pipeline.progress.live import (
+    PlannedShard,
+    RecordFile,
+    Shown,
+    Snapshot,
+    eta_text,
+    read_shard_record,
+    smoothed,
+    view,
+)
+from engines.pipeline.progress.pricing import PRIOR_WEIGHT, UNESTIMATED_S, priced, rates_of
+from engines.pipeline.progress.progress_model import ETA_DRIFT_S, model, shard_states
+from engines.pipeline.progress.run_costs import (
     JOB_START_CPU_S,
     PRIOR_CPU_S,
     PRIOR_JOBS,
@@ -37,6 +45,7 @@ from engines.pipeline.run_costs import (
     step_cpu_s,
     step_slowdown,
 )
+from engines.pipeline.running.jobs import timing
 
 FIXTURE = Path(__file__).parent / "data" / "live_campaign.json"
 
@@ -108,7 +117,7 @@ def test_singular_counts():
 
 
 def test_a_shard_that_prints_no_progress_gets_its_rate_from_finished_ones():
-    """Narcotic plays a shard in one kernel call: its rate comes from the timing lines of finished shards."""
+    """Narcotic plays a shard in one kernel call: its rate comes from the timing records of finished shards."""
     a, b = shard(n=0), shard(n=1)
     frame = view(snap([a, b], files=a.files, logs={a.log: finished_log(a, 2.0), b.log: started(99.0)}))
     game = frame.lines[1]
@@ -241,7 +250,7 @@ def test_the_machine_s_slowdown_is_the_cpu_weighted_median_of_this_run_s_jobs():
 
 def test_the_steps_after_the_shards_are_priced_by_their_timing_lines_at_the_machine_s_slowdown():
     """A warehouse, two reports side by side on two cores and the index: their CPU seconds (the logs' where
-    they have timing lines, else their prices) stretched by the machine's slowdown for the step processes
+    they have timing records, else their prices) stretched by the machine's slowdown for the step processes
     at once, then Snakemake's end; the first of them credited the time it has been under way."""
     a = shard()
     steps = ("warehouse", "report", "report", "index")
@@ -305,7 +314,7 @@ def test_kernels_no_job_has_loaded_are_priced_by_their_kind_s_compilation():
 
 def start_up(m, s: Snapshot) -> float:
     """A job's start-up as the model measures it (job_overhead) for the one job left."""
-    from engines.pipeline.run_costs import job_overhead
+    from engines.pipeline.progress.run_costs import job_overhead
 
     return job_overhead(shard_states(s), s, m.estimate.parallel, m.estimate.slowdown)
 
@@ -340,9 +349,9 @@ def test_an_empty_log_is_a_job_that_has_started():
 
 
 def test_attempts_of_a_record_are_told_apart(tmp_path):
-    """A job's attempt writes its record anew (engines/pipeline/timings.py): the attempt under way is its
+    """A job's attempt writes its record anew (engines/pipeline/progress/timings.py): the attempt under way is its
     progress, and the timing of an attempt that finished before it stays."""
-    from engines.pipeline.timings import JobRecorder, read_record
+    from engines.pipeline.progress.timings import JobRecorder, read_record
 
     s = shard(work=1000)
     path = tmp_path / "shard.json"
@@ -468,8 +477,8 @@ def test_the_live_view_validates_the_config_again_only_when_a_config_file_change
     # it redraws every second: validating the config each time cost a third of a CPU-second a frame
     import os
 
-    from engines.pipeline import config as config_module
-    from engines.pipeline import status
+    from engines.pipeline.progress import status
+    from engines.pipeline.running import config as config_module
 
     cfg = tmp_path / "config.yaml"
     cfg.write_text("blackjack:\n  exact:\n    decks: [1]\n    soft17: [stand]\n    peek: ['no']\n")

@@ -1,4 +1,4 @@
-"""Kept device measurements (engines/pipeline/measurements.py) load as rows, and a damaged one is named."""
+"""Kept device measurements (engines/pipeline/catalog/measurements.py) load as rows, and a damaged one is named."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from engines.core.errors import CardlabError
-from engines.pipeline.measurements import measurements_table
+from engines.pipeline.catalog.measurements import measurements_table
 from engines.redblack.report.cost import NO_MISS, CostToFinish, Miss, Rate
 from engines.redblack.report.gpu import GPU_SHARD_WORK_SQL, gpu_cost_model, gpu_section
 from engines.report.common import records

@@ -18,7 +18,7 @@ from conftest import env_of
 from wfhelp import planned_jobs, snakemake
 
 from engines.core.progress import Progress
-from engines.pipeline import jobs
+from engines.pipeline.running import jobs
 from engines.registry import GAMES, engine
 
 CHROMIUM_FLAGS = [
@@ -411,7 +411,7 @@ def kept_shards(tmp_path_factory) -> tuple[Path, list[str]]:
 def checks_section(root: Path, files: list[str]) -> tuple[str, list[tuple]]:
     """The index's "Independent checks" section over a warehouse built from ``files`` and the
     check records under ``root``, and the warehouse's campaign_checks rows."""
-    from engines.pipeline.warehouse import build, connect
+    from engines.pipeline.catalog.warehouse import build, connect
     from engines.report.index import build_index
 
     db = root / "warehouse.duckdb"

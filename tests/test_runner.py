@@ -1,9 +1,9 @@
-"""The one Snakemake runner (engines/pipeline/runner.py): its command line and its follow loop, with a
+"""The one Snakemake runner (engines/pipeline/running/runner.py): its command line and its follow loop, with a
 fake process and a fake sleep (no clock, no Snakemake)."""
 
 from __future__ import annotations
 
-from engines.pipeline import runner
+from engines.pipeline.running import runner
 
 
 class FakeProc:

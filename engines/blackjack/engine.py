@@ -159,7 +159,7 @@ def empty_tables() -> dict[str, dict]:
 ROWS_PER_TABLE = len(UPCARDS) * len(OUTCOMES)  # one row per upcard and outcome
 
 
-# Generous estimates for batching small shards (engines/pipeline/batches.py): a dealer's hand
+# Generous estimates for batching small shards (engines/pipeline/running/batches.py): a dealer's hand
 # costs about 0.06 µs here, every exact table together well under a second.
 CPU_S_PER_HAND = 1.5e-7
 EXACT_CPU_S = 2.0

@@ -3,7 +3,7 @@
 ``cardlab campaign GAME NAME`` (and each game's own ``campaign`` command, a thin wrapper of this)
 reads the campaign's finished shards through the game's book (engines/campaign/book.py), says
 what the config's block and the ledger keep, and with ``--run N`` computes the next N shards
-through the one Snakemake runner (engines/pipeline/shard_run.py) under a run config of its own,
+through the one Snakemake runner (engines/campaign/shards.py) under a run config of its own,
 keeping each in the ledger as it finishes; ``--keep`` records the finished shards found under
 results/ (computed elsewhere and copied in) and rebuilds a ledger that cannot be read.  The
 user's config is never written: only a campaign block (``campaign: true``) plans from the ledger.
@@ -26,7 +26,7 @@ from .book import Campaign, CampaignBook, agreed_per_shard, next_shards, runs_wo
 
 def campaign_command(book: CampaignBook, args) -> int:
     """Run the command the parsed arguments ask for; returns the exit status."""
-    from ..pipeline.timings import timing_of_log as read_timing
+    from ..pipeline.progress.timings import timing_of_log as read_timing
 
     if args.run is not None and args.keep:
         raise CardlabError("--run keeps each shard it finishes in the ledger; give --run or --keep, not both")
@@ -60,7 +60,7 @@ def the_ledger(campaign: Campaign, results: str) -> Ledger | None:
 
 
 def user_config(path: str) -> dict | None:
-    from ..pipeline.config import read_yaml
+    from ..pipeline.running.config import read_yaml
 
     return read_yaml(path) if os.path.isfile(path) else None
 
@@ -162,8 +162,8 @@ def status_lines(book: CampaignBook, campaign: Campaign, state: Any, args) -> li
 
 def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -> int:
     """`--run N`: Snakemake computes the next N shards left, each kept in the ledger as it finishes."""
-    from ..pipeline.plan import load_config
-    from ..pipeline.shard_run import run_shards
+    from ..pipeline.running.plan import load_config
+    from .shards import run_shards
 
     config = load_config([args.config])
     ledger = the_ledger(campaign, args.results)
@@ -182,7 +182,7 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
     )
     run_config = book.run_config(config, campaign, shards, per_shard, getattr(args, "backend", None))
     run_config["shard_order"] = "descending" if shards[0] > shards[-1] else "ascending"  # the run's order
-    run_config["allow_campaign_work"] = True  # this command asks for the work (engines/pipeline/campaign_work.py)
+    run_config["allow_campaign_work"] = True  # this command asks for the work (engines/campaign/work.py)
 
     def finished(name: str) -> str:
         a, b = campaign.window(int(name), per_shard)

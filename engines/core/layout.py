@@ -21,7 +21,7 @@ RESULTS = "results"
 MAX_SHARD = 10**6 - 1
 # 0000..9999, then 10000..999999 with no leading zero: exactly what f"{n:04d}" writes for 0 <= n <= MAX_SHARD
 SHARD_NUMBER = r"(?:\d{4}|[1-9]\d{4,5})"
-# Path parts the config names (experiment names are also checked by engines.pipeline.config)
+# Path parts the config names (experiment names are also checked by engines.pipeline.running.config)
 EXPERIMENT = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
 VARIANT = r"[A-Za-z0-9][A-Za-z0-9_.=+-]*"
 # The Snakefile's wildcard_constraints
@@ -41,7 +41,7 @@ WAREHOUSE = warehouse_path()
 # The warehouse rule's declared output: Snakemake deletes a job's outputs before it runs and
 # when it fails, so it declares this small record of the build, never the catalog itself.
 MANIFEST_SUFFIX = ".manifest.json"
-# Held by the process that runs a campaign here (engines/pipeline/resume.py; read by cardlab status)
+# Held by the process that runs a campaign here (engines/pipeline/running/resume.py; read by cardlab status)
 RUN_LOCK = ".snakemake/cardlab-run.lock"
 TEMP_SUFFIX = ".tmp"
 TEMP_SUFFIXES = (TEMP_SUFFIX, TEMP_SUFFIX + ".wal")  # a temporary DuckDB catalog has a WAL beside it
@@ -139,7 +139,7 @@ def log_of_shard_file(path: str | os.PathLike) -> str | None:
 
 
 def timings_dir(root: str | os.PathLike = RESULTS) -> str:
-    """Where every job's timing record lives (engines/pipeline/timings.py), laid out as the logs are."""
+    """Where every job's timing record lives (engines/pipeline/progress/timings.py), laid out as the logs are."""
     return f"{root}/timings"
 
 
@@ -172,7 +172,7 @@ def ledger_path(game: str, experiment: str, variant: str, root: str = RESULTS) -
 
 
 def check_record_path(game: str, experiment: str, variant: str, root: str = RESULTS) -> str:
-    """A kept campaign's record of independent recomputations (engines/pipeline/recompute.py):
+    """A kept campaign's record of independent recomputations (engines/pipeline/trust/recompute.py):
     results/checks/<game>/<experiment>/<variant>.jsonl."""
     return f"{root}/checks/{game}/{experiment}/{variant}.jsonl"
 

@@ -72,7 +72,7 @@ class CampaignState:
         return sum(s.stop - s.start for s in self.shards)
 
     def rate(self) -> float | None:
-        """Items a CPU-second over the finished shards whose job logs have a timing line."""
+        """Items a CPU-second over the finished shards whose jobs' records have a timing."""
         timed = [s for s in self.shards if s.cpu_s]
         cpu = sum(s.cpu_s for s in timed)
         return sum(s.stop - s.start for s in timed) / cpu if cpu else None

@@ -36,7 +36,7 @@ TABLES = {
 CHUNK = GAMES_PER_CALL
 
 
-CPU_S_PER_GAME = 3e-5  # a generous estimate for batching small shards (engines/pipeline/batches.py)
+CPU_S_PER_GAME = 3e-5  # a generous estimate for batching small shards (engines/pipeline/running/batches.py)
 
 
 class GameSimulation(ShardKind):

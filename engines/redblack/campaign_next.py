@@ -62,7 +62,7 @@ class CampaignRun:
         return {str(n): b - a for n in self.shards for a, b in [self.ranks(n)]}
 
     def logs(self, results: str = RESULTS) -> dict[str, str]:
-        """Each shard's job log (its progress lines while it runs, its timing line after)."""
+        """Each shard's job log (its progress lines while it runs, its timing record after)."""
         experiment, variant = exhaustive_experiment(self.k), EXHAUSTIVE_VARIANT[self.method]
         return {str(n): log_path(GAME, experiment, variant, n, results) for n in self.shards}
 
@@ -152,7 +152,7 @@ def run_config(config: Mapping[str, Any], run: CampaignRun, where: str, backend:
         block["backend"] = backend
     section["exhaustive"] = blocks
     out["shard_order"] = "descending" if run.shards[0] > run.shards[-1] else "ascending"  # the run's order
-    out["allow_campaign_work"] = True  # this command asks for the work (engines/pipeline/campaign_work.py)
+    out["allow_campaign_work"] = True  # this command asks for the work (engines/campaign/work.py)
     return out
 
 

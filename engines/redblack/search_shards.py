@@ -152,7 +152,7 @@ def search_tables(
     }
 
 
-# Generous estimates for batching small shards (engines/pipeline/batches.py): a brute-force
+# Generous estimates for batching small shards (engines/pipeline/running/batches.py): a brute-force
 # deal of k <= 15 costs about 0.18 µs here, an owner-rule one at most 0.9 (the full deck's
 # slowest windows), a sampled full deck's game a few µs.
 BRUTE_CPU_S_PER_DEAL = 3e-7

@@ -5,7 +5,7 @@ that play several times longer), so the cost to finish a size is measured the wa
 campaign runs: ``windows`` windows of ``window`` consecutive ranks each, window i at a
 position drawn uniformly in the i-th of ``windows`` equal parts of the size's ranks, each
 searched exactly like a campaign shard.  The
-CPU seconds per deal of each (its job log's timing line, the warehouse's
+CPU seconds per deal of each (its job's timing record, the warehouse's
 ``shard_timings``) give the projection and its interval between windows
 (``redblack_cost`` in views.sql).
 
@@ -14,13 +14,13 @@ ranks (method ``exhaustive``, so its deals add to the size's coverage and any in
 deal it meets is a result), under its own experiment, ``exhaustive_kNN_windows``, whose
 shard i is the i-th window drawn.
 
-A job's timing line counts its start-up too (loading the compiled kernels: about 0.4
+A job's timing record counts its start-up too (loading the compiled kernels: about 0.4
 CPU-s here, as much as a million deals' search), so each block also plans start-up
 probes (variant ``startup``), jobs that load and run the kernel on a few ranks and write
 no rows: probe 0 runs before every window (on a cold numba cache it compiles the kernels,
 so no window's time includes compiling), probes 1..STARTUP_PROBES after it measure a
 warm job's start-up, which the view subtracts from each window's time.  Sharing one job
-(engines/pipeline/batches.py; the group is the size's, whole or not at all), probe 0 loads
+(engines/pipeline/running/batches.py; the group is the size's, whole or not at all), probe 0 loads
 the kernels in that process and the others measure what is left to subtract: almost nothing.
 """
 
@@ -46,7 +46,7 @@ DEFAULT_WINDOWS, DEFAULT_WINDOW = 32, 1_000_000
 STARTUP_VARIANT = "startup"
 STARTUP_PROBES = 3  # probes that measure a warm job's start-up (after the warm-up, probe 0)
 PROBE_DEALS = 100  # ranks a probe searches (from its block's first window): the kernel's path, no time
-# Estimates for batching (engines/pipeline/batches.py): a full-deck window's deal costs 231 ns on
+# Estimates for batching (engines/pipeline/running/batches.py): a full-deck window's deal costs 231 ns on
 # average over the ranks on the slowest CPU measured (Zen 1, AVX2; 104 on a Zen 3, 31-35 on a Zen
 # 5 with AVX-512), 2-1,300 between windows (a size's batch sums them); a probe, loading the kernels.
 WINDOW_CPU_S_PER_DEAL = 2.5e-7

@@ -440,7 +440,7 @@ def test_plan_rejects_bad_sections():
 
 
 def test_config_schema_accepts_defaults_and_names_bad_fields():
-    from engines.pipeline.plan import validate_config
+    from engines.pipeline.running.plan import validate_config
 
     validate_config({"blackjack": SECTION})
     for bad, field in (
@@ -488,7 +488,8 @@ def test_warehouse_views_and_report(tmp_path):
     """Shards -> warehouse -> views -> report, on a small config (the workflow's path)."""
     from engines.blackjack import report as report_blackjack
     from engines.core import layout
-    from engines.pipeline import jobs, warehouse
+    from engines.pipeline.catalog import warehouse
+    from engines.pipeline.running import jobs
 
     section = {
         "exact": {"decks": [2, 6], "soft17": ["stand"], "peek": ["no"]},

@@ -204,7 +204,8 @@ def test_shards_views_and_report(tmp_path):
     """Shards -> tables -> views -> report section and figure, on a small config."""
     from engines.blackjack import report as report_blackjack
     from engines.core import layout
-    from engines.pipeline import jobs, warehouse
+    from engines.pipeline.catalog import warehouse
+    from engines.pipeline.running import jobs
 
     eng = engine("blackjack")
     section = {

@@ -123,7 +123,7 @@ def test_the_built_report_has_the_claims_table_the_warehouse_computes(tmp_path):
     """End to end: planned shards written and checked, the warehouse built, the report written."""
     from wfhelp import shards_warehouse
 
-    from engines.pipeline.warehouse import connect
+    from engines.pipeline.catalog.warehouse import connect
     from engines.report.common import build_game
 
     section = {

@@ -9,7 +9,7 @@ from wfhelp import shards_warehouse
 
 from engines.core.fmt import pct, pct_pm
 from engines.narcotic.exact import sequence_count
-from engines.pipeline.warehouse import connect
+from engines.pipeline.catalog.warehouse import connect
 from engines.report.common import build_game
 
 SECTION = {

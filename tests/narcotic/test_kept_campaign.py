@@ -15,7 +15,7 @@ import yaml
 from wfhelp import ROOT, snakemake, workdir
 
 from engines.core.layout import log_of_shard_file, log_path, shard_path
-from engines.pipeline.plan import load_config
+from engines.pipeline.running.plan import load_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")

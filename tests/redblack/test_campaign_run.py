@@ -184,9 +184,9 @@ def test_bad_runs_are_named_and_change_nothing(tmp_path, args, message):
 def test_the_running_shards_are_read_from_their_job_records(tmp_path):
     """The record's latest reading, the model's share of the run (numbers), then its words."""
     from engines.core.progress import Progress
-    from engines.pipeline.live import running_line
-    from engines.pipeline.progress_model import run_share
-    from engines.pipeline.timings import JobRecorder, last_reading
+    from engines.pipeline.progress.live import running_line
+    from engines.pipeline.progress.progress_model import run_share
+    from engines.pipeline.progress.timings import JobRecorder, last_reading
 
     record = tmp_path / "shard=0003.json"
     job = JobRecorder(record, 1, 0.0)
@@ -225,7 +225,7 @@ def fake_run(tmp_path, monkeypatch, write: int, wait: bool):
     """run_shards of 2 shards in a fresh workflow directory, Snakemake replaced by the stand-in."""
     import sys
 
-    from engines.pipeline import runner
+    from engines.pipeline.running import runner
 
     wd = workdir(tmp_path / "wd", CONFIG)
     monkeypatch.chdir(wd)
@@ -256,7 +256,7 @@ def test_ctrl_c_keeps_the_finished_shards_and_writes_no_other(tmp_path, monkeypa
     """Ctrl-C while shard 1's job has written its first table, shard 0 finished: shard 0 stays (and is kept),
     shard 1's partial table is removed, the run says so, and no run config is left behind.  The moment is
     an event: the stand-in has written exactly 4 files and says so; Ctrl-C comes after that, never on a timer."""
-    from engines.pipeline.shard_run import run_shards
+    from engines.campaign.shards import run_shards
 
     wd, run, files = fake_run(tmp_path, monkeypatch, write=4, wait=True)
     said, kept = [], []
@@ -279,7 +279,7 @@ def test_ctrl_c_keeps_the_finished_shards_and_writes_no_other(tmp_path, monkeypa
 
 def test_a_run_says_each_shard_as_it_finishes(tmp_path, monkeypatch):
     """Every shard written: a line each, in order, with the count and the live view's ETA; each kept."""
-    from engines.pipeline.shard_run import run_shards
+    from engines.campaign.shards import run_shards
 
     wd, run, files = fake_run(tmp_path, monkeypatch, write=6, wait=False)
     said, kept = [], []
@@ -298,7 +298,7 @@ def test_status_shows_the_running_campaign_runs_shards(tmp_path, monkeypatch, ca
     --config config.yaml, the whole config; once the note is gone, the config again.  The run's
     state is written as the run writes it: nothing to wait for."""
     from engines.cli import main
-    from engines.pipeline.runstate import RunNote, write_run_note
+    from engines.pipeline.running.runstate import RunNote, write_run_note
 
     wd = workdir(tmp_path / "wd", CONFIG)
     monkeypatch.chdir(wd)

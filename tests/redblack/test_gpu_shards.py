@@ -1,6 +1,6 @@
 """A block's ``backend`` reaches the shard job, and never changes a plan, a file or a result version.
 
-The shard step reads the backend from the run's config at run time (engines/pipeline/steps.py),
+The shard step reads the backend from the run's config at run time (engines/pipeline/running/steps.py),
 not from a rule parameter, so switching a campaign between CPU and GPU reruns nothing; a GPU
 shard's files are the CPU's bytes, and its timing record names the GPU (so CPU cost models never
 pool it with a CPU kind).  The GPU runs on numba-cuda's simulator, in a subprocess.
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from engines.core.errors import CardlabError
-from engines.pipeline.plan import Plan
-from engines.pipeline.steps import backend_of
+from engines.pipeline.running.plan import Plan
+from engines.pipeline.running.steps import backend_of
 from engines.redblack.campaign_next import CampaignRun, run_config
 from engines.redblack.search_shards import ExhaustiveSearch
 
@@ -82,8 +82,8 @@ def test_campaign_backend_without_run_is_refused(tmp_path):
 SCRIPT = textwrap.dedent(
     """
     import json, sys
-    from engines.pipeline.jobs import run_shard
-    from engines.pipeline.timings import timing_of_log as read_timing
+    from engines.pipeline.running.jobs import run_shard
+    from engines.pipeline.progress.timings import timing_of_log as read_timing
     from engines.redblack.search_shards import ExhaustiveSearch
     from engines.redblack.tables import SEARCH_TABLES
 

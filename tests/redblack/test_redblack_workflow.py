@@ -10,7 +10,7 @@ from wfhelp import shards_warehouse
 
 from engines import redblack as rb
 from engines.core.errors import CardlabError
-from engines.pipeline.plan import validate_config
+from engines.pipeline.running.plan import validate_config
 from engines.registry import engine
 
 SECTION = {
@@ -102,7 +102,7 @@ def test_views_hold_the_complete_lists(warehouse):
 
 
 def test_report_writes_the_list_from_sql(warehouse, tmp_path):
-    from engines.pipeline.warehouse import connect
+    from engines.pipeline.catalog.warehouse import connect
     from engines.report.common import build_game
 
     root, db = warehouse

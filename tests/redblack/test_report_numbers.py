@@ -12,7 +12,7 @@ import pytest
 from wfhelp import ROOT, shards_warehouse
 
 from engines.interface import report_outputs_of
-from engines.pipeline.warehouse import connect
+from engines.pipeline.catalog.warehouse import connect
 from engines.redblack.report import queries as q
 from engines.redblack.report.published import published_verdict
 from engines.registry import engine

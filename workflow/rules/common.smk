@@ -1,4 +1,4 @@
-# Shared helpers for the rules: the plan of the validated config (engines/pipeline/plan.py),
+# Shared helpers for the rules: the plan of the validated config (engines/pipeline/running/plan.py),
 # built once, and the paths, params and threads each shard rule reads from it.
 import sys
 
@@ -6,9 +6,9 @@ from engines.core.errors import CardlabError
 from engines.core.layout import WAREHOUSE, check_record_files, log_pattern, manifest_of, shard_pattern
 from engines.core.provenance import files_version
 from engines.interface import report_outputs_of, report_version, stages_of
-from engines.pipeline.campaign_work import check_snakemake_run
-from engines.pipeline.plan import Plan, run_config_files, shard_priority
-from engines.pipeline.resume import asks_for_a_run, prepare_run
+from engines.campaign.work import check_snakemake_run
+from engines.pipeline.running.plan import Plan, run_config_files, shard_priority
+from engines.pipeline.running.resume import asks_for_a_run, prepare_run
 from engines.registry import GAMES, engine
 
 # A config that cannot be planned stops the run in its own words, one line a problem, naming
@@ -16,7 +16,7 @@ from engines.registry import GAMES, engine
 try:
     PLAN = Plan.build(config, " + ".join(run_config_files(workflow.overwrite_configfiles)))
     CFG = PLAN.config
-    # game -> the jobs that compute several small shards each (engines/pipeline/batches.py);
+    # game -> the jobs that compute several small shards each (engines/pipeline/running/batches.py);
     # every other shard is a job of its own under its stage's rule
     BATCHES = {g: PLAN.batches.get(g, []) for g in GAMES}
 except CardlabError as exc:
@@ -24,7 +24,7 @@ except CardlabError as exc:
     sys.exit(1)
 
 # The catalog users query is WAREHOUSE; the warehouse rule declares its manifest as output,
-# so a rebuild (or a failed one) never deletes the catalog (engines/pipeline/warehouse.py).
+# so a rebuild (or a failed one) never deletes the catalog (engines/pipeline/catalog/warehouse.py).
 WAREHOUSE_MANIFEST = manifest_of(WAREHOUSE)
 # The games the config runs: each gets shard rules, a report and a section of the index.
 RUN_GAMES = PLAN.games
@@ -40,9 +40,9 @@ def planned_files(game):
 # place of Snakemake's lock files, which a killed run leaves behind: the profiles' nolock),
 # and a missing planned file (or a catalog the manifest does not describe) removes the
 # manifest so the warehouse rebuilds. Only in the main process of a command that runs jobs:
-# a dry run (-n) changes no file (engines/pipeline/resume.py, docs/scaling.md).
+# a dry run (-n) changes no file (engines/pipeline/running/resume.py, docs/scaling.md).
 # A run that would recompute more than a core-hour of shards only a campaign's ledger plans (their files
-# missing) stops first, unless `--config allow_campaign_work=true` (engines/pipeline/campaign_work.py).
+# missing) stops first, unless `--config allow_campaign_work=true` (engines/campaign/work.py).
 if workflow.is_main_process and asks_for_a_run(sys.argv):
     try:
         check_snakemake_run(PLAN)
@@ -125,7 +125,7 @@ def views_version(game):
 
     views = [f"{game}/views.sql"] if (game_directory(engine(game)) / "views.sql").exists() else []
     # check_records.py judges the check records the catalog holds (table recompute_checks)
-    return files_version(["pipeline/warehouse.py", "pipeline/check_records.py", "core/store.py"] + views)
+    return files_version(["pipeline/catalog/warehouse.py", "pipeline/trust/check_records.py", "core/store.py"] + views)
 
 
 def report_inputs_file(game):
@@ -138,4 +138,4 @@ def warehouse_version():
 
     views = [f"{g}/views.sql" for g in GAMES if (game_directory(engine(g)) / "views.sql").exists()]
     # check_records.py judges the check records the catalog holds (table recompute_checks)
-    return files_version(["pipeline/warehouse.py", "pipeline/check_records.py", "core/store.py"] + views)
+    return files_version(["pipeline/catalog/warehouse.py", "pipeline/trust/check_records.py", "core/store.py"] + views)

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...campaign.book import Campaign
 from ...core.errors import CardlabError
-from ...pipeline.plan import DEFAULT_CONFIG
+from ...pipeline.running.plan import DEFAULT_CONFIG
 
 CAMPAIGN_EXAMPLES = """examples:
   cardlab redblack campaign 22             k = 22's finished shards, its config block and ledger, the shards left
@@ -135,8 +135,8 @@ def cost_left(state, results: str) -> str | None:
     """The rest's cost as the report prices it (engines/redblack/report/cost.py), when there is a warehouse."""
     import duckdb
 
-    from ...pipeline.snapshot import warehouse_in
-    from ...pipeline.warehouse import connect
+    from ...pipeline.catalog.warehouse import connect
+    from ...pipeline.progress.snapshot import warehouse_in
     from ..campaign import cost_left_text
     from ..report.cost import cost_line, costs_to_finish
     from ..report.queries import coverage_of

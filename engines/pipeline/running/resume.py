@@ -21,10 +21,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-from ..core.errors import CardlabError
-from ..core.fmt import listed
-from ..core.layout import RUN_LOCK, catalog_of
-from .warehouse import manifest_current
+from ...core.errors import CardlabError
+from ...core.fmt import listed
+from ...core.layout import RUN_LOCK, catalog_of
+from ..catalog.warehouse import manifest_current
 
 # Held open for the life of the process that runs the campaign: the kernel drops an flock
 # when its holder dies (SIGKILL included), so holding it proves no other run is alive.
@@ -68,7 +68,7 @@ def hold_run_lock(lock_path: str = RUN_LOCK) -> bool:
         os.close(fd)
         return False
     _RUN_LOCK = fd
-    # when this run began, for `cardlab status` and the failure report (engines/pipeline/runstate.py)
+    # when this run began, for `cardlab status` and the failure report (engines/pipeline/running/runstate.py)
     os.ftruncate(fd, 0)
     os.write(fd, json.dumps({"pid": os.getpid(), "started": time.time()}).encode())
     return True

@@ -5,12 +5,12 @@ files exist, the shard logs' text and modification times, whether a run holds th
 directory, and the time.  :func:`model` turns it into a :class:`Model`: each shard's
 state, each game's tally, and the :class:`Estimate` of the time left, and takes the
 :class:`Shown` state of the previous frame so a redrawn ETA moves only when the
-estimate really changes.  Rates are computed once a frame.  engines/pipeline/snapshot.py
+estimate really changes.  Rates are computed once a frame.  engines/pipeline/progress/snapshot.py
 reads snapshots from disk; tests replay recorded ones (tests/live_recording.py); the
-renderer (engines/pipeline/live.py) is the only place that puts them into words.
+renderer (engines/pipeline/progress/live.py) is the only place that puts them into words.
 
 Each shard's rate is its measured one where its group, or its kind, has been measured, else
-its kind's estimate at this machine's measured scale (engines/pipeline/pricing.py): the first
+its kind's estimate at this machine's measured scale (engines/pipeline/progress/pricing.py): the first
 frame of a cold run has an ETA, refined as work is measured.  The ETA is the job-seconds left
 spread over the jobs running at once, no shorter than the longest chain of jobs left (a job after the
 jobs whose shards' files it reads, :func:`longest_chain`), then the steps after the
@@ -19,10 +19,10 @@ metadata).  The job-seconds: the work at those rates; each job's start-up beyond
 computation, as this run's jobs measure it; and the kernels still to compile, each set once, by the
 first job that loads it (its kind's measured compilation, :attr:`PlannedShard.compile_s`; a first job
 under way is credited its time).  The steps after the shards (warehouse, reports side by side on the
-run's cores, index, Snakemake's end): each step's CPU seconds as its logs' timing lines say, this run's
-or an earlier run's, else a price measured here.  What no timing line of this run measures yet is
+run's cores, index, Snakemake's end): each step's CPU seconds as its timing records say, this run's
+or an earlier run's, else a price measured here.  What no timing record of this run measures yet is
 priced in CPU seconds and stretched by the machine's *slowdown*, the wall seconds this run's jobs took
-per CPU second: one price fits an idle machine and a loaded one (engines/pipeline/run_costs.py: those
+per CPU second: one price fits an idle machine and a loaded one (engines/pipeline/progress/run_costs.py: those
 prices, how each was measured, and the slowdown).  The kinds still
 priced by estimates are named beside the ETA.  Shards whose files were there before the run began are
 *kept*: counted apart, not as this run's work.  Each game's tally counts this run's work of its main
@@ -114,7 +114,7 @@ class Snapshot:
     steps: tuple[str, ...] = ()  # the steps after the shards this run has still to finish (warehouse, report, index)
     steps_since: float | None = None  # when the latest of them finished: the next has run since
     cores: int = 1  # the most jobs the run runs at once
-    step_cpu: Mapping[str, float] = field(default_factory=dict)  # each step's CPU seconds, from its logs' timing lines
+    step_cpu: Mapping[str, float] = field(default_factory=dict)  # each step's CPU seconds, from its timing records
     load: float | None = None  # the machine's load average per CPU (None: not known)
     stale: int = 0  # shard files there but written by another engine version or spec: a run writes them again
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from ..core.errors import CardlabError
-from ..interface import config_schema_of
-from ..registry import GAMES, engine
+from ...core.errors import CardlabError
+from ...interface import config_schema_of
+from ...registry import GAMES, engine
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SAFE_HINT = "use letters, digits, '_', '-', '.' (max 64, not starting with '.', '-' or '_')"
@@ -37,7 +37,7 @@ def full_schema() -> dict:
             "allow_campaign_work": {
                 "type": "boolean",
                 "description": "let a run recompute more than a core-hour of shards that only a campaign's ledger "
-                "plans (engines/pipeline/campaign_work.py); `snakemake --config allow_campaign_work=true`",
+                "plans (engines/campaign/work.py); `snakemake --config allow_campaign_work=true`",
             },
             "shard_order": {
                 "enum": ["ascending", "descending"],
@@ -154,7 +154,7 @@ def check_config(config: Any, source: str = "config") -> dict:
     """The config if every field is valid; otherwise a CardlabError listing every problem.
 
     What only a game's planner can judge (e.g. a continuous shoe of infinitely many decks)
-    is checked when the plan is built (:meth:`engines.pipeline.plan.Plan.build`), which
+    is checked when the plan is built (:meth:`engines.pipeline.running.plan.Plan.build`), which
     plans once and reports in the same form."""
     if config is None:
         config = {}

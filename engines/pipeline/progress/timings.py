@@ -8,7 +8,7 @@ A job's log is for a person; what the live view, ``cardlab status``, the prices 
   timing of the attempt before, if one finished), then its latest progress ``reading``
   (done, total, rate, elapsed_s) every few seconds;
 * ``{"state": "done", ...}`` with its timing when it ends: work, unit, wall_s, cpu_s, threads,
-  machine (the kind of CPU, or the device that computed: :func:`engines.pipeline.jobs.machine`),
+  machine (the kind of CPU, or the device that computed: :func:`engines.pipeline.running.jobs.machine`),
   peak_mb; a step's (warehouse, report, index) also names its ``step``.
 
 :func:`read_shard_record` turns a record's text into :class:`ShardRecord` measurements.
@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..core.progress import Reading
-from ..kinds import on_gpu
+from ...core.progress import Reading
+from ...kinds import on_gpu
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def read_shard_record(text: str, mtime: float, work: int) -> ShardRecord:
 
 
 def step_record(text: str) -> dict | None:
-    """A step's timing once the step has finished (engines/pipeline/steps.py), else None."""
+    """A step's timing once the step has finished (engines/pipeline/running/steps.py), else None."""
     data = parse(text)
     return data if data.get("state") == "done" and data.get("step") and data.get("cpu_s") else None
 
@@ -162,7 +162,7 @@ def last_reading(path: str | os.PathLike) -> Reading | None:
 
 def write_record(path: str | os.PathLike, data: Mapping) -> None:
     """Replace a record whole (a reader sees the old one or the new one, never part of one)."""
-    from ..core.store import write_text
+    from ...core.store import write_text
 
     write_text(path, json.dumps(data, sort_keys=True) + "\n")
 
@@ -190,6 +190,6 @@ class JobRecorder:
 
 def timing_of_log(log: str | os.PathLike) -> dict | None:
     """The finished timing of the job that writes ``log``, from its record (None: none yet)."""
-    from ..core.layout import timing_of
+    from ...core.layout import timing_of
 
     return read_timing(timing_of(log))

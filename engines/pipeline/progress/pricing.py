@@ -1,8 +1,8 @@
 """What the work left of a run costs: each shard's rate, measured or, before any measurement, estimated.
 
 Rates come from work actually done, per *group* of shards of like cost (a game's kind and
-experiment): the timing line of every finished job (this run's or an earlier one's: logs stay,
-and kept campaigns keep theirs) and the last progress line of every unfinished one, summed as
+experiment): the timing record of every finished job (this run's or an earlier one's: records stay,
+and kept campaigns keep theirs) and the last progress reading of every unfinished one, summed as
 work over job-seconds (:func:`rates_of`).  A group none of whose shards has reported takes its
 kind's rate over the game's other experiments; where a kind's cost follows the shard (RedBlack's
 exhaustive ranks) a shard left is priced by its group's measured shards on either side.
@@ -27,7 +27,7 @@ from typing import Any
 from .timings import Measure
 
 Group = tuple[str, str, str]
-ShardState = Any  # engines/pipeline/progress_model.py's ShardState, which imports this module
+ShardState = Any  # engines/pipeline/progress/progress_model.py's ShardState, which imports this module
 
 UNESTIMATED_S = 5.0
 """CPU seconds of a shard whose kind gives no estimate and that nothing has measured (a basin job)."""
@@ -68,7 +68,7 @@ def current_machines(states: Sequence[ShardState]) -> dict[Group, str]:
 
 
 def found_measures(states: Sequence[ShardState]) -> dict[Group, list[Measure]]:
-    """Each group's measurements: finished jobs' timing lines plus unfinished ones' progress, the finished
+    """Each group's measurements: finished jobs' timing records plus unfinished ones' progress, the finished
     ones on the group's current kind of CPU (:func:`current_machines`) where it has one."""
     machines = current_machines(states)
     found: dict[Group, list[Measure]] = {}

@@ -13,17 +13,17 @@ import os
 import subprocess
 from pathlib import Path
 
-from ..core.errors import CardlabError
-from ..core.fmt import duration
-from ..core.layout import RESULTS, parse_shard_path, timing_of_shard_file
-from .plan import DEFAULT_CONFIG
+from ...core.errors import CardlabError
+from ...core.fmt import duration
+from ...core.layout import RESULTS, parse_shard_path, timing_of_shard_file
+from ..running.plan import DEFAULT_CONFIG
 
 DAMAGED = "damaged"  # results/damaged/<path inside results>.<n>: files recompute moved aside
 
 
 def recompute_cost(path: str | os.PathLike) -> str:
     """What recomputing a shard file costs, from its job's timing record ('' when unmeasured)."""
-    from .timings import read_timing
+    from ..progress.timings import read_timing
 
     record = timing_of_shard_file(path)
     timing = read_timing(record)
@@ -67,7 +67,7 @@ def quarantine(path: Path, results: Path) -> Path:
 
 
 def cmd_seal(args) -> int:
-    from ..core.store import seal
+    from ...core.store import seal
 
     paths = [Path(p) for p in args.paths] or sorted(Path(args.results).glob("*/*/*/*/shard=*.parquet"))
     sealed = sum(seal(p) for p in paths)
@@ -76,7 +76,7 @@ def cmd_seal(args) -> int:
 
 
 def cmd_recompute(args) -> int:
-    from .plan import load_plan, snakemake_executable
+    from ..running.plan import load_plan, snakemake_executable
 
     results = Path(args.results)
     plan = load_plan(args.config, str(results)).files

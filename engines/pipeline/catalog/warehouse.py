@@ -20,8 +20,8 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ..core.errors import CardlabError, squeeze
-from ..core.layout import (
+from ...core.errors import CardlabError, squeeze
+from ...core.layout import (
     WAREHOUSE,
     ShardPlace,
     parse_shard_path,
@@ -29,12 +29,12 @@ from ..core.layout import (
     temp_path,
     timing_of_shard_file,
 )
-from ..core.store import HASH_KEY, open_shard, verified_table, write_text
-from ..interface import result_version, views_sql
-from ..registry import GAMES, engine
-from .check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table, kept_now
+from ...core.store import HASH_KEY, open_shard, verified_table, write_text
+from ...interface import result_version, views_sql
+from ...registry import GAMES, engine
+from ..progress.timings import read_timing
+from ..trust.check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table, kept_now
 from .measurements import measurements_table
-from .timings import read_timing
 
 STORAGE_VERSION = "v1.5.0"
 DEFAULT_PATH = WAREHOUSE
@@ -172,7 +172,7 @@ def build(
 ) -> Path:
     """Check every file, then build the catalog into a temporary file and swap it in.
 
-    ``plan`` (path -> (game, table, spec), as :func:`engines.pipeline.plan.planned` gives) is
+    ``plan`` (path -> (game, table, spec), as :func:`engines.pipeline.running.plan.planned` gives) is
     the config's plan: then every file must be planned, every planned file given, and each
     must hold its planned shard.  Rows are loaded from the very bytes that were checked.
     A failure leaves the previous catalog in place.  ``manifest``, if given, is written

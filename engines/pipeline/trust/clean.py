@@ -14,8 +14,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.layout import log_of_shard_file, log_path, timing_of
-from .plan import add_plan_options, run_config_files
+from ...core.layout import log_of_shard_file, log_path, timing_of
+from ..running.plan import add_plan_options, run_config_files
 
 
 @dataclass
@@ -48,7 +48,7 @@ def orphan_logs(orphans: list[Path], plan: dict, results: str) -> list[Path]:
 
 def cleanup(results: str, config) -> Cleanup:
     """What no plan of ``config`` owns under ``results``, sorted into removable, kept and tracked."""
-    from .plan import load_plan
+    from ..running.plan import load_plan
     from .repair import is_tracked
     from .verify import unplanned
 
@@ -64,7 +64,7 @@ def cleanup(results: str, config) -> Cleanup:
 def cmd_clean(args) -> int:
     import sys
 
-    from .resume import hold_run_lock
+    from ..running.resume import hold_run_lock
 
     config = run_config_files(args.config or ())
     found = cleanup(args.results, config)

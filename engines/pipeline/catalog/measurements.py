@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from ..core.errors import CardlabError
-from ..core.layout import measurement_files
+from ...core.errors import CardlabError
+from ...core.layout import measurement_files
 
 MEASUREMENT_SCHEMA = pa.schema(
     [

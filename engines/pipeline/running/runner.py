@@ -1,6 +1,6 @@
 """The one way cardlab runs Snakemake: its command line, its process, the loop that follows it, Ctrl-C.
 
-``cardlab run`` (engines/pipeline/run.py) and a campaign's ``--run`` (engines/pipeline/shard_run.py)
+``cardlab run`` (engines/pipeline/running/run.py) and a campaign's ``--run`` (engines/campaign/shards.py)
 both start Snakemake here: :func:`snakemake_command` builds the command line (targets first, then
 the config files, cores and the caller's extra options), :func:`run_snakemake` starts it in a session
 of its own at a niceness with its output in a log file, calls the caller's ``tick`` every ``every``

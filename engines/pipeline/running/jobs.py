@@ -2,7 +2,7 @@
 
 This module runs the engine on a spec (see :mod:`engines.interface`) and writes
 each table atomically with the provenance record, and the job's timing record
-(engines/pipeline/timings.py) as it goes.  Paths come from :mod:`engines.core.layout`.
+(engines/pipeline/progress/timings.py) as it goes.  Paths come from :mod:`engines.core.layout`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
-from ..core.errors import CardlabError
-from ..core.layout import remove_temp_files, timing_of
-from ..core.progress import Progress
-from ..core.provenance import provenance
-from ..interface import result_version, unit_of
-from ..registry import engine
-from .timings import JobRecorder
+from ...core.errors import CardlabError
+from ...core.layout import remove_temp_files, timing_of
+from ...core.progress import Progress
+from ...core.provenance import provenance
+from ...interface import result_version, unit_of
+from ...registry import engine
+from ..progress.timings import JobRecorder
 
 
 def set_threads(threads: int) -> int:
@@ -107,7 +107,7 @@ def run_shard(
     """Compute one shard with ``backend`` (None: its kind's default) and write every table it produces,
     each atomically, and (given its ``log``) the job's timing record as it goes.  A backend never
     changes what is written, only the timing's machine."""
-    from ..core.store import write_parquet
+    from ...core.store import write_parquet
 
     eng = engine(game)
     for path in outputs.values():  # temporaries of an earlier, killed attempt at this shard

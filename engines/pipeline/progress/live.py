@@ -1,10 +1,10 @@
 """The live view of a campaign in words: the renderer of the progress model, the only place with its English.
 
-:func:`view` renders the :class:`~engines.pipeline.progress_model.Model` of one snapshot as
+:func:`view` renders the :class:`~engines.pipeline.progress.progress_model.Model` of one snapshot as
 the lines ``cardlab status`` prints (a head with the shards done and the ETA, a line per
 game, the warehouse and reports); :func:`eta_text` is the one way an ETA is said (also by a
 campaign run's lines, :func:`running_line`).  The numbers are the model's
-(engines/pipeline/progress_model.py), read from the job records by engines/pipeline/timings.py.
+(engines/pipeline/progress/progress_model.py), read from the job records by engines/pipeline/progress/timings.py.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..core.fmt import count, duration, listed
-from ..core.fmt import eta as fmt_eta
+from ...core.fmt import count, duration, listed
+from ...core.fmt import eta as fmt_eta
 from .progress_model import (
     Estimate,
     GameTally,

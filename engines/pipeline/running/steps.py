@@ -4,7 +4,7 @@ Each rule names its step in ``params.step``; the step's function does the work
 through the engines and the pipeline modules.  A CardlabError ends the job with
 ``error: <reason>`` on stderr (and in the job's log and record) and exit status 1.  The steps after
 the shards (warehouse, reports, index) write their timing record when they end (:func:`step_timing`):
-the live view prices the next run's steps by them (engines/pipeline/timings.py).
+the live view prices the next run's steps by them (engines/pipeline/progress/timings.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
-from ..core.errors import CardlabError
+from ...core.errors import CardlabError
 from .failures import record_failure
 
 
@@ -34,7 +34,7 @@ def _steps() -> dict[str, Callable]:
     }
 
 
-# the steps after the shards, by the name the live view prices them under (engines/pipeline/progress_model.py)
+# the steps after the shards, by the name the live view prices them under (engines/pipeline/progress/progress_model.py)
 TIMED_STEPS = {"warehouse": "warehouse", "game_report": "report", "index": "index"}
 
 
@@ -61,7 +61,7 @@ def step_timing(step: str) -> dict:
 
 def shard_from_snakemake(smk) -> None:
     """The shard step: one planned shard's tables (``smk`` is Snakemake's ``snakemake`` object)."""
-    from ..core.store import without_pandas
+    from ...core.store import without_pandas
     from .jobs import run_shard
 
     without_pandas()
@@ -84,8 +84,8 @@ def backend_of(config, game: str, spec: dict) -> str:
     """The backend the run's config chooses for a shard.  Read here, at run time, not passed as a rule
     parameter: a backend never changes a result, so switching one must not make Snakemake rerun
     (GPU and CPU shards mix in one campaign)."""
-    from ..kinds import chosen_backend
-    from ..registry import engine
+    from ...kinds import chosen_backend
+    from ...registry import engine
 
     return chosen_backend(engine(game).kind_of(spec), dict(config).get(game) or {}, spec)
 
@@ -94,9 +94,9 @@ def check_inputs(paths: list[str]) -> None:
     """Every shard file a job reads, checked byte for byte before it is used.  A damaged one is
     moved aside (results/damaged/, nothing deleted), so that the next plain run computes it again
     (a kept campaign shard: the very bytes git holds), and the job fails saying so."""
-    from ..core.layout import parse_shard_path
-    from ..core.store import open_shard, verified_table
-    from .repair import is_tracked, quarantine
+    from ...core.layout import parse_shard_path
+    from ...core.store import open_shard, verified_table
+    from ..trust.repair import is_tracked, quarantine
 
     for path in paths:
         try:
@@ -119,13 +119,13 @@ def check_inputs(paths: list[str]) -> None:
 
 
 def batch_from_snakemake(smk) -> None:
-    """The batch step: several small shards of one stage, one after another (engines/pipeline/batches.py).
+    """The batch step: several small shards of one stage, one after another (engines/pipeline/running/batches.py).
 
     Each is written, logged and timed as its own job would be; a failure names its shard in
     that shard's log and ends the job, and Snakemake then removes the batch's files."""
-    from ..core.layout import log_path, shard_path
-    from ..core.store import without_pandas
-    from ..registry import engine
+    from ...core.layout import log_path, shard_path
+    from ...core.store import without_pandas
+    from ...registry import engine
     from .jobs import run_shard
 
     without_pandas()
@@ -155,9 +155,9 @@ def batch_from_snakemake(smk) -> None:
 def warehouse_from_snakemake(smk) -> None:
     """The warehouse step: the catalog from the files the config plans, each checked against
     its planned spec; the rule's output is the manifest."""
-    from ..core.layout import catalog_of
+    from ...core.layout import catalog_of
+    from ..catalog.warehouse import build
     from .plan import Plan
-    from .warehouse import build
 
     plan = Plan.build(dict(smk.config), "config")
     manifest = str(smk.output[0])
@@ -167,9 +167,9 @@ def warehouse_from_snakemake(smk) -> None:
 
 def report_from_snakemake(smk) -> None:
     """The report step: one game's report files, from the warehouse opened read-only here."""
-    from ..core.errors import CardlabError
-    from ..report.common import build_game
-    from .warehouse import connect
+    from ...core.errors import CardlabError
+    from ...report.common import build_game
+    from ..catalog.warehouse import connect
 
     con = connect(smk.input[0])
     try:
@@ -185,10 +185,10 @@ def index_from_snakemake(smk) -> None:
     """The index step: reports/index.html from the warehouse and every game's report files."""
     import duckdb
 
-    from ..core.errors import CardlabError
-    from ..registry import engine
-    from ..report.index import build_index
-    from .warehouse import connect
+    from ...core.errors import CardlabError
+    from ...registry import engine
+    from ...report.index import build_index
+    from ..catalog.warehouse import connect
 
     games = list(smk.params.games)
     con = connect(smk.input.warehouse)
@@ -215,7 +215,7 @@ def index_from_snakemake(smk) -> None:
 def catalog_inputs(smk) -> None:
     """A step reading the warehouse is given the catalog, not the manifest the warehouse rule
     declares (Snakemake deletes declared outputs; the catalog is swapped in by the job)."""
-    from ..core.layout import MANIFEST_SUFFIX, catalog_of
+    from ...core.layout import MANIFEST_SUFFIX, catalog_of
 
     for i, f in enumerate(smk.input):
         if str(f).endswith(MANIFEST_SUFFIX):
@@ -227,14 +227,14 @@ def catalog_inputs(smk) -> None:
 
 def run(smk) -> None:
     """Run the job's step; any failure ends it with one ``error:`` line (the cause and its fix) on
-    stderr and in the log, which the run's failure report shows (engines/pipeline/failures.py)."""
+    stderr and in the log, which the run's failure report shows (engines/pipeline/running/failures.py)."""
     try:
         if smk.params.step != "warehouse":
             catalog_inputs(smk)
         _steps()[smk.params.step](smk)
         if smk.params.step in TIMED_STEPS and len(smk.log):
-            from ..core.layout import timing_of
-            from .timings import write_record
+            from ...core.layout import timing_of
+            from ..progress.timings import write_record
 
             write_record(timing_of(smk.log[0]), {"state": "done", **step_timing(TIMED_STEPS[smk.params.step])})
     except CardlabError as exc:

@@ -4,11 +4,11 @@ A campaign (``cardlab redblack campaign K --run N``) runs a few shards at a time
 user's config does not plan yet: the caller hands over a run config (the user's, with the
 windows of those shards) and the shards' files.  The config goes to a file under
 ``.snakemake/`` for the run and is deleted after it; Snakemake runs through the one runner
-(engines/pipeline/runner.py) with its output in a log file; the terminal gets one line per
+(engines/pipeline/running/runner.py) with its output in a log file; the terminal gets one line per
 finished shard and, every minute while shards run, one on how far the running ones are
 (their job logs' progress lines) and the whole run, each with the ETA of ``cardlab
 status``'s live view of the run's shards (one model of the time left:
-engines/pipeline/progress_model.py, said by engines/pipeline/live.py).  Beside the run
+engines/pipeline/progress/progress_model.py, said by engines/pipeline/progress/live.py).  Beside the run
 config a note names the run (the command, the process, the shards' files) so that
 ``cardlab status`` shows the run's shards while it goes.  On Ctrl-C snakemake is told to
 stop (it removes the files of the jobs it was running), and every finished shard stays.
@@ -28,12 +28,12 @@ import yaml
 from ..core.errors import CardlabError
 from ..core.fmt import plural
 from ..core.layout import RESULTS, timing_of
-from .live import Shown, finished_count, running_line
-from .progress_model import Estimate, run_share
-from .runner import log_tail, run_snakemake, snakemake_command
-from .runstate import RUN_DIR, RunNote, write_run_note
-from .status import run_frame  # the live view of the run's shards, as `cardlab status` shows it
-from .timings import last_reading
+from ..pipeline.progress.live import Shown, finished_count, running_line
+from ..pipeline.progress.progress_model import Estimate, run_share
+from ..pipeline.progress.status import run_frame  # the live view of the run's shards, as `cardlab status` shows it
+from ..pipeline.progress.timings import last_reading
+from ..pipeline.running.runner import log_tail, run_snakemake, snakemake_command
+from ..pipeline.running.runstate import RUN_DIR, RunNote, write_run_note
 
 POLL_S = 5.0
 PROGRESS_S = 60.0  # between lines on the running shards

@@ -1,5 +1,5 @@
 """The record of independent recomputations, judged against the kept files now: which kept campaign
-shards were computed twice and matched (``cardlab verify --recompute``, engines/pipeline/recompute.py).
+shards were computed twice and matched (``cardlab verify --recompute``, engines/pipeline/trust/recompute.py).
 
 A line of ``results/checks/<game>/<experiment>/<variant>.jsonl`` names a shard and the data hash
 (``data_sha256``) of each of its files as checked, so it speaks for those bytes only.
@@ -32,13 +32,13 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from ..core.errors import CardlabError
-from ..core.layout import check_record_files
-from ..core.store import HASH_KEY
-from ..registry import engine
+from ...core.errors import CardlabError
+from ...core.layout import check_record_files
+from ...core.store import HASH_KEY
+from ...registry import engine
 
 if TYPE_CHECKING:
-    from ..core.ledger import Ledger
+    from ...core.ledger import Ledger
 
 HASH = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 HASHES = {"type": "object", "minProperties": 1, "additionalProperties": HASH}
@@ -153,7 +153,7 @@ def place_of_record(path: str) -> tuple[str, str, str]:
 
 def ledger_of_place(game: str, experiment: str, variant: str, results: str) -> Ledger | None:
     """The shards a campaign's ledger keeps (None without a readable ledger: the kept files decide)."""
-    from ..core.ledger import read_ledger
+    from ...core.ledger import read_ledger
 
     try:
         ledger = read_ledger(game, experiment, variant, None, root=str(results))

@@ -4,7 +4,7 @@ Every planned shard file must be present once, readable, with cardlab provenance
 from the current engine version and the planned spec, and hold the planned number
 of rows.  Files nobody planned (a removed experiment, a changed shard count, a
 stray copy), temporaries left by killed jobs, check record lines that do not describe
-the kept files as they are now (engines/pipeline/check_records.py: stale, orphan, invalid
+the kept files as they are now (engines/pipeline/trust/check_records.py: stale, orphan, invalid
 or mismatched) and a warehouse that is older than its shards (their data hashes) or its
 check records are reported too.  Any problem gives a non-zero exit code.
 
@@ -21,10 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.errors import CardlabError
-from ..core.layout import RESULTS, is_temp, warehouse_path
-from ..registry import GAMES, engine
-from .plan import DEFAULT_CONFIG, add_plan_options, load_plan, run_config_files
+from ...core.errors import CardlabError
+from ...core.layout import RESULTS, is_temp, warehouse_path
+from ...registry import GAMES, engine
+from ..running.plan import DEFAULT_CONFIG, add_plan_options, load_plan, run_config_files
 
 FIX = "rerun `snakemake --cores all`"
 
@@ -50,10 +50,10 @@ class Report:
 
 
 def check_planned(path: str, game: str, table: str, spec: dict, report: Report) -> dict | None:
-    """One planned file: present and everything :func:`engines.pipeline.warehouse.load_file`
+    """One planned file: present and everything :func:`engines.pipeline.catalog.warehouse.load_file`
     checks against the plan (sound, undamaged, current, the shard its path names, planned rows)."""
+    from ..catalog.warehouse import FileProblem, check_file  # duckdb and pyarrow: only when verify runs
     from .repair import damaged_hint
-    from .warehouse import FileProblem, check_file  # duckdb and pyarrow: only when verify runs
 
     if not os.path.lexists(path) or (os.path.islink(path) and not os.path.exists(path)):
         report.add("missing", f"{path}: missing; {FIX} to compute it")
@@ -88,9 +88,9 @@ class Unplanned:
 
 def is_kept(path: Path) -> bool:
     """Whether an unplanned file is a kept campaign file: a shard file passing every check of
-    :func:`engines.pipeline.warehouse.check_file` (its path, bytes and current version) whose
+    :func:`engines.pipeline.catalog.warehouse.check_file` (its path, bytes and current version) whose
     kind pins its result version, so its results outlive any config (engines/kinds.py)."""
-    from .warehouse import FileProblem, check_file
+    from ..catalog.warehouse import FileProblem, check_file
 
     try:
         meta = check_file(str(path))
@@ -131,8 +131,8 @@ def check_unexpected(results: str, plan: dict, report: Report) -> None:
 
 def kept_line(kept: list[Path]) -> str:
     """One line for the kept campaign files: how many, and of which experiments."""
-    from ..core.fmt import listed
-    from ..core.layout import parse_shard_path
+    from ...core.fmt import listed
+    from ...core.layout import parse_shard_path
 
     places = sorted({f"{p.game} {p.experiment}/{p.variant}" for _, p in filter(None, map(parse_shard_path, kept))})
     shown = listed(places, 6)
@@ -144,7 +144,7 @@ def kept_line(kept: list[Path]) -> str:
 
 def check_duplicates(metas: dict[str, dict], results: str, report: Report) -> None:
     """The same shard recorded in two files (e.g. a copy under another experiment directory)."""
-    from ..core.store import read_meta
+    from ...core.store import read_meta
 
     keys: dict[tuple, list[str]] = {}
     for p in scan_tree(results):
@@ -168,7 +168,7 @@ def check_duplicates(metas: dict[str, dict], results: str, report: Report) -> No
 
 
 def record_fix(j, opts: str) -> str:
-    """A fix that works for a check record line that is not ``matched`` (engines/pipeline/check_records.py)."""
+    """A fix that works for a check record line that is not ``matched`` (engines/pipeline/trust/check_records.py)."""
     delete = f"delete line {j.line} of {j.record_file}"
     restore = f"`git checkout -- {j.record_file}` if the record was edited by mistake"
     if j.status in ("invalid", "orphan"):
@@ -189,7 +189,7 @@ def record_fix(j, opts: str) -> str:
 def check_records(results: str, metas: dict[str, dict], kept: list[Path], report: Report, opts: str = "") -> None:
     """Every check record line judged against the kept files now: one not matched (nor superseded by
     a later line) is a problem naming its file:line and a fix."""
-    from ..core.store import read_meta
+    from ...core.store import read_meta
     from .check_records import judge_records, kept_now
 
     current = dict(metas)
@@ -210,8 +210,8 @@ CHECKS_SQL = "SELECT game, experiment, variant, line, status FROM recompute_chec
 def check_warehouse(db: Path, metas: dict[str, dict], results: str, report: Report) -> None:
     """The warehouse must hold exactly the current shards (same engine versions, rows and data hashes)
     and the check records as they read now."""
+    from ..catalog.warehouse import connect
     from .check_records import judge_records, kept_now
-    from .warehouse import connect
 
     if not db.exists():
         report.add("warehouse", f"{db}: no warehouse yet; {FIX}")

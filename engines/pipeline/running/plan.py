@@ -18,13 +18,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.errors import CardlabError
-from ..core.layout import RESULTS, log_path, shard_path
-from ..interface import source_version
-from ..registry import GAMES, engine
+from ...core.errors import CardlabError
+from ...core.layout import RESULTS, log_path, shard_path
+from ...interface import source_version
+from ...registry import GAMES, engine
 
 if TYPE_CHECKING:
-    from ..kinds import ShardKind
+    from ...kinds import ShardKind
     from .batches import Batch
 
 ShardKey = tuple[str, str, str, int]
@@ -95,7 +95,7 @@ class Plan:
     @classmethod
     def build(cls, config: Any, source: str = "config", results: str = RESULTS) -> Plan:
         """The plan of a config, checked field by field first; a CardlabError names every problem."""
-        from ..core.ledger import LedgerError, ledger_root
+        from ...core.ledger import LedgerError, ledger_root
         from .config import check_config, invalid
 
         config = check_config(config, source)
@@ -158,7 +158,7 @@ class Plan:
 
     @cached_property
     def batches(self) -> dict[str, list[Batch]]:
-        """game -> the jobs that compute several small shards each (engines/pipeline/batches.py)."""
+        """game -> the jobs that compute several small shards each (engines/pipeline/running/batches.py)."""
         from .batches import batch_limit, plan_batches
 
         limit = batch_limit(self.config)

@@ -1,10 +1,10 @@
 """``cardlab run [snakemake options]``: snakemake with a compact live view.
 
 It starts ``snakemake`` (default options: ``--cores all``) through the one runner
-(engines/pipeline/runner.py) with its own output sent to ``results/logs/snakemake.log``
+(engines/pipeline/running/runner.py) with its own output sent to ``results/logs/snakemake.log``
 and redraws ``cardlab status`` on the terminal until the run ends (exit status:
 snakemake's).  Resuming after a killed run is the workflow's own
-(engines/pipeline/resume.py), so ``snakemake --cores all`` and ``cardlab run`` resume alike.
+(engines/pipeline/running/resume.py), so ``snakemake --cores all`` and ``cardlab run`` resume alike.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ import os
 import sys
 import time
 
-from ..core.layout import RESULTS
+from ...core.layout import RESULTS
+from ..progress.status import Redraw
 from .failures import report_failures
 from .plan import DEFAULT_CONFIG, snakemake_config_files
 from .runner import log_tail, run_snakemake, snakemake_command
 from .runstate import RUN_LOG
-from .status import Redraw
 
 DEFAULT_ARGS = ("--cores", "all")
 
@@ -26,7 +26,7 @@ DEFAULT_ARGS = ("--cores", "all")
 def cmd_run(args) -> int:
     """snakemake with its output in results/logs/snakemake.log and the live summary on the terminal."""
     # imported here: building the parser (every command's start-up) must load no heavy module
-    from .campaign_work import FLAG, leave_for_run
+    from ...campaign.work import FLAG, leave_for_run
     from .resume import asks_for_a_run
 
     given = list(args.snakemake_args or ())

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.layout import RUN_LOCK
+from ...core.layout import RUN_LOCK
 
 RUN_LOG = "results/logs/snakemake.log"  # `cardlab run`'s snakemake output
 RUN_DIR = ".snakemake"  # a campaign run's config and its note live here while it goes, beside Snakemake's files
@@ -21,7 +21,7 @@ RUN_DIR = ".snakemake"  # a campaign run's config and its note live here while i
 
 def run_start(lock_path: str | None = None) -> float | None:
     """When the run holding (or last holding) this directory's run lock began: it writes its start
-    there when it takes the lock (engines/pipeline/resume.py); None if no run has."""
+    there when it takes the lock (engines/pipeline/running/resume.py); None if no run has."""
     try:
         return float(json.loads(Path(RUN_LOCK if lock_path is None else lock_path).read_text())["started"])
     except (OSError, ValueError, KeyError, TypeError):
@@ -57,7 +57,7 @@ class RunNote:
 
 
 def write_run_note(note: str, run: RunNote) -> None:
-    """The note `cardlab status` finds a campaign run by (engines/pipeline/shard_run.py writes it)."""
+    """The note `cardlab status` finds a campaign run by (engines/campaign/shards.py writes it)."""
     with open(note, "w") as out:
         json.dump(
             {"pid": os.getpid(), "command": run.command, "config": run.config, "targets": sorted(run.targets)}, out

@@ -13,7 +13,7 @@ check record, ``results/checks/<game>/<experiment>/<variant>.jsonl`` (when, on w
 CPU, at what cost, whether it matched, and the data hash of each file compared): the warehouse
 loads the records (table ``recompute_checks``), the reports say how much of each campaign was
 checked, and plain ``cardlab verify`` names a line that no longer describes the files
-(engines/pipeline/check_records.py).
+(engines/pipeline/trust/check_records.py).
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CardlabError
-from ..core.layout import RESULTS, check_record_path, log_path, parse_shard_path, shard_path
-from ..interface import source_version
-from ..registry import engine
-from .plan import Plan
+from ...core.errors import CardlabError
+from ...core.layout import RESULTS, check_record_path, log_path, parse_shard_path, shard_path
+from ...interface import source_version
+from ...registry import engine
+from ..running.plan import Plan
 
 IGNORED_META = ("packages", "data_sha256")
 """Provenance fields a recomputation may change without changing a result: the versions of the
@@ -82,7 +82,7 @@ class Outcome:
 
 def target_of(path: str, plan: Plan) -> Target:
     """The shard a file belongs to, as its provenance records it (every table of it is recomputed)."""
-    from .warehouse import FileProblem, load_file
+    from ..catalog.warehouse import FileProblem, load_file
 
     parsed = parse_shard_path(path)
     if parsed is None:
@@ -100,7 +100,7 @@ def target_of(path: str, plan: Plan) -> Target:
     kind = engine(game).kind_of(spec)
     files = {t: shard_path(game, t, spec, root=root) for t in kind.tables}
     read = kind.inputs(spec, plan.specs(game))
-    from .timings import cpu_priced, timing_of_log
+    from ..progress.timings import cpu_priced, timing_of_log
 
     timing = timing_of_log(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=root))
     return Target(
@@ -144,9 +144,9 @@ def choose(
 
 def recompute(target: Target) -> Outcome:
     """Compute the shard again in a scratch directory and compare it with its files (run in a worker)."""
-    from ..core.store import HASH_KEY, read_verified
-    from .jobs import run_shard
-    from .timings import timing_of_log
+    from ...core.store import HASH_KEY, read_verified
+    from ..progress.timings import timing_of_log
+    from ..running.jobs import run_shard
 
     out = Outcome(target)
     current = engine(target.game).kind_of(target.spec).result_version or source_version(engine(target.game))
@@ -196,8 +196,8 @@ def record(outcome: Outcome, results: str) -> None:
     edit of their game, so a record of them would not outlive the next change).  The line names the
     data hash of each file compared (``files``) and of its recomputation (``recomputed``), so it speaks
     for those bytes only: a file changed after its check makes the line stale
-    (engines/pipeline/check_records.py)."""
-    from .jobs import machine
+    (engines/pipeline/trust/check_records.py)."""
+    from ..running.jobs import machine
 
     t = outcome.target
     if not t.kept or outcome.error is not None:
@@ -236,7 +236,7 @@ def run_all(targets: Sequence[Target], cores: int, said: Callable[[Outcome], Non
 
 
 def outcome_line(o: Outcome) -> str:
-    from ..core.fmt import duration
+    from ...core.fmt import duration
 
     if o.error is not None:
         return f"not compared: {o.target.name}: {o.error}"
@@ -255,7 +255,7 @@ def cmd_recompute(args: Any, plan: Plan) -> int:
     """``cardlab verify --recompute ...``: returns the exit status."""
     import sys
 
-    from ..core.fmt import duration
+    from ...core.fmt import duration
 
     if args.cores < 1:
         raise CardlabError(f"--cores must be at least 1, got {args.cores}")

@@ -1,21 +1,21 @@
 """``cardlab status``: where a campaign stands, read from its files alone.
 
 Every planned shard (from config.yaml and the engines) is *done* when all its
-Parquet files exist, *running* when a snakemake holds this directory and its log
-shows a job that has not ended, *interrupted* when its log shows one but no
-snakemake runs, and *waiting* otherwise.  The logs are the ones each shard job
-writes to ``results/logs/<game>/<experiment>/<variant>/shard=NNNN.log``
-(progress lines every few seconds, a timing line at the end), so the summary
+Parquet files exist, *running* when a snakemake holds this directory and its record
+shows a job that has not ended, *interrupted* when its record shows one but no
+snakemake runs, and *waiting* otherwise.  The records are the ones each shard job
+writes to ``results/timings/<game>/<experiment>/<variant>/shard=NNNN.json``
+(its progress reading every few seconds, its timing at the end), so the summary
 works for a live run, an interrupted one and a finished one alike, on a laptop
 or on a cluster's shared file system.  The parts: a snapshot of those files
-(engines/pipeline/snapshot.py, read by engines/pipeline/timings.py), its numbers
-(engines/pipeline/progress_model.py), their words (engines/pipeline/live.py), whether
-a run goes (engines/pipeline/runstate.py) and the loop that redraws
-(engines/pipeline/runner.py).  While a ``cardlab redblack campaign K --run N`` goes in
+(engines/pipeline/progress/snapshot.py, read by engines/pipeline/progress/timings.py), its numbers
+(engines/pipeline/progress/progress_model.py), their words (engines/pipeline/progress/live.py), whether
+a run goes (engines/pipeline/running/runstate.py) and the loop that redraws
+(engines/pipeline/running/runner.py).  While a ``cardlab redblack campaign K --run N`` goes in
 this directory (and no ``--config`` is given), the summary is that run's: its shards under
 its config, which config.yaml does not plan.
 
-``cardlab run`` (:mod:`engines.pipeline.run`) redraws this summary while it runs snakemake.
+``cardlab run`` (:mod:`engines.pipeline.running.run`) redraws this summary while it runs snakemake.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ import subprocess
 import sys
 import time
 
-from ..core.errors import CardlabError
-from ..core.fmt import duration
-from ..core.layout import RESULTS
+from ...core.errors import CardlabError
+from ...core.fmt import duration
+from ...core.layout import RESULTS
+from ..running.plan import DEFAULT_CONFIG
+from ..running.runner import follow as follow_process
+from ..running.runstate import RUN_DIR, RUN_LOG, RunNote, run_alive, running_campaign, write_run_note
 from .live import Frame, Shown, view
-from .plan import DEFAULT_CONFIG
-from .runner import follow as follow_process
-from .runstate import RUN_DIR, RUN_LOG, RunNote, run_alive, running_campaign, write_run_note
 from .snapshot import cached_plan, planned_shards, snapshot
 
 __all__ = [

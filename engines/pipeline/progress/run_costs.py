@@ -1,8 +1,8 @@
 """What a run costs beyond its shards' work, priced before it is measured: the machine's slowdown, each job's
-start-up, the kernels still to compile, the steps after the shards (engines/pipeline/progress_model.py's
-estimate adds them to the work priced by engines/pipeline/pricing.py).
+start-up, the kernels still to compile, the steps after the shards (engines/pipeline/progress/progress_model.py's
+estimate adds them to the work priced by engines/pipeline/progress/pricing.py).
 
-What no timing line of this run measures yet is priced in CPU seconds and stretched by the machine's
+What no timing record of this run measures yet is priced in CPU seconds and stretched by the machine's
 *slowdown* (:func:`slowdown`): the wall seconds this run's jobs took per CPU second, so one price fits an
 idle machine and a loaded one.
 """
@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-ShardState = Any  # engines/pipeline/progress_model.py's ShardState, which imports this module
+ShardState = Any  # engines/pipeline/progress/progress_model.py's ShardState, which imports this module
 Snapshot = Any  # and its Snapshot
 
-# What no timing line of this run prices yet, in CPU seconds, stretched by the machine's slowdown (wall
+# What no timing record of this run prices yet, in CPU seconds, stretched by the machine's slowdown (wall
 # seconds per CPU second, :func:`slowdown`).  Measured on the 2-core machine here, at load 1, apart from
 # the recordings the tests replay (tests/data/live_cold*.json, live_warm*.json, made at slowdowns of 4.8
 # and 2.8: they check these prices, none of which they set), by a cold run of tests/live_recording.py's
-# third config (live_cold3.json, recorded with its steps' timing lines) and a warm rerun of it:
+# third config (live_cold3.json, recorded with its steps' timing records) and a warm rerun of it:
 # - a job's start-up outside its timed computation (process start, the numba, pyarrow and engine imports
 #   (0.6 CPU-s), Snakemake's bookkeeping): the warm rerun's 25.8 CPU-s, less its shards' timed 2.5, its
 #   steps' 8.7 and Snakemake's own start (2.4, a dry run) and end, over its 8 shard jobs: 1.4 (as
@@ -31,8 +31,8 @@ PRIOR_JOBS = 2  # how many jobs the start-up's price counts as once this run's o
 #   and RedBlack's exhaustive kernels the dearest, Blackjack's exact tables none);
 COMPILE_CPU_S = 5.0
 # - each step after the shards, its process whole (interpreter, imports, its work), until this run's or an
-#   earlier run's step logs say their own (engines/pipeline/steps.py): the cold run's timing lines (a
-#   report: the mean of its three); and Snakemake's end, from the index's timing line to its exit (1.4 s);
+#   earlier run's step records say their own (engines/pipeline/running/steps.py): the cold run's timing records (a
+#   report: the mean of its three); and Snakemake's end, from the index's timing record to its exit (1.4 s);
 STEP_CPU_S = {"report": 1.75, "index": 1.05}
 STEPS = ("warehouse", *STEP_CPU_S)
 SNAKEMAKE_END_CPU_S = 1.3
@@ -44,7 +44,7 @@ WAREHOUSE_FILE_CPU_S = 0.0025
 # - a step waits at least this much beyond its CPU (DuckDB, Parquet, figures written): the cold run's
 #   steps took 13.4 wall-s for 9.4 CPU-s (1.43 per CPU-s) where its jobs took 1.06.
 STEP_WAIT = 1.35
-# Before this run's or an earlier run's jobs have timing lines (a cold run's first seconds), the slowdown
+# Before this run's or an earlier run's jobs have timing records (a cold run's first seconds), the slowdown
 # is the machine's load per CPU (a job gets one CPU in that many), where the snapshot knows it, else
 # SLOWDOWN_PRIOR (a recording made without the load: a guess, a job getting half a CPU), drawn towards
 # the measured slowdown as CPU seconds are measured: PRIOR_CPU_S of them weigh as much as the prior, so
@@ -68,7 +68,7 @@ def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int, sl
     Snakemake's bookkeeping between jobs): ``JOB_START_CPU_S`` at the run's slowdown ``slow`` until jobs of
     this run are measured.
 
-    The jobs' timing lines time only the computation; the rest of the run's capacity since its first
+    The jobs' timing records time only the computation; the rest of the run's capacity since its first
     computation began (the jobs at once times the time) went into start-up, spread over the jobs
     started.  The estimate counts ``PRIOR_JOBS`` times among them, so a first job's imports do not
     price all the others alone.  Without the run's start (a view of jobs started elsewhere) it is not
@@ -100,7 +100,7 @@ def job_overhead(states: Sequence[ShardState], snap: Snapshot, parallel: int, sl
 
 def slowdown(states: Sequence[ShardState], snap: Snapshot) -> float:
     """Wall seconds a job takes per CPU second it computes, as this machine runs now (its load; I/O): the
-    CPU-weighted median over the finished jobs' timing lines, this run's where it has any, else an earlier
+    CPU-weighted median over the finished jobs' timing records, this run's where it has any, else an earlier
     run's (a warm run's previous timings), drawn towards a prior while few CPU seconds are measured: the
     machine's load per CPU where the snapshot knows it, else ``SLOWDOWN_PRIOR``.  A median: a job that
     waited (for another's compilation, for the disk) is not the machine's pace."""
@@ -135,7 +135,7 @@ def compiling(states: Sequence[ShardState]) -> set[tuple[str, str, str]]:
 
 
 def step_cpu_s(snap: Snapshot, kind: str) -> float:
-    """A step's CPU seconds as its logs' timing lines say (this run's or an earlier one's), else its price:
+    """A step's CPU seconds as its timing records say (this run's or an earlier one's), else its price:
     the warehouse's by the files it reads (``WAREHOUSE_CPU_S``), the others' ``STEP_CPU_S``."""
     if kind in snap.step_cpu:
         return snap.step_cpu[kind]

@@ -1,7 +1,7 @@
-"""A campaign's files now, as a :class:`~engines.pipeline.progress_model.Snapshot`: the plan, the shard
+"""A campaign's files now, as a :class:`~engines.pipeline.progress.progress_model.Snapshot`: the plan, the shard
 files, the logs, the run, and whether the warehouse and reports are current.
 
-The planned shards come from one place, :func:`planned`: the pipeline's :class:`~engines.pipeline.plan.Plan`
+The planned shards come from one place, :func:`planned`: the pipeline's :class:`~engines.pipeline.running.plan.Plan`
 of the config files (built again only when a file changes: the live view asks every second
 and validating costs a third of a CPU-second), seen as the progress model's shards.
 """
@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CardlabError
-from ..core.layout import RESULTS, WAREHOUSE, timing_of, timings_dir
-from ..registry import engine
-from .plan import DEFAULT_CONFIG, Plan, load_plan
+from ...core.errors import CardlabError
+from ...core.layout import RESULTS, WAREHOUSE, timing_of, timings_dir
+from ...registry import engine
+from ..running.plan import DEFAULT_CONFIG, Plan, load_plan
+from ..running.runstate import run_alive, run_start
 from .progress_model import PlannedShard, Snapshot
-from .runstate import run_alive, run_start
 from .timings import mtime, read_record, step_cpu, step_record
 
 REPORT_INDEX = "index.html"
@@ -101,7 +101,7 @@ _VERSIONS: dict[tuple[int, str, str], str] = {}
 
 def written_as(path: str) -> tuple[str | None, dict] | None:
     """The version and spec a file's footer records (None: unreadable)."""
-    from ..core.store import read_meta  # pyarrow: not for the parser every command builds
+    from ...core.store import read_meta  # pyarrow: not for the parser every command builds
 
     try:
         meta = read_meta(path)
@@ -118,7 +118,7 @@ def rewritten_by_run(plan: Plan, path: str, when: float) -> bool:
     its engine or for another spec (its params changed).  An unreadable one Snakemake does not open: kept
     (the warehouse names it).  Read once per plan, file and modification time (the live view asks every
     second)."""
-    from .warehouse import same_spec  # duckdb: not for the parser every command builds
+    from ..catalog.warehouse import same_spec  # duckdb: not for the parser every command builds
 
     key = (id(plan), path, when)
     if key not in _REWRITTEN:
@@ -169,7 +169,7 @@ def steps_of(
     is), since when the first of them has been under way (the latest of the steps finished and
     ``shards_done``, when the last shard was written; None while shards are left), and each step's CPU
     seconds as every game's step records say.  A step has finished once its record, written in this run,
-    holds its timing (engines/pipeline/steps.py)."""
+    holds its timing (engines/pipeline/running/steps.py)."""
     records = [timing_of(log) for log in step_logs(results, list_games(results))]
     texts = {r: lf.text for r in records if (lf := read_record(r)) is not None}
     cpu = step_cpu(texts)
