@@ -172,6 +172,9 @@ def chosen_backend(kind: ShardKind, section: Mapping[str, Any], spec: Mapping[st
     return kind.schedule(section, spec).backend or default_backend(kind)
 
 
+GPU_BACKEND = "gpu"
+"""The backend name that computes on a GPU: its shards ask the scheduler for one (workflow/rules/shards.smk)."""
+
 GPU_MARK = "(gpu"
 """In a timing record's ``machine``: the shard was computed on a GPU (:meth:`ShardKind.device`)."""
 

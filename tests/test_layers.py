@@ -41,7 +41,8 @@ PIPELINE_LAYER = {
     "status": "cli",
     "run": "cli",
     # operations: reading a run's files and modelling its progress below, running Snakemake on top
-    "timings": "warehouse",  # every job writes its record; jobs (warehouse) and the readers above use it
+    "timings": "warehouse",
+    "devices": "warehouse",  # which GPU a shard job computes on (jobs claims it)  # every job writes its record; jobs (warehouse) and the readers above use it
     "runstate": "verify",
     "progress_model": "verify",
     "pricing": "verify",

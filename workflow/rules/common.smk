@@ -6,6 +6,7 @@ from engines.core.errors import CardlabError
 from engines.core.layout import WAREHOUSE, check_record_files, log_pattern, manifest_of, shard_pattern
 from engines.core.provenance import files_version
 from engines.interface import report_outputs_of, report_version, stages_of
+from engines.kinds import GPU_BACKEND, chosen_backend
 from engines.campaign.work import check_snakemake_run
 from engines.pipeline.running.plan import Plan, run_config_files, shard_priority
 from engines.pipeline.running.resume import asks_for_a_run, prepare_run
@@ -70,6 +71,21 @@ def version_of(game):
 def threads_of(game):
     """Input function: a shard's numba threads (kept out of the spec: they never change results)."""
     return lambda w: (s := planned_shard(game, w)).kind.schedule(CFG.get(game) or {}, s.spec).threads
+
+
+def gpus_of(game):
+    """Resource function: one GPU for a shard the config computes on the gpu backend (the SLURM plugin asks
+    for it, `--gpus=1`; a local `--resources gpu=N` runs at most N at once), none for every other shard."""
+    return lambda w: shard_gpus(planned_shard(game, w))
+
+
+def shard_gpus(s):
+    return int(chosen_backend(s.kind, CFG.get(s.game) or {}, s.spec) == GPU_BACKEND)
+
+
+def batch_gpus(batch):
+    """A batch job holds a GPU when any of its shards computes on one."""
+    return max(shard_gpus(s) for s in batch_shards(batch))
 
 
 def priority_of(game):

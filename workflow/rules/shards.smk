@@ -18,6 +18,7 @@ for _game in GAMES:
             resources:
                 runtime=_spec.runtime_min,
                 mem_mb=_spec.mem_mb,
+                gpu=gpus_of(_game),
             params:
                 step="shard",
                 game=_game,
@@ -44,6 +45,7 @@ for _game in GAMES:
             resources:
                 runtime=_spec.runtime_min,
                 mem_mb=_spec.mem_mb,
+                gpu=batch_gpus(_batch),
             params:
                 step="batch",
                 game=_game,

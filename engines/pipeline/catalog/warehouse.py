@@ -318,6 +318,7 @@ TIMING_SCHEMA = {
     "machine": "VARCHAR",  # the kind of CPU (jobs.machine), or the device that computed; NULL where not recorded
     "cpu": "VARCHAR",  # the kind of CPU the job ran on (beside a device too); NULL in records from before it
     "device": "VARCHAR",  # the device that computed (a GPU), NULL for the CPU
+    "device_id": "VARCHAR",  # that device as CUDA numbered it for the job (CUDA_VISIBLE_DEVICES), NULL for the CPU
     "peak_mb": "DOUBLE",  # the job's peak resident memory; NULL in records from before it
 }
 

@@ -9,7 +9,7 @@ A job's log is for a person; what the live view, ``cardlab status``, the prices 
   (done, total, rate, elapsed_s) every few seconds;
 * ``{"state": "done", ...}`` with its timing when it ends: work, unit, wall_s, cpu_s, threads,
   machine (the kind of CPU, or the device that computed: :func:`engines.pipeline.running.jobs.machine`),
-  peak_mb; a step's (warehouse, report, index) also names its ``step``.
+  cpu, device and device_id (a GPU's name and its CUDA number), peak_mb; a step's (warehouse, report, index) also names its ``step``.
 
 :func:`read_shard_record` turns a record's text into :class:`ShardRecord` measurements.
 """
@@ -180,6 +180,11 @@ class JobRecorder:
             last.pop("state", None)
             self.head["last"] = last
         write_record(path, self.head)
+
+    def on_device(self, device_id: str) -> None:
+        """The GPU the job computes on (engines/pipeline/running/devices.py)."""
+        self.head["device_id"] = device_id
+        write_record(self.path, self.head)
 
     def reading(self, reading: Reading) -> None:
         write_record(self.path, {**self.head, "reading": reading._asdict()})

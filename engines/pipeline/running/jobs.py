@@ -19,8 +19,10 @@ from ...core.layout import remove_temp_files, timing_of
 from ...core.progress import Progress
 from ...core.provenance import provenance
 from ...interface import result_version, unit_of
+from ...kinds import GPU_BACKEND
 from ...registry import engine
 from ..progress.timings import JobRecorder
+from .devices import claim_device
 
 
 def set_threads(threads: int) -> int:
@@ -74,10 +76,19 @@ def peak_mb() -> float | None:
     return None
 
 
-def timing(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int, device: str | None = None) -> dict:
+def timing(
+    spec: dict,
+    unit: str,
+    wall_s: float,
+    cpu_s: float,
+    threads: int,
+    device: str | None = None,
+    device_id: str | None = None,
+) -> dict:
     """How long a shard's computation took, and on what kind of CPU (the warehouse's shard_timings), or
     on what device where a backend computed it elsewhere (a GPU: its ``machine`` is the GPU's name, so
-    no CPU kind's rate ever pools with it, and ``cpu`` the CPU that waited on it).
+    no CPU kind's rate ever pools with it, ``cpu`` the CPU that waited on it, and ``device_id`` the device
+    as CUDA numbered it for the job: engines/pipeline/running/devices.py).
 
     Timings live in job records, not in the Parquet files, which must be the same bytes on every run."""
     return {
@@ -91,6 +102,7 @@ def timing(spec: dict, unit: str, wall_s: float, cpu_s: float, threads: int, dev
         "machine": device or machine(),
         "cpu": machine(),
         "device": device,
+        "device_id": device_id,
         "peak_mb": peak_mb(),
     }
 
@@ -117,6 +129,9 @@ def run_shard(
         Path(log).parent.mkdir(parents=True, exist_ok=True)
     stream = open(log, "a") if log else sys.stderr
     record = JobRecorder(timing_of(log), n_threads, time.time()) if log else None
+    device_id = claim_device() if backend == GPU_BACKEND else None  # before numba-cuda starts; it may wait
+    if record is not None and device_id is not None:
+        record.on_device(device_id)
     try:
         print(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}{START_TAG}{n_threads}", file=stream)
         progress = Progress(
@@ -154,7 +169,7 @@ def run_shard(
         )
         device = kind.device(backend) if backend else None
         if record is not None:
-            record.finished(timing(spec, unit_of(eng, spec), wall, cpu, n_threads, device))
+            record.finished(timing(spec, unit_of(eng, spec), wall, cpu, n_threads, device, device_id))
     finally:
         if log:
             stream.close()
