@@ -37,6 +37,9 @@ START_TIMEOUT_S = 60
 # step (snakemake-executor-plugin-slurm-jobstep 0.6.1) drops SLURM_CONF before it calls `srun`
 # inside a job, so the cluster's configuration must be found here.
 DEFAULT_CONF = Path("/etc/slurm/slurm.conf")
+# The node's generic resource gpu: two stand-in character devices (the simulator computes)
+STAND_IN_DEVICES = ("/dev/null", "/dev/zero")
+GPUS = len(STAND_IN_DEVICES)
 STOP_TIMEOUT_S = 20
 NO_SYSTEM_PACKAGES = "CARDLAB_NO_SYSTEM_PACKAGES"  # set, no apt-get install: the test is skipped, saying so
 
@@ -138,7 +141,7 @@ class Cluster:
     # --- configuration -------------------------------------------------------------------------
 
     def _write_config(self) -> None:
-        for sub in ("state", "spool", "log", "munge", "mysql"):
+        for sub in ("state", "spool", "log", "munge", "mysql", "dev"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self.root.chmod(0o755)
         munge_key = self.root / "munge" / "munge.key"
@@ -178,6 +181,9 @@ class Cluster:
             "InactiveLimit=0",
             "JobAcctGatherType=jobacct_gather/none",
             "JobCompType=jobcomp/none",
+            # two GPUs as a generic resource, stand-in device files (gres.conf beside this file): a job
+            # granted one gets CUDA_VISIBLE_DEVICES from slurmd; the GPU itself is numba-cuda's simulator
+            "GresTypes=gpu",
         ]
         if self.accounting:
             lines += [
@@ -190,10 +196,13 @@ class Cluster:
         else:
             lines.append("AccountingStorageType=accounting_storage/none")
         lines += [
-            f"{node} NodeAddr=127.0.0.1 State=UNKNOWN",
+            f"{node} Gres=gpu:{GPUS} NodeAddr=127.0.0.1 State=UNKNOWN",
             f"PartitionName=cardlab Nodes={self.node} Default=YES MaxTime=INFINITE State=UP",
         ]
         self.conf.write_text("\n".join(lines) + "\n")
+        for i, stand_in in enumerate(STAND_IN_DEVICES):  # slurmd wants character devices, never opened here
+            (r / "dev" / f"gpu{i}").symlink_to(stand_in)
+        (self.root / "gres.conf").write_text(f"NodeName={self.node} Name=gpu File={r}/dev/gpu[0-{GPUS - 1}]\n")
         if self.accounting:
             dbd = self.root / "slurmdbd.conf"
             dbd.write_text(

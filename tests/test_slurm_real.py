@@ -10,6 +10,7 @@ the test instead of hanging CI; the daemons are stopped by PID whatever happens.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -81,7 +82,7 @@ def interruptible() -> None:
 class Run:
     """One snakemake run through the cluster, in its own process group, output in a file."""
 
-    def __init__(self, wd: Path, cluster: Cluster, *args: str):
+    def __init__(self, wd: Path, cluster: Cluster, *args: str, env_extra: dict[str, str] | None = None):
         self.cluster = cluster
         self.log = wd / "snakemake-through-slurm.out"
         self.began = time.monotonic()
@@ -89,7 +90,7 @@ class Run:
             self.proc = subprocess.Popen(
                 [SNAKEMAKE, *PROFILE, *QUICK_CHECKS, *args, WAREHOUSE_RULE],
                 cwd=wd,
-                env=env({"SLURM_CONF": str(cluster.conf)}),
+                env=env({"SLURM_CONF": str(cluster.conf), **(env_extra or {})}),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -211,13 +212,8 @@ def job_seconds(cluster: Cluster, wd: Path) -> str:
         for state, start, end in rows
         if state == "COMPLETED"
     ]
-    work = [
-        float(m)
-        for m in re.findall(
-            r'cardlab-timing .*"wall_s": ([\d.]+)',
-            "".join(p.read_text() for p in (wd / "results" / "logs").rglob("*.log")),
-        )
-    ]
+    records = [json.loads(p.read_text()) for p in (wd / "results" / "timings").rglob("shard=*.json")]
+    work = [r["wall_s"] for r in records if r.get("state") == "done"]
     return f"{len(spans)} jobs of {sum(spans) / len(spans):.1f} s in SLURM, shard work {sum(work) / len(work):.1f} s per shard"
 
 
@@ -258,3 +254,59 @@ def test_a_campaign_runs_its_next_shards_through_slurm(cluster, tmp_path):
     ours = {p.relative_to(wd): p.read_bytes() for p in wd.glob(CAMPAIGN_SHARDS)}
     assert len(ours) == 9 and ours == {p.relative_to(local): p.read_bytes() for p in local.glob(CAMPAIGN_SHARDS)}
     assert (wd / "config.yaml").read_text() == (local / "config.yaml").read_text()
+
+
+# Five shards on the GPU (numba-cuda's simulator), then one more size on the CPU
+GPU_CAMPAIGN = """batch_cpu_s: 0
+redblack:
+  exhaustive:
+    - {k: [6], method: owner, deals_per_shard: 100, backend: gpu}
+  basins: false
+"""
+CPU_BLOCK = "    - {k: [5], method: owner, deals_per_shard: 1000}\n"
+
+
+def test_gpu_shards_are_granted_gpus_through_slurm_and_cpu_shards_none(cluster, tmp_path):
+    """The shipped profile, unchanged, on a node with two GPUs (a generic resource): each GPU shard's job is
+    granted one (--gpus=1), two run at once on the two devices SLURM gave them, a CPU shard's job holds
+    none, and the bytes are a CPU run's."""
+    if cluster.accounting:
+        pytest.skip("the GPU grant does not depend on accounting: checked on the cluster without it")
+    from barrier import DEADLINE_S, Barrier
+    from test_gpu_jobs import records
+
+    wd = workdir(tmp_path / "wd", GPU_CAMPAIGN)
+    held = Barrier(tmp_path / "barrier", ".parquet")  # every shard's first table waits before its rename
+    run = Run(wd, cluster, env_extra={**held.env(), "NUMBA_ENABLE_CUDASIM": "1"})
+    try:
+        end = time.monotonic() + DEADLINE_S
+        while not (held.dir / "slot.1").exists():  # the event: two shard jobs hold there
+            assert run.proc.poll() is None, f"the run ended before two jobs held:\n{run.output[-3000:]}"
+            assert time.monotonic() < end, "two jobs never held at once"
+            time.sleep(0.2)
+        during = records(wd)
+        assert sorted(r.get("device_id") for r in during.values()) == ["0", "1"], during
+        held.release()
+        assert run.wait() == 0, run.output[-4000:]
+    finally:
+        held.release()
+        if run.proc.poll() is None:
+            os.killpg(run.proc.pid, signal.SIGKILL)
+        held.close()
+    (wd / "config.yaml").write_text(GPU_CAMPAIGN.replace("  basins:", CPU_BLOCK + "  basins:"))
+    rerun = Run(wd, cluster, env_extra={"NUMBA_ENABLE_CUDASIM": "1"})
+    assert rerun.wait() == 0, rerun.output[-4000:]
+    after = records(wd)
+    assert len(after) == 5 and {r["device_id"] for r in after.values()} == {"0", "1"}
+    # what each job asked SLURM for: the k = 6 shards one GPU each, the k = 5 shard and the warehouse none
+    listed = cluster.slurm("squeue", "--states=all", "-h", "-O", "Comment:200|,tres-per-job:50").stdout
+    gres = {c.strip(): t.strip() for c, t in (ln.split("|", 1) for ln in listed.splitlines() if "|" in ln)}
+    k6, k5 = ([t for c, t in gres.items() if size in c] for size in ("exhaustive_k06", "exhaustive_k05"))
+    assert len(k6) == 5 and set(k6) == {"gres:gpu:1"} and k5 == ["N/A"], gres
+    assert all(t == "N/A" for c, t in gres.items() if "warehouse" in c), gres
+    local = workdir(tmp_path / "local", (wd / "config.yaml").read_text().replace("backend: gpu", "backend: scalar"))
+    done = subprocess.run(
+        [SNAKEMAKE, "--cores", "2", WAREHOUSE_RULE], cwd=local, env=env(), capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert digests(wd) == digests(local), "GPU shards through SLURM and CPU shards differ"
