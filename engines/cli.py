@@ -192,11 +192,11 @@ COMMAND_MODULES = (
     | {
         command: f"engines.pipeline.{module}"
         for module, commands in (
-            ("verify", ["verify"]),
-            ("clean", ["clean"]),
-            ("repair", ["seal", "recompute"]),
-            ("status", ["status"]),
-            ("run", ["run"]),
+            ("trust.verify", ["verify"]),
+            ("trust.clean", ["clean"]),
+            ("trust.repair", ["seal", "recompute"]),
+            ("progress.status", ["status"]),
+            ("running.run", ["run"]),
         )
         for command in commands
     }

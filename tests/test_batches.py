@@ -3,6 +3,7 @@ the files are the same bytes however shards are grouped."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -152,8 +153,8 @@ def test_batched_and_unbatched_runs_write_the_same_files(tmp_path: Path):
             assert jobs["narcotic_shard"] == 3 and jobs["blackjack_shard"] == 4, jobs
             assert not [j for j in jobs if "_batch" in j], jobs
         runs[limit] = digests(wd)
-        logs = sorted((wd / "results/logs/narcotic/seed").rglob("shard=*.log"))
-        assert len(logs) == 3 and all("cardlab-timing" in p.read_text() for p in logs)
+        records = sorted((wd / "results/timings/narcotic/seed").rglob("shard=*.json"))
+        assert len(records) == 3 and all(json.loads(p.read_text())["state"] == "done" for p in records)
     assert runs[BATCH_CPU_S] == runs[0] and len(runs[0]) >= 5
 
 

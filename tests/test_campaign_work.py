@@ -24,7 +24,7 @@ from engines.campaign.work import (
     with_leave,
 )
 from engines.core.errors import CardlabError
-from engines.core.layout import ledger_path, log_path
+from engines.core.layout import ledger_path
 from engines.pipeline.running.plan import Plan, load_plan
 from engines.redblack.campaign import CampaignState
 from engines.redblack.campaign_next import plan_run, run_config
@@ -49,7 +49,7 @@ def outside_kept(directory: str, names: list[str]) -> list[str]:
 def tree(root: Path, shards: list[list[int]]) -> Path:
     """A workflow directory with the kept k = 24 shards (311..322) and a ledger claiming ``shards``."""
     workdir(root, CONFIG)
-    for part in [f"redblack/{table}" for table in SEARCH_TABLES] + ["logs/redblack"]:  # the shards and their logs
+    for part in [f"redblack/{table}" for table in SEARCH_TABLES] + ["timings/redblack"]:  # the shards, their timings
         shutil.copytree(
             ROOT / f"results/{part}/exhaustive_k{K}", root / f"results/{part}/exhaustive_k{K}", ignore=outside_kept
         )
@@ -140,8 +140,9 @@ def test_cardlab_run_and_snakemake_refuse_without_a_terminal_and_start_nothing(t
     assert smk.returncode == 1
     assert "error: this run would compute 311 campaign shards" in smk.stderr
     assert "add --config allow_campaign_work=true" in smk.stderr
-    logs = {p.name for p in (wd / f"results/logs/redblack/exhaustive_k{K}").rglob("*.log")}
-    assert logs == {Path(log_path("redblack", f"exhaustive_k{K}", "owner", n)).name for n in range(311, 323)}
+    records = {p.name for p in (wd / f"results/timings/redblack/exhaustive_k{K}").rglob("*.json")}
+    assert records == {f"shard={n:04d}.json" for n in range(311, 323)}  # no job started: the kept ones only
+    assert not (wd / "results/logs/redblack").exists()
     dry = subprocess.run([SNAKEMAKE, "-n", "--cores", "1"], cwd=wd, capture_output=True, text=True, env=env)
     assert dry.returncode == 0, dry.stderr  # a dry run only says what a run would do
 

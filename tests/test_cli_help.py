@@ -4,6 +4,7 @@ a way to make decks for `narcotic play`, titled tables, DuckDB's hints, and `car
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -104,11 +105,12 @@ def test_status_of_a_finished_and_an_interrupted_campaign(tiny_pipeline, tmp_pat
     assert main(["status"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("cardlab campaign finished: ") and "warehouse  current" in out
-    # an interrupted shard: its output missing, its log stopped half-way
+    # an interrupted shard: its output missing, its record stopped half-way
     shard = next(iter(sorted((wd / "results/narcotic/narcotic_games/seed").rglob("shard=0001.parquet"))))
     shard.unlink()
-    log = wd / "results/logs/narcotic/seed" / shard.parent.name / "shard=0001.log"
-    log.write_text("narcotic seed/x/1: 700/1,500 games (46.7%), 350 games/s, elapsed 2 s, ETA 2 s\n")
+    record = wd / "results/timings/narcotic/seed" / shard.parent.name / "shard=0001.json"
+    reading = {"done": 700, "total": 1500, "unit": "games", "rate": 350.0, "elapsed_s": 2.0}
+    record.write_text(json.dumps({"state": "running", "started": 0.0, "threads": 1, "reading": reading}))
     assert main(["status"]) == 0
     out = capsys.readouterr().out
     assert "not running" in out.splitlines()[0]

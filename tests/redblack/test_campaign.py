@@ -81,7 +81,7 @@ redblack:
   exhaustive: {k: [26], method: owner, deals_per_shard: 100, ranks: [1000000, 1000200]}
   basins: false
 """
-    out = snakemake(workdir(tmp_path / "wd", config), "-n", "--cores", "1").stdout
+    out = snakemake(workdir(tmp_path / "wd", config), "-n", "--cores", "1", "--quiet", "host").stdout  # job blocks
     assert "shard=10000.parquet" in out and "shard=10001.parquet" in out
     assert re.search(r"^redblack_shard_exhaustive_owner_\w+_batch1\s+1$", out, re.M), out  # two small shards, one job
 

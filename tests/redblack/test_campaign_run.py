@@ -191,7 +191,9 @@ def test_the_running_shards_are_read_from_their_job_records(tmp_path):
     record = tmp_path / "shard=0003.json"
     job = JobRecorder(record, 1, 0.0)
     assert last_reading(record) is None  # started, no reading yet
-    progress = Progress(1000, "deals", "redblack exhaustive_k09/owner/3", stream=io.StringIO(), on_reading=job.reading)
+    progress = Progress(
+        1000, "deals", "redblack exhaustive_k09/owner/3", stream=io.StringIO(), on_reading=job.reading, first_s=0.0
+    )
     progress.update(400)
     reading = last_reading(record)
     assert (reading.done, reading.total) == (400, 1000)

@@ -152,7 +152,10 @@ def synthetic_timings(con: duckdb.DuckDBPyConnection) -> None:
     rows += [("redblack", exp, "owner", i, 1000, "deals", 1.0, START_UP + n, 1) for i, n in enumerate(NET)]
     rows += [("redblack", "exhaustive_k26", "owner", 0, 1000, "deals", 2.0, 2.0, 1)]
     con.execute("DELETE FROM shard_timings")
-    con.executemany("INSERT INTO shard_timings VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [r + (CPU,) for r in rows])
+    con.executemany(
+        "INSERT INTO shard_timings (game, experiment, variant, shard, work, unit, wall_s, cpu_s, threads, machine) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [r + (CPU,) for r in rows],
+    )
 
 
 @pytest.fixture(scope="module")
@@ -351,7 +354,7 @@ def test_windows_in_a_campaigns_ranks_predict_what_it_took(built, monkeypatch, t
                 [r0, r1, shard],
             )
             con.execute(
-                "INSERT INTO shard_timings VALUES ('redblack', 'exhaustive_k26', 'owner', ?, 1000, 'deals', 1, ?, 1, ?)",
+                "INSERT INTO shard_timings (game, experiment, variant, shard, work, unit, wall_s, cpu_s, threads, machine) VALUES ('redblack', 'exhaustive_k26', 'owner', ?, 1000, 'deals', 1, ?, 1, ?)",
                 [shard, cpu, machine],
             )
         r = con.execute("SELECT * FROM redblack_cost_check").fetchall()
@@ -400,7 +403,7 @@ def test_windows_in_a_campaigns_ranks_predict_what_it_took(built, monkeypatch, t
             list(draws[2]),
         )
         con.execute(
-            "INSERT INTO shard_timings VALUES ('redblack', 'exhaustive_k26', 'owner', 11, 1000, 'deals', 1, 9.0, 1, ?)",
+            "INSERT INTO shard_timings (game, experiment, variant, shard, work, unit, wall_s, cpu_s, threads, machine) VALUES ('redblack', 'exhaustive_k26', 'owner', 11, 1000, 'deals', 1, 9.0, 1, ?)",
             [OTHER_CPU],
         )
         assert con.execute("SELECT windows, shards, shards_elsewhere FROM redblack_cost_check").fetchall() == [

@@ -56,8 +56,9 @@ def test_the_shards_of_the_size_asked_are_computed_with_their_logs(bench_run):
         (K, 1, [PER_SHARD, 2 * PER_SHARD]),
     ]
     for n in (0, 1):
-        log = bench_run / f"results/logs/redblack/exhaustive_k{K:02d}/owner/shard={n:04d}.log"
-        assert "cardlab-timing" in log.read_text() and "numba-cuda" in log.read_text()
+        record = bench_run / f"results/timings/redblack/exhaustive_k{K:02d}/owner/shard={n:04d}.json"
+        timing = json.loads(record.read_text())
+        assert timing["state"] == "done" and "numba-cuda" in timing["machine"]
 
 
 def test_the_shards_hold_the_cpu_searchs_counts(bench_run):
