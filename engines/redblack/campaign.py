@@ -38,7 +38,7 @@ class FinishedShard:
 
     @property
     def on_gpu(self) -> bool:
-        """Computed on a GPU: its log's CPU seconds only waited on the device, its wall time is the cost."""
+        """Computed on a GPU: its record's CPU seconds only waited on the device, its wall time is the cost."""
         return on_gpu(self.machine)
 
 
@@ -208,7 +208,7 @@ def _machines(state: CampaignState) -> str:
     kinds: dict[str, int] = {}
     for s in state.shards:
         if s.cpu_s is not None and not s.on_gpu:
-            name = s.machine or "a CPU the log does not name"
+            name = s.machine or "a CPU the timing record does not name"
             kinds[name] = kinds.get(name, 0) + 1
     return "; ".join(f"{n:,} on {name}" for name, n in sorted(kinds.items(), key=lambda kv: -kv[1])) or "none timed"
 
@@ -245,7 +245,7 @@ def describe(
     lines = [
         f"k = {k} ({rule}): {plural(len(state.shards), 'shard')} finished, {grid}",
         f"  searched: {state.searched:,} of {state.total:,} canonical deals ({share:.1f} %)",
-        f"  CPU: {_cpu_text(state.cpu_hours)} in the logs of {state.timed:,} of them; {_machines(state)}",
+        f"  CPU: {_cpu_text(state.cpu_hours)} in the timing records of {state.timed:,} of them; {_machines(state)}",
         *_gpu_lines(state),
         "  windows searched: [" + ", ".join(f"[{a}, {b}]" for a, b in state.windows) + "]",
         *book,

@@ -312,7 +312,7 @@ def add_options(parser: Any) -> None:
         "--max-cpu-s",
         type=float,
         default=None,
-        help="leave out drawn shards once their logs' CPU seconds would pass this budget",
+        help="leave out drawn shards once their timing records' CPU seconds would pass this budget",
     )
     g.add_argument(
         "--no-record",

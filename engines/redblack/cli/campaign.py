@@ -33,7 +33,7 @@ class RedBlackBook:
     examples = CAMPAIGN_EXAMPLES
     description = (
         "Reads the finished exhaustive shards of size K under a results tree (every table checked) "
-        "and prints the ranks they searched, their CPU time from the job logs, whether the size's block in the "
+        "and prints the ranks they searched, their CPU time from the jobs' timing records, whether the size's block in the "
         "config is a campaign block (`campaign: true`: it plans the shards its ledger keeps), what the ledger "
         "keeps, and the shards left."
     )
