@@ -76,6 +76,17 @@ def test_a_log_is_found_beside_its_shard_file_in_any_root():
     assert layout.log_of_shard_file("elsewhere/file.parquet") is None
 
 
+@pytest.mark.parametrize("shard", EDGES)
+def test_a_jobs_timing_record_sits_where_its_log_does_under_timings(shard):
+    log = layout.log_path("redblack", "logs", "all", shard, "/srv/logs/results")  # "logs" as a name, twice
+    assert layout.timing_of(log) == f"/srv/logs/results/timings/redblack/logs/all/{layout.shard_name(shard)}.json"
+    path = layout.shard_path("narcotic", "narcotic_games", {"experiment": "e", "variant": "v", "shard": shard})
+    assert layout.timing_of_shard_file(path) == layout.timing_of(layout.log_path("narcotic", "e", "v", shard))
+    assert layout.timing_of("results/logs/warehouse.log") == "results/timings/warehouse.json"
+    assert layout.timing_of("results/logs/reports/index.log") == "results/timings/reports/index.json"
+    assert layout.timing_of("/tmp/scratch/job.log") == "/tmp/scratch/job.log.json"  # a scratch job's, beside it
+
+
 def test_temporaries_of_every_writer_are_found_and_only_they(tmp_path):
     out = tmp_path / "warehouse.duckdb"
     tmps = [
