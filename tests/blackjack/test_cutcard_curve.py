@@ -138,14 +138,14 @@ def test_one_deck_equals_the_exact_fractions_up_to_cut_11(soft17):
 
 
 def test_the_default_config_s_curves_are_kept_and_not_recomputed(tmp_path):
-    """Every cutcurve shard the default config plans is in the repository (with its log), and a fresh
+    """Every cutcurve shard the default config plans is in the repository (with its timing record), and a fresh
     directory holding them and that section runs no curve job (a shard of one deck is minutes and 4 GB)."""
     import shutil
 
     import yaml
     from wfhelp import ROOT, snakemake, workdir
 
-    from engines.core.layout import log_path, shard_path
+    from engines.core.layout import log_path, shard_path, timing_of
     from engines.pipeline.running.plan import load_config
     from engines.registry import engine
 
@@ -153,7 +153,7 @@ def test_the_default_config_s_curves_are_kept_and_not_recomputed(tmp_path):
     specs = [s for s in engine("blackjack").plan(section) if s["kind"] == "cutcurve"]
     assert len(specs) == 5
     files = [shard_path("blackjack", "blackjack_cutcard_curve", s) for s in specs]
-    files += [log_path("blackjack", s["experiment"], s["variant"], s["shard"]) for s in specs]
+    files += [timing_of(log_path("blackjack", s["experiment"], s["variant"], s["shard"])) for s in specs]
     assert not [f for f in files if not (ROOT / f).is_file()]
     kept = sorted(
         str(p.relative_to(ROOT)) for p in (ROOT / "results/blackjack/blackjack_cutcard_curve").rglob("*.parquet")

@@ -1,5 +1,5 @@
 """Kept Narcotic results: the tally shards (campaigns) and exhaustive shards the default config plans
-are in the repository (results/narcotic/, tracked with git add -f, logs under results/logs/), and a
+are in the repository (results/narcotic/, tracked with git add -f, timing records under results/timings/), and a
 fresh copy of kept files is taken as it is: nothing recomputed, not even after a kernel edit."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 import yaml
 from wfhelp import ROOT, snakemake, workdir
 
-from engines.core.layout import log_of_shard_file, log_path, shard_path
+from engines.core.layout import log_path, shard_path, timing_of, timing_of_shard_file
 from engines.pipeline.running.plan import load_config
 from engines.registry import engine
 
@@ -73,27 +73,27 @@ def planned_specs(kept: Kept, section, every_kind: bool = False) -> list[dict]:
 
 
 def kept_files_of(kept: Kept, section, every_kind: bool = False) -> list[str]:
-    """Shard files and logs of the shards a section plans, relative to a results root's parent."""
+    """Shard files and timing records of the shards a section plans, relative to a results root's parent."""
     specs = planned_specs(kept, section, every_kind)
     files = [shard_path("narcotic", t, s) for s in specs for t in kept.tables]
-    return files + [log_path("narcotic", s["experiment"], s["variant"], s["shard"]) for s in specs]
+    return files + [timing_of(log_path("narcotic", s["experiment"], s["variant"], s["shard"])) for s in specs]
 
 
 def files_in_repository(kept: Kept) -> list[str]:
-    """The kind's shard files under results/narcotic/ and their logs, relative to the repository."""
+    """The kind's shard files under results/narcotic/ and their timing records, relative to the repository."""
     shards = sorted(
         f
         for t in kept.tables
         for f in (ROOT / "results/narcotic" / t).glob("*/*/shard=*.parquet")
         if not kept.experiments or f.parts[-3] in kept.experiments
     )
-    logs = [log_of_shard_file(f) for f in shards if f.parts[-4] == kept.tables[0]]
-    return sorted([str(f.relative_to(ROOT)) for f in shards] + [str(Path(g).relative_to(ROOT)) for g in logs])
+    records = [timing_of_shard_file(f) for f in shards if f.parts[-4] == kept.tables[0]]
+    return sorted([str(f.relative_to(ROOT)) for f in shards] + [str(Path(g).relative_to(ROOT)) for g in records])
 
 
 @pytest.mark.parametrize("kept", KEPT.values(), ids=list(KEPT))
 def test_the_default_config_plans_exactly_the_kept_shards(kept):
-    """Every such shard the default config plans is kept (with its log), and every kept one is planned."""
+    """Every such shard the default config plans is kept (with its timing record), and every kept one is planned."""
     planned = kept_files_of(kept, default_section(kept)) if default_section(kept) else []
     missing = [f for f in planned if not (ROOT / f).is_file()]
     assert not missing, f"the default config plans {kept.kind} shards missing from results/: {missing[:4]}"

@@ -155,9 +155,9 @@ def register(subparsers) -> None:
 
     s = subparsers.add_parser(
         "status",
-        help="summarise a running, interrupted or finished campaign from its logs and results",
+        help="summarise a running, interrupted or finished campaign from its timing records and results",
         description="Shards done, running and interrupted per game, with measured rates and an overall ETA, "
-        "read from results/ and the shard logs.",
+        "read from results/ and the jobs' timing records (results/timings/).",
         epilog=EPILOG_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
