@@ -222,7 +222,7 @@ def cost_left_text(state: CampaignState, coverage: dict, costs: Sequence, line: 
     then = coverage["canonical_deals"] - (coverage["ranks_searched"] - coverage["window_only_ranks"])
     now = state.total - state.searched
     priced = [c if now == then else c.with_deals_left(c.deals_left * now // then) for c in costs]
-    text = f"  cost to finish, one figure per kind of CPU (the report's; {warehouse}"
+    text = f"  cost to finish, one figure per kind of machine, a GPU its own (the report's; {warehouse}"
     if now != then:
         text += f", built when {then:,} deals were left: `snakemake --cores all` remeasures"
     return text + "):" + "".join(f"\n    {line(c)}" for c in priced)

@@ -197,14 +197,14 @@ def test_the_command_prices_the_rest_as_the_report_does(results, capsys):
     assert cost.hours == pytest.approx(207 * D * 250e-9 / 3600)  # the four windows' mean, 250 ns a deal
     assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
     assert capsys.readouterr().out.splitlines()[-2:] == [
-        f"  cost to finish, one figure per kind of CPU (the report's; {db}):",
+        f"  cost to finish, one figure per kind of machine, a GPU its own (the report's; {db}):",
         f"    {cost_line(cost)}",
     ]
     db.unlink()
     db = fake_warehouse(results, canonical_deals(K) - 208 * D)
     assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
     assert capsys.readouterr().out.splitlines()[-2:] == [
-        f"  cost to finish, one figure per kind of CPU (the report's; {db}, built when 1,040,000,000,000 deals "
+        f"  cost to finish, one figure per kind of machine, a GPU its own (the report's; {db}, built when 1,040,000,000,000 deals "
         "were left: `snakemake --cores all` remeasures):",
         f"    {cost_line(cost)}",
     ]
