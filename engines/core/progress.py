@@ -85,7 +85,8 @@ class Progress:
         return Reading(self.done, self.total, self.unit, self.done / elapsed, elapsed)
 
     def line(self, now: float | None = None) -> str:
-        done, total, unit, rate, elapsed = self.reading(now)
+        reading = self.reading(now)
+        rate, elapsed = reading.rate, reading.elapsed_s
         left = (self.total - self.done) / rate if rate > 0 else float("inf")
         pct = 100.0 * self.done / self.total if self.total else 100.0
         eta = f"{left:,.0f} s" if left != float("inf") else "?"
