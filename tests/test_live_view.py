@@ -519,6 +519,27 @@ def test_a_campaign_moved_to_another_kind_of_cpu_is_priced_by_the_latest_kind():
     assert "ETA about 41 s" in frame.lines[0], frame.lines
 
 
+def test_a_cpu_campaign_moved_to_a_gpu_is_priced_at_the_gpu_s_rate_from_its_first_reading():
+    """Shards 2..5 of a campaign ran on a CPU from the top (100 s for 1,000 deals each); shard 0 now runs on a
+    GPU from the bottom, which its record names from its start (engines/pipeline/running/jobs.py), and has
+    read 500 deals in 0.5 s.  The rest (its 500 and shard 1's 1,000) is priced at the GPU's 1,000 deals/s:
+    1.5 s, not with shard 1 between the GPU's rate and the CPU's (about 10 s), as it would be until a GPU
+    shard finished."""
+    plan = [shard("redblack", "exhaustive", "exhaustive_k24", n, 1000, "deals", follows=True) for n in range(6)]
+    logs = {s.log: timed_log(s, 100.0, 100.0, 10.0 + s.shard, machine="A CPU (x86_64)") for s in plan[2:]}
+    gpu = {
+        **STARTED,
+        "machine": "NVIDIA H200 (gpu, numba-cuda)",
+        "device_id": "0",
+        "reading": reading(plan[0], 500, 0.5),
+    }
+    logs[plan[0].log] = RecordFile(json.dumps(gpu), 99.9)
+    files = [f for s in plan[2:] for f in s.files]
+    m = model(snap(plan, files=files, logs=logs))
+    assert m.estimate.job_seconds == pytest.approx(1.4, rel=0.05)  # less the 0.1 s since its reading
+    assert m.states[0].log.running_on == "NVIDIA H200 (gpu, numba-cuda)" and m.states[0].log.finished is None
+
+
 def test_shards_whose_cost_follows_the_shard_are_interpolated_within_their_variant():
     """A RedBlack size's cost windows and their start-up probes number their shards apart: window 0, running
     with no progress line yet, is priced by window 1 (1,000 deals in 1 s), not by probe 0 (its 100 deals

@@ -54,16 +54,17 @@ def measures_of(s: ShardState, machine: str | None = None) -> list[Measure]:
 
 
 def current_machines(states: Sequence[ShardState]) -> dict[Group, str]:
-    """Per group, the kind of CPU of its latest finished job that recorded one, where that kind timed
-    work of the group: a campaign's remaining shards run where its latest ones ran.  A campaign spans
-    sessions, and a machine of another generation (the same name can hide one 2.5 times slower) must
-    not price them; a group with no recorded kind keeps every measurement."""
+    """Per group, the kind of machine of its latest job that recorded one: a finished job's, or the device
+    a job under way computes on (a GPU run of a CPU campaign); a campaign's remaining shards run where its
+    latest ones ran.  A campaign spans sessions, and a machine of another generation (the same name can
+    hide one 2.5 times slower) must not price them; a group with no recorded kind keeps every measurement."""
     latest: dict[Group, tuple[float, str]] = {}
     for s in states:
         log = s.log
-        if log is not None and log.machine and log.finished is not None and log.finished.seconds > 0:
-            if s.spec.group not in latest or log.mtime >= latest[s.spec.group][0]:
-                latest[s.spec.group] = (log.mtime, log.machine)
+        finished = log is not None and log.machine and log.finished is not None and log.finished.seconds > 0
+        machine = (log.running_on or (log.machine if finished else None)) if log is not None else None
+        if machine and (s.spec.group not in latest or log.mtime >= latest[s.spec.group][0]):
+            latest[s.spec.group] = (log.mtime, machine)
     return {group: machine for group, (_, machine) in latest.items()}
 
 

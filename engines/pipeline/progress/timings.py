@@ -58,6 +58,7 @@ class ShardRecord:
     mtime: float
     machine: str | None = None  # the kind of CPU the finished job ran on (None: not recorded)
     cpu_s: float | None = None  # the finished job's CPU seconds per thread (None: not recorded, or a GPU's job)
+    running_on: str | None = None  # the device the attempt under way computes on (a GPU's name; None: the CPU)
 
 
 def parse(text: str) -> dict:
@@ -93,7 +94,9 @@ def read_shard_record(text: str, mtime: float, work: int) -> ShardRecord:
         seconds = reading["done"] / rate if rate > 0 else float(reading.get("elapsed_s") or 0.0)
         progress = Measure(share * work, seconds)
     machine = timing.get("machine") if timing else None
-    return ShardRecord(finished, progress, unfinished, mtime, machine, cpu_per_thread(timing) if timing else None)
+    running_on = data.get("machine") if unfinished else None
+    cpu_s = cpu_per_thread(timing) if timing else None
+    return ShardRecord(finished, progress, unfinished, mtime, machine, cpu_s, running_on)
 
 
 def step_record(text: str) -> dict | None:
@@ -181,9 +184,10 @@ class JobRecorder:
             self.head["last"] = last
         write_record(path, self.head)
 
-    def on_device(self, device_id: str) -> None:
-        """The GPU the job computes on (engines/pipeline/running/devices.py)."""
-        self.head["device_id"] = device_id
+    def on_device(self, device_id: str, machine: str | None) -> None:
+        """The GPU the job computes on (engines/pipeline/running/devices.py), and its name: the live view
+        prices the shards left at the rate of the machine the latest ones run on."""
+        self.head |= {"device_id": device_id, "machine": machine}
         write_record(self.path, self.head)
 
     def reading(self, reading: Reading) -> None:

@@ -129,10 +129,12 @@ def run_shard(
         Path(log).parent.mkdir(parents=True, exist_ok=True)
     stream = open(log, "a") if log else sys.stderr
     record = JobRecorder(timing_of(log), n_threads, time.time()) if log else None
-    device_id = claim_device() if backend == GPU_BACKEND else None  # before numba-cuda starts; it may wait
-    if record is not None and device_id is not None:
-        record.on_device(device_id)
     try:
+        device_id = claim_device() if backend == GPU_BACKEND else None  # before numba-cuda starts; it may wait
+        kind = eng.kind_of(spec)
+        device = kind.device(backend) if backend else None
+        if record is not None and device_id is not None:
+            record.on_device(device_id, device)
         print(f"{game} {spec['experiment']}/{spec['variant']}/{spec['shard']}{START_TAG}{n_threads}", file=stream)
         progress = Progress(
             spec.get("work", 0) or 1,
@@ -142,7 +144,6 @@ def run_shard(
             on_reading=record.reading if record else None,
         )
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        kind = eng.kind_of(spec)
         tables = kind.compute(spec, progress, list(inputs), backend)
         wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
         progress.close()
@@ -167,7 +168,6 @@ def run_shard(
             f"wrote {len(outputs)} table(s) for {game} {spec['experiment']}/{spec['variant']}/{spec['shard']}",
             file=stream,
         )
-        device = kind.device(backend) if backend else None
         if record is not None:
             record.finished(timing(spec, unit_of(eng, spec), wall, cpu, n_threads, device, device_id))
     finally:
