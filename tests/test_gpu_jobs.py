@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from barrier import DEADLINE_S, Barrier
-from wfhelp import WAREHOUSE_RULE, digests, snakemake, start, workdir
+from wfhelp import WAREHOUSE_RULE, digests, kill_group, snakemake, start, workdir
 
 needs_numba_cuda = pytest.mark.skipif(
     importlib.util.find_spec("numba_cuda") is None, reason="numba-cuda is not installed (pip install -e .[test])"
@@ -72,10 +72,10 @@ def test_a_local_run_with_two_gpus_runs_two_gpu_shards_at_once_each_on_its_own_d
         assert sorted(r["device_id"] for r in during.values()) == ["0", "1"], during
         held.release()
         assert run.wait(timeout=DEADLINE_S) == 0
-    finally:
+    finally:  # whatever failed: the held jobs go, and the whole run (its jobs too) is gone
         held.release()
         if run.poll() is None:
-            run.kill()
+            kill_group(run)
         held.close()
     after = records(wd)
     assert len(after) == 5 and {r["state"] for r in after.values()} == {"done"}
