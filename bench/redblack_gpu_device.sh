@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine (the `device` tool): versions, then bench/redblack_gpu.py's
 # checks, speeds, the full deck's GPU-hours and as many campaign shards of size K as fit; every
-# output under $OUT (the bench's log and JSON, the kept measurement, the finished shards with
-# their logs as one tar: untar in the project, then `cardlab redblack campaign K --keep`).
+# output under $OUT (the bench's log and JSON, the kept measurement, and the finished shards with
+# their timing records and logs at their own paths, $OUT/results/...: copy that results/ over the
+# project's as it is, then `cardlab redblack campaign K --keep`).
 # Usage: [SHARDS_ONLY=1] bash bench/redblack_gpu_device.sh [SECONDS [K [DEALS_PER_SHARD]]]
 #   SECONDS: the bench starts no shard that would end later (default 400), and is stopped at
-#   SECONDS + 120 whatever it is doing (so the tar below still runs: give the device call a
+#   SECONDS + 120 whatever it is doing (so the copy below still runs: give the device call a
 #   timeout of at least SECONDS + 180); K: the campaign (default 23); DEALS_PER_SHARD: its grid
 #   where no shard or config block gives one yet. SHARDS_ONLY=1: no checks, no CPU timings, no
 #   cost windows and no kept measurement, only one k = 23 window of a launch's size (to price
@@ -34,6 +35,8 @@ timeout --signal=INT $(( ${1:-400} + 120 )) python3 bench/redblack_gpu.py "${mea
   --json "$OUT/gpu.json" 2>&1 | tee -a "$OUT/bench.log"
 new=$(comm -13 <(echo "$before") <(shards))
 if [ -n "$new" ]; then
-  logs=$(for f in $new; do echo "results/logs/redblack/exhaustive_k${K}/owner/$(basename "$f" .parquet).log"; done | sort -u)
-  tar cf "$OUT/k${K}-gpu-shards.tar" $new $logs && echo "tarred $(echo "$new" | wc -l) shard files with their logs"
+  kept=$(for f in $new; do n=$(basename "$f" .parquet)
+    echo "results/timings/redblack/exhaustive_k${K}/owner/$n.json results/logs/redblack/exhaustive_k${K}/owner/$n.log"
+  done | tr ' ' '\n' | sort -u)
+  cp --parents $new $kept "$OUT/" && echo "copied $(echo "$new" | wc -l) shard files with their timing records to $OUT/results"
 fi
