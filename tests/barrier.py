@@ -36,14 +36,15 @@ class Barrier:
             "CARDLAB_TEST_BARRIER_PASS": str(self.passes),
         }
 
-    def reached(self) -> bool:
-        """A writer holds at the barrier (it claimed the first slot past the ones that pass)."""
-        return (self.dir / f"slot.{self.passes}").exists()
+    def reached(self, held: int = 1) -> bool:
+        """``held`` writers hold at the barrier (each claimed a slot past the ones that pass)."""
+        return (self.dir / f"slot.{self.passes + held - 1}").exists()
 
-    def wait_reached(self, proc, deadline_s: float = DEADLINE_S) -> None:
-        """Wait for the event that a writer is held at the barrier; fails if the run ended first."""
+    def wait_reached(self, proc, deadline_s: float = DEADLINE_S, held: int = 1) -> None:
+        """Wait for the event that ``held`` writers are held at the barrier (their slot files); fails if the
+        run ended first.  ``proc``: the run, a Popen or anything with ``poll()``."""
         end = time.monotonic() + deadline_s
-        while not self.reached():
+        while not self.reached(held):
             assert proc.poll() is None, f"the run ended (exit status {proc.returncode}) before the barrier"
             assert time.monotonic() < end, "the barrier was never reached"
             time.sleep(0.05)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import time
 from pathlib import Path
 
 import pytest
@@ -61,11 +60,7 @@ def test_a_local_run_with_two_gpus_runs_two_gpu_shards_at_once_each_on_its_own_d
     held = Barrier(tmp_path / "barrier", ".parquet")  # every shard's first table waits before its rename
     run = start(wd, WAREHOUSE_RULE, "--cores", "4", "--resources", "gpu=2", env_extra={**held.env(), **SIMULATOR})
     try:
-        end = time.monotonic() + DEADLINE_S
-        while not (held.dir / "slot.1").exists():  # the event: two shard jobs hold there
-            assert run.poll() is None, f"the run ended (exit status {run.returncode}) before two jobs held"
-            assert time.monotonic() < end, "two jobs never held at once"
-            time.sleep(0.05)
+        held.wait_reached(run, held=2)  # the event: two shard jobs hold there
         during = records(wd)
         # two jobs, on two devices; four cores, but the third GPU shard waits for a GPU
         assert len(during) == 2 and {r["state"] for r in during.values()} == {"running"}, during

@@ -272,18 +272,14 @@ def test_gpu_shards_are_granted_gpus_through_slurm_and_cpu_shards_none(cluster, 
     none, and the bytes are a CPU run's."""
     if cluster.accounting:
         pytest.skip("the GPU grant does not depend on accounting: checked on the cluster without it")
-    from barrier import DEADLINE_S, Barrier
+    from barrier import Barrier
     from test_gpu_jobs import records
 
     wd = workdir(tmp_path / "wd", GPU_CAMPAIGN)
     held = Barrier(tmp_path / "barrier", ".parquet")  # every shard's first table waits before its rename
     run = Run(wd, cluster, env_extra={**held.env(), "NUMBA_ENABLE_CUDASIM": "1"})
     try:
-        end = time.monotonic() + DEADLINE_S
-        while not (held.dir / "slot.1").exists():  # the event: two shard jobs hold there
-            assert run.proc.poll() is None, f"the run ended before two jobs held:\n{run.output[-3000:]}"
-            assert time.monotonic() < end, "two jobs never held at once"
-            time.sleep(0.2)
+        held.wait_reached(run.proc, held=2)  # the event: two shard jobs hold there
         during = records(wd)
         assert sorted(r.get("device_id") for r in during.values()) == ["0", "1"], during
         held.release()
