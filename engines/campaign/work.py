@@ -92,15 +92,14 @@ def priced_seconds(plan: Plan, shards: Sequence[PlannedShard]) -> float:
     """The job-seconds of ``shards`` as the live view prices the work left (engines/pipeline/progress/pricing.py): each
     at its group's measured rate (a RedBlack size's shards by the measured ones around them, along its kind's
     cost shape), else its kind's estimate at this machine's scale, from every planned shard's log."""
-    from ..core.layout import timing_of
     from ..pipeline.progress.progress_model import Snapshot, shard_states
     from ..pipeline.progress.snapshot import planned_shards
-    from ..pipeline.progress.timings import read_record
+    from ..pipeline.progress.timings import shard_records
 
     progress, units = planned_shards(plan)
     wanted = {s.log for s in shards}
     files = frozenset(f for s in progress if s.log not in wanted for f in s.files if os.path.isfile(f))
-    logs = {s.log: lf for s in progress if (lf := read_record(timing_of(s.log))) is not None}
+    logs = shard_records(progress)
     states = shard_states(Snapshot(tuple(progress), units, files, logs, alive=False, now=time.time()))
     rates = priced(states, rates_of(states))
     return sum(

@@ -20,7 +20,7 @@ from ...registry import engine
 from ..running.plan import DEFAULT_CONFIG, Plan, load_plan
 from ..running.runstate import run_alive, run_start
 from .progress_model import PlannedShard, Snapshot
-from .timings import mtime, read_record, step_cpu, step_record
+from .timings import mtime, read_record, shard_records, step_cpu, step_record
 
 REPORT_INDEX = "index.html"
 
@@ -217,7 +217,7 @@ def snapshot(
     for f in stale:
         stamps[f] = None
     files = frozenset(f for f, t in stamps.items() if t is not None)
-    logs = {s.log: lf for s in plan if (lf := read_record(timing_of(s.log))) is not None}
+    logs = shard_records(plan)
     all_done = all(f in files for s in plan for f in s.files)
     newest = max((t for t in stamps.values() if t is not None), default=0.0)
     warehouse = warehouse_state(results, all_done, newest)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -175,8 +175,7 @@ class JobRecorder:
 
     def __init__(self, path: str | os.PathLike, threads: int, started: float) -> None:
         self.path = path
-        found = read_record(path)
-        last = finished_timing(parse(found.text)) if found is not None else None
+        last = read_timing(path)
         self.head = {"state": "running", "started": round(started, 3), "threads": threads}
         if last is not None:
             last.pop("last", None)
@@ -195,6 +194,13 @@ class JobRecorder:
 
     def finished(self, timing: Mapping) -> None:
         write_record(self.path, {"state": "done", **timing})
+
+
+def shard_records(shards: Iterable) -> dict[str, RecordFile]:
+    """Each planned shard's record that exists, by its log's path (what the progress model reads)."""
+    from ...core.layout import timing_of
+
+    return {s.log: found for s in shards if (found := read_record(timing_of(s.log))) is not None}
 
 
 def timing_of_log(log: str | os.PathLike) -> dict | None:

@@ -16,15 +16,14 @@ from pathlib import Path
 from typing import TextIO
 
 from ...core.layout import RESULTS, logs_dir, parse_log_path, timing_of, timings_dir
-from ..progress.timings import finished_timing, parse, read_record, write_record
+from ..progress.timings import parse, read_record, read_timing, write_record
 from .runstate import run_start
 
 
 def record_failure(log: str | os.PathLike, cause: str) -> None:
     """A job's record says it failed, and why (the timing of an attempt that finished before is kept)."""
-    found = read_record(timing_of(log))
-    last = finished_timing(parse(found.text)) if found is not None else None
-    write_record(timing_of(log), {"state": "failed", "error": cause, "log": str(log), "last": last})
+    record = timing_of(log)
+    write_record(record, {"state": "failed", "error": cause, "log": str(log), "last": read_timing(record)})
 
 
 def failed_jobs(since: float, results: str = RESULTS) -> list[tuple[str, str]]:
