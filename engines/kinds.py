@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .core.errors import CardlabError
+from .core.prices import kind_price
 
 if TYPE_CHECKING:
     from .core.ledger import LedgerGrid
@@ -42,20 +43,19 @@ class Schedule:
 
     A kind returns one from :meth:`ShardKind.schedule`; Snakemake's rules read ``threads``, the job
     its ``backend``, engines/pipeline/running/batches.py the ``batch_*`` fields and the live view's ETA
-    (engines/pipeline/progress/snapshot.py, pricing.py) ``kernels``, ``compile_cpu_s`` and
-    ``cost_follows_shard``, engines/campaign/work.py its ``ledger``.  ``schedule`` methods are left out of result versions
-    (``core.provenance.SCHEDULING_HOOKS``), so a better estimate reruns nothing."""
+    ``kernels``, ``compile_cpu_s`` and ``cost_follows_shard``, engines/campaign/work.py its ``ledger``.
+    A kind names its prices (``price``: measured data in engines/prices.yaml, which no version covers);
+    ``schedule`` methods are left out of result versions (``core.provenance.SCHEDULING_HOOKS``)."""
 
     threads: int = 1
     """numba threads of the shard's job (Snakemake's threads); never in the spec: threads never change results."""
     backend: str | None = None
     """The backend the config chooses for the shard (:func:`chosen_backend`); None: the kind's first."""
-    batch_cpu_s: float | None = None
-    """A generous estimate of the shard's CPU seconds on one warm core, for a kind whose small shards may
-    share one job: a job's start-up (about 1.3 CPU-s here) would cost more than such a shard's work.  None
-    keeps every shard a job of its own.  A kept campaign's shards must never be batched (a job that reran
-    one shard of a batch would rewrite every kept file of it): a kind whose shards a campaign keeps says
-    None, or estimates so that a campaign's shards are far above the limit."""
+    price: str = ""
+    """The shard's prices in engines/prices.yaml (``game/kind[/what]``); "": none (not batched, priced by
+    the live view's defaults)."""
+    units: float = 0
+    """The units of work its ``per_unit`` price counts (a spec's work; Blackjack's cut card: hands times decks)."""
     batch_group: str = ""
     """Shards share a job only with shards of the same stage and group; "": the shard's experiment, so
     that an edit of one experiment leaves every other's jobs as they were."""
@@ -65,11 +65,6 @@ class Schedule:
     kernels: str = ""
     """Which compiled kernels the shard's job loads: the first job of a kind and kernels on a cold numba
     cache compiles them (numba caches them for the next).  "": one set for the kind."""
-    compile_cpu_s: float | None = None
-    """The CPU seconds the first job of the shard's kernels spends compiling them on a cold numba cache (the
-    live view's ETA prices it before that job has run, engines/pipeline/progress/progress_model.py), measured as that
-    job's CPU seconds less what its work costs once compiled.  None: not measured (priced at the mean of the
-    measured kinds)."""
     cost_follows_shard: bool = False
     """A unit of work costs more in some shards than in others, and the neighbours of a shard cost about
     what it does (RedBlack's ranks: the lowest cost several times the highest).  The live view then
@@ -78,6 +73,23 @@ class Schedule:
     """The grid of the campaign ledger that plans the shard (engines/core/ledger.py), where the plan holds
     it because a ledger keeps it, not because the config names it: such a shard is recomputed unasked only
     up to a core-hour of them (engines/campaign/work.py).  None: the config's."""
+
+    @property
+    def batch_cpu_s(self) -> float | None:
+        """A generous estimate of the shard's CPU seconds on one warm core, for a kind whose small shards may
+        share one job (a job's start-up would cost more than such a shard's work): its ``shard`` price, else
+        ``per_unit`` times its units.  None keeps every shard a job of its own.  A kept campaign's shards are
+        never batched (a job that reran one shard of a batch would rewrite every kept file of it): their
+        prices put them far above the limit."""
+        shard = kind_price(self.price, "shard")
+        per_unit = kind_price(self.price, "per_unit")
+        return shard if shard is not None else None if per_unit is None else per_unit * self.units
+
+    @property
+    def compile_cpu_s(self) -> float | None:
+        """CPU seconds the first job of the shard's kernels spends compiling them on a cold numba cache (the live
+        view prices it before that job has run); None: not measured (priced at the mean of the kinds')."""
+        return kind_price(self.price, "compile")
 
 
 class ShardKind(ABC):

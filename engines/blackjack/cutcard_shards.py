@@ -64,10 +64,6 @@ CUT_TABLES = {
     ),
 }
 
-# Generous estimates for batching small shards: a 1-deck shoe costs about 1 µs here, 8 decks 5 µs.
-CPU_S_PER_SHOE_DECK = 1.5e-6
-EXACT_CPU_S = 10.0
-
 
 def full_shoe_law(decks: int, soft17: str) -> tuple[Fraction, ...]:
     """The dealer's outcome law from a full shoe of ``decks`` decks: round 1's law."""
@@ -173,7 +169,7 @@ class CutcardExact(CutcardKind):
         return specs
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
-        return replace(super().schedule(section, spec), batch_cpu_s=EXACT_CPU_S)
+        return replace(super().schedule(section, spec), price="blackjack/cutexact")
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         law = exact_rounds(shoe_of_decks(int(spec["decks"])), int(spec["cut"]), int(spec["players"]), spec["soft17"])
@@ -221,8 +217,8 @@ class CutcardSimulation(CutcardKind):
         return specs
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
-        cpu_s = int(spec["work"]) * int(spec["decks"]) * CPU_S_PER_SHOE_DECK
-        return replace(super().schedule(section, spec), batch_cpu_s=cpu_s)
+        units = int(spec["work"]) * int(spec["decks"])
+        return replace(super().schedule(section, spec), price="blackjack/cutsim", units=units)
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """Rounds 0..max rounds, each outcome; no exact rows."""

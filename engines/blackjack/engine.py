@@ -159,12 +159,6 @@ def empty_tables() -> dict[str, dict]:
 ROWS_PER_TABLE = len(UPCARDS) * len(OUTCOMES)  # one row per upcard and outcome
 
 
-# Generous estimates for batching small shards (engines/pipeline/running/batches.py): a dealer's hand
-# costs about 0.06 µs here, every exact table together well under a second.
-CPU_S_PER_HAND = 1.5e-7
-EXACT_CPU_S = 2.0
-
-
 class ExactTables(ShardKind):
     """One shard for every configured exact variant together (well under a second), and one for each
     simulated variant outside them: an edit of a simulation's rules adds or drops its own exact shard,
@@ -192,9 +186,8 @@ class ExactTables(ShardKind):
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
         """Each exact shard a batch group of its own: a simulated variant's shard, coming and going with
-        its simulation's rules, never shares (and so changes) the configured tables' job.  No numba
-        kernels: a cold first job took 0.02 CPU-s here."""
-        return Schedule(batch_cpu_s=EXACT_CPU_S, batch_group=f"exact_{spec['variant']}", compile_cpu_s=0.0)
+        its simulation's rules, never shares (and so changes) the configured tables' job."""
+        return Schedule(price="blackjack/exact", batch_group=f"exact_{spec['variant']}")
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row per upcard, outcome and exact variant; no simulated counts."""
@@ -256,14 +249,9 @@ class Simulation(ShardKind):
         return specs
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
-        """Each shoe its own kernels, their compilation measured on a cold numba cache here as a first
-        job's CPU-s less its work's once compiled: a fresh shoe's 0.9 (1.14 less 0.22), a continuous
-        one's 2.9 (2.91 less 0.05)."""
-        return Schedule(
-            batch_cpu_s=int(spec["work"]) * CPU_S_PER_HAND,
-            kernels=str(spec["shoe"]),
-            compile_cpu_s=2.9 if spec["shoe"] == "continuous" else 0.9,
-        )
+        """Each shoe its own kernels and prices."""
+        shoe = "continuous" if spec["shoe"] == "continuous" else "fresh"
+        return Schedule(price=f"blackjack/sim/{shoe}", units=int(spec["work"]), kernels=str(spec["shoe"]))
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row per upcard and outcome; no exact tables."""

@@ -21,11 +21,9 @@ CORE_FILES = ("core/rng.py", "core/shards.py", "core/store.py", "core/provenance
 
 _PACKAGES = ("numpy", "numba", "pyarrow", "duckdb", "polars", "snakemake")
 
-# A shard kind's method (engines/kinds.py's ShardKind.schedule, returning a Schedule) that schedules its job
-# and prices it, never what it computes, and the module constants that price it (a name with CPU_S as a word:
-# OWNER_CPU_S_PER_DEAL): left out of versions, so that a better estimate or a measured compilation reruns nothing.
+# A shard kind's method (engines/kinds.py's ShardKind.schedule, returning a Schedule) that schedules its job,
+# never what it computes: left out of versions.  Its prices are data (engines/prices.yaml), in no version.
 SCHEDULING_HOOKS = frozenset({"schedule"})
-_SCHEDULING_PRICE = re.compile(r"(^|_)CPU_S(_|$)")
 
 
 def files_version(files: tuple[str, ...] | list[str]) -> str:
@@ -63,8 +61,7 @@ def _code_of(name: str, mtime_ns: int, size: int) -> bytes:
 def python_code(text: str) -> str:
     """The tokens of a Python module, one a line, less comments, blank lines, indentation
     widths and bare string statements (docstrings, also of attributes): none of them runs;
-    and less a kind's scheduling hooks and prices (``SCHEDULING_HOOKS``): they run, but
-    change no result.
+    and less a kind's scheduling hooks (``SCHEDULING_HOOKS``): they run, but change no result.
 
     (No module whose code is hashed reads its own ``__doc__``; one that did would need
     its docstring kept.)"""
@@ -87,15 +84,10 @@ def python_code(text: str) -> str:
 
 
 def _scheduling_lines(tree: ast.Module) -> set[int]:
-    """The lines of the module's scheduling hooks (methods named in ``SCHEDULING_HOOKS``, their decorators
-    too) and of its module-level prices (constants with CPU_S as a word of their name)."""
+    """The lines of the module's scheduling hooks (methods named in ``SCHEDULING_HOOKS``, their decorators too)."""
     lines: set[int] = set()
     for node in tree.body:
-        if isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if all(isinstance(t, ast.Name) and _SCHEDULING_PRICE.search(t.id) for t in targets):
-                lines.update(range(node.lineno, node.end_lineno + 1))
-        elif isinstance(node, ast.ClassDef):
+        if isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and item.name in SCHEDULING_HOOKS:
                     first = min([item.lineno, *(d.lineno for d in item.decorator_list)])

@@ -36,9 +36,6 @@ TABLES = {
 CHUNK = GAMES_PER_CALL
 
 
-CPU_S_PER_GAME = 3e-5  # a generous estimate for batching small shards (engines/pipeline/running/batches.py)
-
-
 class GameSimulation(ShardKind):
     """A shard of seeded games under one rule combination: game i's deck comes from stream (seed, i)."""
 
@@ -63,10 +60,8 @@ class GameSimulation(ShardKind):
         return specs
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
-        """Seconds-long shards share a job: a seed-rules game costs about 15 µs here, the slowest
-        rule combination 1.4 times that (bench/narcotic.py); twice that is generous.  Compilation
-        measured on a cold numba cache here: the first job (20,000 games) took 12.2 CPU-s, the next 0.02."""
-        return Schedule(batch_cpu_s=int(spec["work"]) * CPU_S_PER_GAME, compile_cpu_s=12.2)
+        """Seconds-long shards share a job."""
+        return Schedule(price="narcotic/sim", units=int(spec["work"]))
 
     def expected_rows(self, spec: Mapping[str, Any], table: str) -> int:
         """One row per game of the shard."""

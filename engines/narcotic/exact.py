@@ -377,6 +377,5 @@ class CanonicalDecks(ExhaustiveDecks):
         return canonical_counts(rules, start, stop, progress)
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
-        """The block's ``threads``; the kernel's compile (measured for the sim shards: 12.2 CPU-s), the
-        canonical steps' a second more."""
-        return replace(super().schedule(section, spec), compile_cpu_s=13.0)
+        """The block's ``threads``; the kernels' compilation."""
+        return replace(super().schedule(section, spec), price="narcotic/exhaustive")

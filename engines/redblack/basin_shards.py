@@ -89,8 +89,8 @@ class Basin(ShardKind):
         ]
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
-        """Compilation at most 1.1 CPU-s: a cold first job here took 1.1 in all (the cycles of a small run)."""
-        return Schedule(compile_cpu_s=1.1)
+        """Its kernels' compilation priced."""
+        return Schedule(price="redblack/basin")
 
     def inputs(self, spec: Mapping[str, Any], plan: Sequence[Mapping[str, Any]]) -> list[tuple[str, dict]]:
         """The infinite deals of every search shard."""

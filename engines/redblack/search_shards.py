@@ -152,14 +152,6 @@ def search_tables(
     }
 
 
-# Generous estimates for batching small shards (engines/pipeline/running/batches.py): a brute-force
-# deal of k <= 15 costs about 0.18 µs here, an owner-rule one at most 0.9 (the full deck's
-# slowest windows), a sampled full deck's game a few µs.
-BRUTE_CPU_S_PER_DEAL = 3e-7
-OWNER_CPU_S_PER_DEAL = 1e-6
-SAMPLE_CPU_S_PER_DEAL = 5e-6
-
-
 class SearchKind(ShardKind):
     """What both search kinds share: tables, stage, resources, result version, one counts row a shard."""
 
@@ -229,21 +221,18 @@ class ExhaustiveSearch(SearchKind):
         """The block's ``threads`` and ``backend``.  Small searches share a job, the small sizes of one
         method together (each size is an experiment of one shard or a few); the owner rule's estimate
         is its slowest (the full deck's), so every kept campaign shard (5·10^7 deals and more) stays far
-        above the limit.  Each method has its own kernels, whose compilation was measured on a cold
-        numba cache here as a first job's CPU-s (its few deals cost next to nothing once compiled):
-        brute force 10.5 (k = 1), the owner rule 11.3 (k = 26, 10^5 deals; the next 10^5: 0.02).  A
+        above the limit.  Each method has its own kernels and prices (engines/prices.yaml).  A
         low rank's deal plays many more rounds before it stops: the cost follows the shard.  A campaign
         block's shard is planned because its ledger keeps it, not because the config names it."""
         block = self.block_of(section, spec)
-        brute = spec["method"] == "brute"
         campaign = block and block["campaign"] and spec.get("kind") == ExhaustiveSearch.name  # not a cost window
         return Schedule(
             threads=block["threads"] if block else 1,
             backend=block["backend"] if block else None,
-            batch_cpu_s=int(spec["work"]) * (BRUTE_CPU_S_PER_DEAL if brute else OWNER_CPU_S_PER_DEAL),
+            price=f"redblack/exhaustive/{spec['method']}",
+            units=int(spec["work"]),
             batch_group=f"exhaustive_{spec['method']}",
             kernels=str(spec["method"]),
-            compile_cpu_s=10.5 if brute else 11.3,
             cost_follows_shard=True,
             ledger=ledger_grid(int(spec["k"]), spec["method"]) if campaign else None,
         )
@@ -304,9 +293,8 @@ class SampleSearch(SearchKind):
         ]
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
-        """Small samples share a job.  Compilation measured on a cold numba cache here: a first job of
-        5,000 deals took 2.1 CPU-s, the next 0.007."""
-        return Schedule(batch_cpu_s=int(spec["work"]) * SAMPLE_CPU_S_PER_DEAL, compile_cpu_s=2.1)
+        """Small samples share a job."""
+        return Schedule(price="redblack/sample", units=int(spec["work"]))
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         # each sample shard draws deals 0..n-1 of its own seeded stream; its range in the

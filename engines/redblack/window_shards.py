@@ -46,11 +46,6 @@ DEFAULT_WINDOWS, DEFAULT_WINDOW = 32, 1_000_000
 STARTUP_VARIANT = "startup"
 STARTUP_PROBES = 3  # probes that measure a warm job's start-up (after the warm-up, probe 0)
 PROBE_DEALS = 100  # ranks a probe searches (from its block's first window): the kernel's path, no time
-# Estimates for batching (engines/pipeline/running/batches.py): a full-deck window's deal costs 231 ns on
-# average over the ranks on the slowest CPU measured (Zen 1, AVX2; 104 on a Zen 3, 31-35 on a Zen
-# 5 with AVX-512), 2-1,300 between windows (a size's batch sums them); a probe, loading the kernels.
-WINDOW_CPU_S_PER_DEAL = 2.5e-7
-PROBE_CPU_S = 0.5
 
 
 def window_experiment(k: int) -> str:
@@ -149,7 +144,8 @@ class CostWindows(ExhaustiveSearch):
             super().schedule(section, spec),
             threads=1,
             backend=DEFAULT_BACKEND,
-            batch_cpu_s=PROBE_CPU_S if self.is_probe(spec) else int(spec["work"]) * WINDOW_CPU_S_PER_DEAL,
+            price="redblack/cost_window/probe" if self.is_probe(spec) else "redblack/cost_window",
+            units=int(spec["work"]),
             batch_group=spec["experiment"],
             batch_whole=True,
         )
