@@ -195,7 +195,7 @@ COMMAND_MODULES = (
             ("trust.verify", ["verify"]),
             ("trust.clean", ["clean"]),
             ("trust.repair", ["seal", "recompute"]),
-            ("progress.status", ["status"]),
+            ("progress.view", ["status"]),
             ("running.run", ["run"]),
         )
         for command in commands

@@ -13,9 +13,9 @@ from wfhelp import ROOT, WAREHOUSE_RULE, cardlab, digests, planned_jobs, snakema
 
 from engines.core.errors import CardlabError
 from engines.core.layout import shard_path
+from engines.core.prices import kind_price
 from engines.pipeline.running.batches import BATCH_CPU_S, SMALL_SHARD_CPU_S, batch_limit, plan_batches
 from engines.pipeline.running.plan import validate_config
-from engines.core.prices import kind_price
 from engines.registry import GAMES, engine
 
 DEFAULT = validate_config(yaml.safe_load((ROOT / "config.yaml").read_text()), "config.yaml")
@@ -107,7 +107,9 @@ def test_cost_windows_share_one_job_whole_or_not_at_all():
     assert [_name(s) for s in batch.specs] == windows and len(windows) == 8 + 4  # the warm-up probe first
     assert batch.specs[0]["variant"] == "startup" and batch.specs[0]["shard"] == 0
     # windows too large for one batch: each window its own job again, with its probes
-    window = int(BATCH_CPU_S / kind_price("redblack/cost_window", "per_unit") / 8) + 1_000_000  # 8 of them estimated past the limit
+    window = (
+        int(BATCH_CPU_S / kind_price("redblack/cost_window", "per_unit") / 8) + 1_000_000
+    )  # 8 of them estimated past the limit
     big_section = {"cost_windows": {"k": 26, "windows": 8, "window": window, "seed": 1}, "basins": False}
     assert plan_batches(eng, big_section, eng.plan(big_section)) == []
 

@@ -93,8 +93,8 @@ def test_timing_records_name_the_kind_of_cpu(tmp_path):
     this one; a record still running (no attempt finished) gives no row."""
     from engines.core.layout import log_path, shard_path, timing_of
     from engines.pipeline.catalog.warehouse import timing_table
-    from engines.pipeline.progress.timings import JobRecorder, write_record
     from engines.pipeline.running.jobs import machine, timing
+    from engines.pipeline.running.records import JobRecorder, write_record
 
     assert machine() and "(" in machine()
     measured = timing({"work": 10}, "deals", 1.5, 1.25, 1)

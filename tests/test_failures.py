@@ -7,8 +7,8 @@ from pathlib import Path
 
 from wfhelp import cardlab, snakemake, workdir
 
-from engines.pipeline.progress.timings import JobRecorder, read_timing
 from engines.pipeline.running.failures import failed_jobs, job_name, record_failure
+from engines.pipeline.running.records import JobRecorder, read_timing
 
 
 def test_a_failure_is_recorded_and_a_finished_attempt_before_it_kept(tmp_path):

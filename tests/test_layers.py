@@ -9,7 +9,7 @@ first (a module may import its own layer and the ones below):
     warehouse engines/pipeline/*/{config,plan,jobs,warehouse,...}.py (by module: PIPELINE_LAYER)
     verify    engines/pipeline/*/{verify,resume,repair,clean,...}.py, engines/report/*, engines/<game>/report.py
     steps     engines/pipeline/running/steps.py (the only module that knows Snakemake's job object)
-    cli       engines/cli.py, engines/<game>/cli.py, engines/pipeline/*/{status,run}.py, engines/campaign/*
+    cli       engines/cli.py, engines/<game>/cli.py, engines/pipeline/*/{view,run}.py, engines/campaign/*
 
 and nothing under engines/report/ imports engines/pipeline/ (report code receives a connection).
 """
@@ -38,18 +38,16 @@ PIPELINE_LAYER = {
     "recompute": "verify",
     "terminal": "verify",
     "steps": "steps",
-    "status": "cli",
+    "view": "cli",
     "run": "cli",
     # operations: reading a run's files and modelling its progress below, running Snakemake on top
-    "timings": "warehouse",
-    "devices": "warehouse",  # which GPU a shard job computes on (jobs claims it)  # every job writes its record; jobs (warehouse) and the readers above use it
+    "records": "warehouse",  # every job writes its timing record; jobs (warehouse) and the readers above use it
+    "devices": "warehouse",  # which GPU a shard job computes on (jobs claims it)
     "runstate": "verify",
-    "progress_model": "verify",
-    "pricing": "verify",
-    "run_costs": "verify",
+    "model": "verify",
+    "costs": "verify",
     "failures": "verify",
     "snapshot": "steps",
-    "live": "steps",
     "runner": "cli",
 }
 MAX_FUNCTION_LINES = 80

@@ -9,7 +9,7 @@ jobs took 4.8 and 2.8 wall seconds per CPU second), and their recorder did not s
 the warm runs show none of their own jobs until each one's files appear.  live_cold3.json and
 live_warm3.json (a third config, the machine at load 1) were recorded with the step logs' timing lines,
 the logs of this run's jobs and the load, to measure the prices of what no timing line measures yet
-(engines/pipeline/progress/run_costs.py); the first two pairs, which set none of them, check them.
+(engines/prices.yaml); the first two pairs, which set none of them, check them.
 live_make.json.gz, live_make2.json.gz and live_make3.json.gz are what the issue asks about: `cardlab run
 --cores 2` (`make run`'s command) in a fresh clone of the project, the default config with its kept
 files, recorded by `python tests/live_recording.py tests/data/live_make.json.gz --clone CLONE` (154, 155
@@ -26,8 +26,8 @@ from pathlib import Path
 import live_recording
 import pytest
 
-from engines.pipeline.progress.live import view
-from engines.pipeline.progress.progress_model import model
+from engines.pipeline.progress.model import model
+from engines.pipeline.progress.view import view
 
 DATA = Path(__file__).parent / "data"
 PAIRS = [
@@ -154,7 +154,7 @@ def test_a_snapshot_on_disk_tells_kept_files_and_the_steps_left(tmp_path, monkey
     import os
 
     from engines.pipeline.progress.snapshot import snapshot
-    from engines.pipeline.progress.timings import write_record
+    from engines.pipeline.running.records import write_record
     from engines.pipeline.running.steps import step_timing
 
     monkeypatch.chdir(tmp_path)
@@ -231,3 +231,33 @@ def test_a_file_the_run_writes_again_is_this_run_s_work_not_kept(tmp_path, monke
     os.utime("config.yaml", (2000.0, 2000.0))
     snap = snapshot("config.yaml", "results", alive=True, run_started=1000.0, cores=2)
     assert not any(set(s.files.values()) <= snap.kept for s in shards[:2])
+
+
+def test_the_live_view_is_redrawn_in_place_on_a_terminal_and_printed_into_a_file(tmp_path, monkeypatch):
+    """On a terminal each frame replaces the last (rich's live display moves the cursor up over it) and the
+    cursor is given back at the end; into a file the frames are printed whole, the first and the last."""
+    import argparse
+    import io
+
+    from rich.console import Console
+
+    from engines.pipeline.progress.view import Redraw
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text("blackjack:\n  exact: {decks: [1], soft17: [stand], peek: ['no']}\n")
+    args = argparse.Namespace(config="config.yaml", results="results", every=60.0)
+    clock = iter(range(100)).__next__
+    terminal = io.StringIO()
+    with Redraw(args, True, clock, console=Console(file=terminal, force_terminal=True, width=200)) as redraw:
+        redraw(False)
+        first = terminal.getvalue()
+        redraw(True)
+    drawn = terminal.getvalue()
+    assert "cardlab run: 0/1 shards done" in first and "blackjack" in first
+    assert "\x1b[1A" in drawn[len(first) :] and "cardlab run stopped: 0/1 shards done" in drawn
+    assert drawn.endswith("\x1b[?25h") or "\x1b[?25h" in drawn[len(first) :]  # the cursor shown again
+    file = io.StringIO()
+    with Redraw(args, True, iter(range(100)).__next__, console=Console(file=file)) as redraw:
+        redraw(False), redraw(False), redraw(True)
+    text = file.getvalue()
+    assert "\x1b" not in text and text.count("shards done") == 2  # the second frame within 10 ticks: not printed

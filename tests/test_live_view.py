@@ -1,4 +1,4 @@
-"""The live view (engines/pipeline/progress/live.py): a pure function of a snapshot, replayed on a recorded campaign.
+"""The live view (engines/pipeline/progress/: model, costs, view): a pure function of a snapshot, replayed on a recorded campaign.
 
 tests/data/live_campaign.json is a real small run (tests/live_recording.py records one):
 the plan, when each shard file appeared, each log line with the time it was written, and
@@ -18,34 +18,24 @@ import live_recording
 import pytest
 
 from engines.core.fmt import count
+from engines.core.prices import run_price
 from engines.core.progress import Progress
-from engines.pipeline.progress.live import (
-    PlannedShard,
-    RecordFile,
-    Shown,
-    Snapshot,
-    eta_text,
-    read_shard_record,
-    smoothed,
-    view,
-)
-from engines.pipeline.progress.pricing import PRIOR_WEIGHT, UNESTIMATED_S, priced, rates_of
-from engines.pipeline.progress.progress_model import ETA_DRIFT_S, model, shard_states
-from engines.pipeline.progress.run_costs import (
-    JOB_START_CPU_S,
+from engines.pipeline.progress.costs import (
     PRIOR_CPU_S,
     PRIOR_JOBS,
-    SNAKEMAKE_END_CPU_S,
-    STEP_CPU_S,
-    STEP_WAIT,
-    WAREHOUSE_CPU_S,
-    WAREHOUSE_FILE_CPU_S,
+    PRIOR_WEIGHT,
+    UNESTIMATED_S,
     finishing,
+    priced,
+    rates_of,
     slowdown,
     step_cpu_s,
     step_slowdown,
 )
+from engines.pipeline.progress.model import ETA_DRIFT_S, PlannedShard, Shown, Snapshot, model, shard_states, smoothed
+from engines.pipeline.progress.view import eta_text, view
 from engines.pipeline.running.jobs import timing
+from engines.pipeline.running.records import RecordFile, read_shard_record
 
 FIXTURE = Path(__file__).parent / "data" / "live_campaign.json"
 
@@ -209,11 +199,11 @@ def test_a_running_shard_whose_cost_follows_the_shard_is_priced_by_its_own_progr
 
 def test_the_time_jobs_spend_outside_their_computation_is_measured_and_counted():
     """Two jobs of the run took 10 s each, 1 s of it timed; the first computed from 9 s, so from 9 s less a
-    job's start-up (JOB_START_CPU_S on an idle machine: slowdown 1) the core spent 20 - 9 + start-up - 2 s
+    job's start-up (run_price("job_start") on an idle machine: slowdown 1) the core spent 20 - 9 + start-up - 2 s
     outside the timed work: with PRIOR_JOBS jobs at the start-up's price, each job costs (2 x start-up + that)
     / 4 beyond its work, and the two left 1 s of work each beside it."""
     assert PRIOR_JOBS == 2
-    start = JOB_START_CPU_S
+    start = run_price("job_start")
     each = (2 * start + (20 - 9 + start - 2)) / 4
     plan = [shard(n=n) for n in range(4)]
     logs = {plan[0].log: finished_log(plan[0], 1.0, mtime=10.0), plan[1].log: finished_log(plan[1], 1.0, mtime=20.0)}
@@ -259,9 +249,9 @@ def test_the_steps_after_the_shards_are_priced_by_their_timing_lines_at_the_mach
     slow = 2.0  # the job's and the load's alike: two jobs took 2 wall s a CPU s, so 2 CPUs were busy elsewhere
     alone, two = (1 + 2) / 2, (2 + 2) / 2
     assert step_slowdown(slow, 2, 1) == alone and step_slowdown(slow, 2, 2) == two
-    assert step_slowdown(1.0, 2, 1) == STEP_WAIT  # an idle machine: the steps' own waits
+    assert step_slowdown(1.0, 2, 1) == run_price("step_wait")  # an idle machine: the steps' own waits
     priced = replace(base, step_cpu={"warehouse": 2.0, "report": 1.0})
-    expected = 2.0 * alone + 1.0 * two + STEP_CPU_S["index"] * alone + SNAKEMAKE_END_CPU_S * slow
+    expected = 2.0 * alone + 1.0 * two + run_price("index") * alone + run_price("snakemake_end") * slow
     assert finishing(priced, slow) == pytest.approx(expected)
     assert finishing(base, slow) > finishing(priced, slow)  # the warehouse's price, measured dearer
     under_way = replace(priced, steps_since=priced.now - 3.0)
@@ -275,11 +265,11 @@ def test_the_warehouse_is_priced_by_the_files_it_reads_until_its_log_says():
     files it loads (the default config's 3,275 cost about 11 CPU-s, a small config's 55 about 3)."""
     small = snap([shard(n=i) for i in range(3)])
     large = snap([shard(n=i) for i in range(3000)])
-    assert step_cpu_s(small, "warehouse") == pytest.approx(WAREHOUSE_CPU_S + 3 * WAREHOUSE_FILE_CPU_S)
-    assert step_cpu_s(large, "warehouse") == pytest.approx(WAREHOUSE_CPU_S + 3000 * WAREHOUSE_FILE_CPU_S)
+    assert step_cpu_s(small, "warehouse") == pytest.approx(run_price("warehouse") + 3 * run_price("warehouse_file"))
+    assert step_cpu_s(large, "warehouse") == pytest.approx(run_price("warehouse") + 3000 * run_price("warehouse_file"))
     assert 10 < step_cpu_s(large, "warehouse") < 11
     assert step_cpu_s(replace(large, step_cpu={"warehouse": 4.0}), "warehouse") == 4.0  # measured: its own
-    assert step_cpu_s(large, "report") == STEP_CPU_S["report"]
+    assert step_cpu_s(large, "report") == run_price("report")
 
 
 def test_kernels_no_job_has_loaded_are_priced_by_their_kind_s_compilation():
@@ -314,7 +304,7 @@ def test_kernels_no_job_has_loaded_are_priced_by_their_kind_s_compilation():
 
 def start_up(m, s: Snapshot) -> float:
     """A job's start-up as the model measures it (job_overhead) for the one job left."""
-    from engines.pipeline.progress.run_costs import job_overhead
+    from engines.pipeline.progress.costs import job_overhead
 
     return job_overhead(shard_states(s), s, m.estimate.parallel, m.estimate.slowdown)
 
@@ -349,9 +339,9 @@ def test_an_empty_log_is_a_job_that_has_started():
 
 
 def test_attempts_of_a_record_are_told_apart(tmp_path):
-    """A job's attempt writes its record anew (engines/pipeline/progress/timings.py): the attempt under way is its
+    """A job's attempt writes its record anew (engines/pipeline/running/records.py): the attempt under way is its
     progress, and the timing of an attempt that finished before it stays."""
-    from engines.pipeline.progress.timings import JobRecorder, read_record
+    from engines.pipeline.running.records import JobRecorder, read_record
 
     s = shard(work=1000)
     path = tmp_path / "shard.json"
@@ -477,7 +467,7 @@ def test_the_live_view_validates_the_config_again_only_when_a_config_file_change
     # it redraws every second: validating the config each time cost a third of a CPU-second a frame
     import os
 
-    from engines.pipeline.progress import status
+    from engines.pipeline.progress import snapshot as status
     from engines.pipeline.running import config as config_module
 
     cfg = tmp_path / "config.yaml"

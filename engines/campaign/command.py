@@ -26,7 +26,7 @@ from .book import Campaign, CampaignBook, agreed_per_shard, next_shards, runs_wo
 
 def campaign_command(book: CampaignBook, args) -> int:
     """Run the command the parsed arguments ask for; returns the exit status."""
-    from ..pipeline.progress.timings import timing_of_log as read_timing
+    from ..pipeline.running.records import timing_of_log as read_timing
 
     if args.run is not None and args.keep:
         raise CardlabError("--run keeps each shard it finishes in the ledger; give --run or --keep, not both")

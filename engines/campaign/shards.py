@@ -8,7 +8,7 @@ windows of those shards) and the shards' files.  The config goes to a file under
 finished shard and, every minute while shards run, one on how far the running ones are
 (their job logs' progress lines) and the whole run, each with the ETA of ``cardlab
 status``'s live view of the run's shards (one model of the time left:
-engines/pipeline/progress/progress_model.py, said by engines/pipeline/progress/live.py).  Beside the run
+engines/pipeline/progress/model.py, said by engines/pipeline/progress/view.py).  Beside the run
 config a note names the run (the command, the process, the shards' files) so that
 ``cardlab status`` shows the run's shards while it goes.  On Ctrl-C snakemake is told to
 stop (it removes the files of the jobs it was running), and every finished shard stays.
@@ -26,12 +26,11 @@ from pathlib import Path
 import yaml
 
 from ..core.errors import CardlabError
-from ..core.fmt import plural
+from ..core.fmt import duration, plural
 from ..core.layout import RESULTS, timing_of
-from ..pipeline.progress.live import Shown, finished_count, running_line
-from ..pipeline.progress.progress_model import Estimate, run_share
-from ..pipeline.progress.status import run_frame  # the live view of the run's shards, as `cardlab status` shows it
-from ..pipeline.progress.timings import last_reading
+from ..pipeline.progress.model import Estimate, Shown
+from ..pipeline.progress.view import eta_text, run_frame
+from ..pipeline.running.records import last_reading
 from ..pipeline.running.runner import log_tail, run_snakemake, snakemake_command
 from ..pipeline.running.runstate import RUN_DIR, RunNote, write_run_note
 
@@ -174,3 +173,26 @@ class Watch:
             return None, None
         self.shown = frame.shown
         return frame.shown.eta_s, frame.model.estimate if frame.model else None
+
+
+def run_share(done: Sequence[str], progress: Mapping[str, float], work: Mapping[str, int]) -> float:
+    """A run's share of its work done: finished shards whole, running ones by ``progress`` (name -> share)."""
+    units = sum(work[n] for n in done)
+    units += sum(min(share * work[n], work[n]) for n, share in progress.items() if n not in done)
+    return units / max(1, sum(work.values()))
+
+
+def running_line(
+    share: float, progress: Mapping[str, float], elapsed: float, eta: float | None, est: Estimate | None = None
+) -> str | None:
+    """A campaign run's minute line: each running shard's share, the run's share done and its ETA."""
+    if not progress:
+        return None
+    parts = ", ".join(f"shard {name} {100 * p:.0f} %" for name, p in progress.items())
+    return f"  running: {parts}; the run {100 * share:.1f} % done after {duration(elapsed)}, {eta_text(eta, est)}"
+
+
+def finished_count(done: int, total: int, elapsed: float, eta: float | None, est: Estimate | None = None) -> str:
+    """The tail of a finished shard's line: how many of the run's are done, after how long, and the ETA."""
+    tail = f", {eta_text(eta, est)}" if done < total else ""
+    return f"({done} of {total} after {duration(elapsed)}{tail})"

@@ -7,7 +7,7 @@ shards, or edited by hand): a plain `make run` would queue some 230 core-hours o
 
 So before a run starts, the ledger-planned shards (their kind's :class:`engines.kinds.Schedule`, ``ledger``) whose
 files are missing, or would be rewritten (written by another result version or for another spec), are
-priced as the live view prices the work left (engines/pipeline/progress/pricing.py: measured rates from the job
+priced as the live view prices the work left (engines/pipeline/progress/costs.py: measured rates from the job
 logs, else the kinds' estimates).  Above ``LIMIT_CPU_S`` the run needs leave:
 
 * ``cardlab run`` asks y/N on a terminal, and without one needs ``--allow-campaign-work``;
@@ -29,7 +29,7 @@ from ..core.errors import CardlabError
 from ..core.fmt import hours_text, plural
 from ..core.layout import ledger_path
 from ..core.ledger import runs_of, runs_text
-from ..pipeline.progress.pricing import UNESTIMATED_S, priced, rates_of
+from ..pipeline.progress.costs import UNESTIMATED_S, priced, rates_of
 
 if TYPE_CHECKING:
     from ..pipeline.running.plan import Plan, PlannedShard
@@ -89,12 +89,12 @@ class CampaignWork:
 
 
 def priced_seconds(plan: Plan, shards: Sequence[PlannedShard]) -> float:
-    """The job-seconds of ``shards`` as the live view prices the work left (engines/pipeline/progress/pricing.py): each
+    """The job-seconds of ``shards`` as the live view prices the work left (engines/pipeline/progress/costs.py): each
     at its group's measured rate (a RedBlack size's shards by the measured ones around them, along its kind's
     cost shape), else its kind's estimate at this machine's scale, from every planned shard's log."""
-    from ..pipeline.progress.progress_model import Snapshot, shard_states
+    from ..pipeline.progress.model import Snapshot, shard_states
     from ..pipeline.progress.snapshot import planned_shards
-    from ..pipeline.progress.timings import shard_records
+    from ..pipeline.running.records import shard_records
 
     progress, units = planned_shards(plan)
     wanted = {s.log for s in shards}
@@ -111,7 +111,7 @@ def priced_seconds(plan: Plan, shards: Sequence[PlannedShard]) -> float:
 
 def to_compute(plan: Plan, shard: PlannedShard) -> bool:
     """Whether a run computes the shard: a file missing, or one Snakemake reruns (another version or spec)."""
-    from ..pipeline.progress.snapshot import rewritten_by_run
+    from ..pipeline.catalog.warehouse import rewritten_by_run
 
     for path in shard.files.values():
         try:

@@ -139,7 +139,7 @@ def log_of_shard_file(path: str | os.PathLike) -> str | None:
 
 
 def timings_dir(root: str | os.PathLike = RESULTS) -> str:
-    """Where every job's timing record lives (engines/pipeline/progress/timings.py), laid out as the logs are."""
+    """Where every job's timing record lives (engines/pipeline/running/records.py), laid out as the logs are."""
     return f"{root}/timings"
 
 

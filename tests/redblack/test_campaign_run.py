@@ -183,10 +183,9 @@ def test_bad_runs_are_named_and_change_nothing(tmp_path, args, message):
 
 def test_the_running_shards_are_read_from_their_job_records(tmp_path):
     """The record's latest reading, the model's share of the run (numbers), then its words."""
+    from engines.campaign.shards import run_share, running_line
     from engines.core.progress import Progress
-    from engines.pipeline.progress.live import running_line
-    from engines.pipeline.progress.progress_model import run_share
-    from engines.pipeline.progress.timings import JobRecorder, last_reading
+    from engines.pipeline.running.records import JobRecorder, last_reading
 
     record = tmp_path / "shard=0003.json"
     job = JobRecorder(record, 1, 0.0)

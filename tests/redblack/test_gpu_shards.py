@@ -83,7 +83,7 @@ SCRIPT = textwrap.dedent(
     """
     import json, sys
     from engines.pipeline.running.jobs import run_shard
-    from engines.pipeline.progress.timings import timing_of_log as read_timing
+    from engines.pipeline.running.records import timing_of_log as read_timing
     from engines.redblack.search_shards import ExhaustiveSearch
     from engines.redblack.tables import SEARCH_TABLES
 

@@ -29,10 +29,11 @@ from ...core.layout import (
     temp_path,
     timing_of_shard_file,
 )
-from ...core.store import HASH_KEY, open_shard, verified_table, write_text
+from ...core.store import HASH_KEY, open_shard, read_meta, verified_table, write_text
 from ...interface import result_version, views_sql
 from ...registry import GAMES, engine
-from ..progress.timings import read_timing
+from ..running.plan import Plan
+from ..running.records import read_timing
 from ..trust.check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table, kept_now
 from .measurements import measurements_table
 
@@ -56,6 +57,31 @@ def place_of(path: str) -> ShardPlace | None:
     if parsed is None or parsed[1].game not in GAMES:
         return None
     return parsed[1]
+
+
+_VERSIONS: dict[tuple[int, str, str], str] = {}
+_REWRITTEN: dict[tuple[int, str, float], bool] = {}
+
+
+def rewritten_by_run(plan: Plan, path: str, when: float) -> bool:
+    """Whether a run writes a file there again: another version of its engine or another spec wrote it (an
+    unreadable one Snakemake does not open: kept).  Read once per plan, file and modification time."""
+
+    key = (id(plan), path, when)
+    if key not in _REWRITTEN and plan.files.get(path) is not None:
+        if len(_REWRITTEN) > 100_000:
+            _REWRITTEN.clear()
+        game, _table, spec = plan.files[path]
+        shard = plan.shard(game, spec["experiment"], spec["variant"], spec["shard"])
+        version = _VERSIONS.setdefault((id(plan), game, shard.kind.name), shard.version)  # a source hash: once
+        try:
+            meta = read_meta(path)
+        except CardlabError:
+            meta = None
+        _REWRITTEN[key] = meta is not None and (
+            meta.get("engine_version") != version or bool(same_spec(meta.get("spec") or {}, dict(spec)))
+        )
+    return _REWRITTEN.get(key, False)
 
 
 def same_spec(a: dict, b: dict) -> list[str]:

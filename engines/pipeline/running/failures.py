@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ...core.layout import RESULTS, logs_dir, parse_log_path, timing_of, timings_dir
-from ..progress.timings import parse, read_record, read_timing, write_record
+from .records import parse, read_record, read_timing, write_record
 from .runstate import run_start
 
 

@@ -2,7 +2,7 @@
 
 This module runs the engine on a spec (see :mod:`engines.interface`) and writes
 each table atomically with the provenance record, and the job's timing record
-(engines/pipeline/progress/timings.py) as it goes.  Paths come from :mod:`engines.core.layout`.
+(engines/pipeline/running/records.py) as it goes.  Paths come from :mod:`engines.core.layout`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from ...core.provenance import provenance
 from ...interface import result_version, unit_of
 from ...kinds import GPU_BACKEND
 from ...registry import engine
-from ..progress.timings import JobRecorder
 from .devices import claim_device
+from .records import JobRecorder
 
 
 def set_threads(threads: int) -> int:

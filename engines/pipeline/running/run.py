@@ -14,7 +14,7 @@ import sys
 import time
 
 from ...core.layout import RESULTS
-from ..progress.status import Redraw
+from ..progress.view import Redraw
 from .failures import report_failures
 from .plan import DEFAULT_CONFIG, snakemake_config_files
 from .runner import log_tail, run_snakemake, snakemake_command
@@ -39,8 +39,8 @@ def cmd_run(args) -> int:
         cmd = leave_for_run(cmd, args.config, allow, sys.stdin.isatty() and sys.stdout.isatty())
     print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
     started = time.time()
-    redraw = Redraw(args, process=True, cores=cores_of(cmd))  # its clock counts from the command's start
-    result = run_snakemake(cmd, RUN_LOG, redraw, args.every)
+    with Redraw(args, process=True, cores=cores_of(cmd)) as redraw:  # its clock counts from the command's start
+        result = run_snakemake(cmd, RUN_LOG, redraw, args.every)
     if result.interrupted:
         print(f"interrupted: resume with `cardlab run` (or `snakemake --cores all`); log: {RUN_LOG}")
     elif result.rc != 0:

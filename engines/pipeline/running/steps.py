@@ -4,7 +4,7 @@ Each rule names its step in ``params.step``; the step's function does the work
 through the engines and the pipeline modules.  A CardlabError ends the job with
 ``error: <reason>`` on stderr (and in the job's log and record) and exit status 1.  The steps after
 the shards (warehouse, reports, index) write their timing record when they end (:func:`step_timing`):
-the live view prices the next run's steps by them (engines/pipeline/progress/timings.py).
+the live view prices the next run's steps by them (engines/pipeline/running/records.py).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _steps() -> dict[str, Callable]:
     }
 
 
-# the steps after the shards, by the name the live view prices them under (engines/pipeline/progress/progress_model.py)
+# the steps after the shards, by the name the live view prices them under (engines/pipeline/progress/costs.py)
 TIMED_STEPS = {"warehouse": "warehouse", "game_report": "report", "index": "index"}
 
 
@@ -234,7 +234,7 @@ def run(smk) -> None:
         _steps()[smk.params.step](smk)
         if smk.params.step in TIMED_STEPS and len(smk.log):
             from ...core.layout import timing_of
-            from ..progress.timings import write_record
+            from .records import write_record
 
             write_record(timing_of(smk.log[0]), {"state": "done", **step_timing(TIMED_STEPS[smk.params.step])})
     except CardlabError as exc:

@@ -100,7 +100,7 @@ def target_of(path: str, plan: Plan) -> Target:
     kind = engine(game).kind_of(spec)
     files = {t: shard_path(game, t, spec, root=root) for t in kind.tables}
     read = kind.inputs(spec, plan.specs(game))
-    from ..progress.timings import cpu_priced, timing_of_log
+    from ..running.records import cpu_priced, timing_of_log
 
     timing = timing_of_log(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=root))
     return Target(
@@ -145,8 +145,8 @@ def choose(
 def recompute(target: Target) -> Outcome:
     """Compute the shard again in a scratch directory and compare it with its files (run in a worker)."""
     from ...core.store import HASH_KEY, read_verified
-    from ..progress.timings import timing_of_log
     from ..running.jobs import run_shard
+    from ..running.records import timing_of_log
 
     out = Outcome(target)
     current = engine(target.game).kind_of(target.spec).result_version or source_version(engine(target.game))

@@ -23,7 +23,7 @@ DAMAGED = "damaged"  # results/damaged/<path inside results>.<n>: files recomput
 
 def recompute_cost(path: str | os.PathLike) -> str:
     """What recomputing a shard file costs, from its job's timing record ('' when unmeasured)."""
-    from ..progress.timings import read_timing
+    from ..running.records import read_timing
 
     record = timing_of_shard_file(path)
     timing = read_timing(record)
