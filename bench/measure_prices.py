@@ -3,8 +3,8 @@
     .venv/bin/python bench/measure_prices.py [--config config.yaml] [--results results]
 
 For every price key the config's shards name, the CPU seconds a unit of work took (the finished jobs'
-records: CPU seconds per thread over the units the price counts, on the kind of CPU they ran on) and the
-ratio of the file's ``per_unit`` price to it.  A ratio below 1 is a price lower than this machine
+records: CPU seconds per thread over the units the price counts, on the kind of CPU they ran on), or a
+shard where the file prices shards, and the ratio of the file's price to it.  A ratio below 1 is a price lower than this machine
 measures (a batch of small shards may then exceed its limit); the file keeps generous prices, above the
 measured ones, so a ratio of 1 to 10 is what it should read.  Only CPU jobs count (a GPU job's CPU time
 waited on the device); a job that batched shards records each shard's part.  Edit the file by hand
@@ -53,12 +53,14 @@ def main() -> int:
     if not rows:
         print(f"no finished CPU shard with a timing record under {args.results}/timings/: run the pipeline first")
         return 1
-    print(f"{'price':32} {'jobs':>5} {'measured CPU-s/unit':>20} {'file':>10} {'file/measured':>14}  machines")
+    print(f"{'price':32} {'jobs':>5} {'measured CPU-s':>15} {'per':>5} {'file':>10} {'file/measured':>14}  machines")
     for key, (cpu, units, jobs, machines) in sorted(rows.items()):
-        per_unit = cpu / units
-        price = kind_price(key, "per_unit")
-        ratio = f"{price / per_unit:14.2f}" if price else f"{'(no per_unit)':>14}"
-        print(f"{key:32} {jobs:5d} {per_unit:20.3g} {price or 0:10.3g} {ratio}  {', '.join(sorted(machines))}")
+        per, price = (
+            ("shard", kind_price(key, "shard")) if kind_price(key, "shard") else ("unit", kind_price(key, "per_unit"))
+        )
+        seen = cpu / (jobs if per == "shard" else units)
+        ratio = f"{price / seen:14.2f}" if price else f"{'(no price)':>14}"
+        print(f"{key:32} {jobs:5d} {seen:15.3g} {per:>5} {price or 0:10.3g} {ratio}  {', '.join(sorted(machines))}")
     return 0
 
 
