@@ -16,6 +16,7 @@
 set -u
 OUT=${OUT:-/tmp/out}
 K=${2:-23}
+SIZE=$(printf "exhaustive_k%02d" "$K") # the experiment names the size with two digits
 mkdir -p "$OUT"
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
 {
@@ -23,7 +24,7 @@ export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
   python3 -c 'import numba, numpy, pyarrow, numba_cuda; print("numba", numba.__version__, "numba-cuda", numba_cuda.__version__, "numpy", numpy.__version__, "pyarrow", pyarrow.__version__)'
   grep -m1 "model name" /proc/cpuinfo
 } 2>&1 | tee "$OUT/bench.log"
-shards() { find results/redblack -name 'shard=*.parquet' -path "*exhaustive_k${K}/*" | sort; }
+shards() { find results/redblack -name 'shard=*.parquet' -path "*${SIZE}/*" | sort; }
 before=$(shards)
 if [ "${SHARDS_ONLY:-0}" = 1 ]; then
   measure=(--no-cpu --k23-windows 1 --k23-window 1073741824 --k26-windows 1 --k26-deals 1000000)
@@ -36,7 +37,7 @@ timeout --signal=INT $(( ${1:-400} + 120 )) python3 bench/redblack_gpu.py "${mea
 new=$(comm -13 <(echo "$before") <(shards))
 if [ -n "$new" ]; then
   kept=$(for f in $new; do n=$(basename "$f" .parquet)
-    echo "results/timings/redblack/exhaustive_k${K}/owner/$n.json results/logs/redblack/exhaustive_k${K}/owner/$n.log"
+    echo "results/timings/redblack/${SIZE}/owner/$n.json results/logs/redblack/${SIZE}/owner/$n.log"
   done | tr ' ' '\n' | sort -u)
   cp --parents $new $kept "$OUT/" && echo "copied $(echo "$new" | wc -l) shard files with their timing records to $OUT/results"
 fi

@@ -89,18 +89,6 @@ def shard_rates(states: Sequence[ShardState]) -> dict[Group, float | None]:
     return {s.spec.group: own.get(s.spec.group) or kinds.get(s.spec.group[:2]) for s in states}
 
 
-def interpolated_rate(shards: Sequence[int], measures: Sequence[Measure], shard: int) -> float:
-    """Its own measure, else its measured neighbours' rates interpolated geometrically by shard number
-    (costs several-fold apart: a straight line would overstate them); beyond them, the nearest one's."""
-    i = bisect_left(shards, shard)
-    if i < len(shards) and shards[i] == shard:
-        return measures[i].rate
-    if i == 0 or i == len(shards):
-        return measures[min(i, len(shards) - 1)].rate
-    lo, hi = shards[i - 1], shards[i]
-    return measures[i - 1].rate ** ((hi - shard) / (hi - lo)) * measures[i].rate ** ((shard - lo) / (hi - lo))
-
-
 def place_of(shard: int, extent: int) -> float:
     return (shard + 0.5) / extent
 
@@ -133,13 +121,22 @@ def shape_at(shape: list, place: float) -> float:
     return shape[-1][1]
 
 
-def extrapolated_rate(near: tuple, shard: int, shape: list | None) -> float:
+def neighbour_rate(near: tuple, shard: int, shape: list | None) -> float:
+    """A shard's own measure, else its measured neighbours' rates interpolated geometrically by shard number
+    (costs several-fold apart: a straight line would overstate them); beyond them, the nearest one's,
+    moved along its kind's cost shape where it has one."""
     shards, measures, extent = near
-    rate = interpolated_rate(shards, measures, shard)
-    if shape is None or shards[0] <= shard <= shards[-1]:
-        return rate
-    nearest = shards[0] if shard < shards[0] else shards[-1]
-    return rate * math.exp(shape_at(shape, place_of(shard, extent)) - shape_at(shape, place_of(nearest, extent)))
+    i = bisect_left(shards, shard)
+    if i < len(shards) and shards[i] == shard:
+        return measures[i].rate
+    if 0 < i < len(shards):
+        lo, hi = shards[i - 1], shards[i]
+        return measures[i - 1].rate ** ((hi - shard) / (hi - lo)) * measures[i].rate ** ((shard - lo) / (hi - lo))
+    nearest = 0 if i == 0 else len(shards) - 1
+    moved = 0.0 if shape is None else shape_at(shape, place_of(shard, extent)) - shape_at(
+        shape, place_of(shards[nearest], extent)
+    )  # fmt: skip
+    return measures[nearest].rate * math.exp(moved)
 
 
 def rates_of(states: Sequence[ShardState]) -> list[float | None]:
@@ -163,7 +160,7 @@ def rates_of(states: Sequence[ShardState]) -> list[float | None]:
         if s.spec.cost_follows_shard:
             near = measured.get((s.spec.group, s.spec.variant))
             shape = shapes.get((*s.spec.group[:2], s.spec.variant))
-            rates.append(extrapolated_rate(near, s.spec.shard, shape) if near else None)
+            rates.append(neighbour_rate(near, s.spec.shard, shape) if near else None)
         else:
             rates.append(group_rates.get(s.spec.group))
     return rates
@@ -302,16 +299,12 @@ def step_slowdown(slow: float, cores: int, at_once: int) -> float:
     return max(run_price("step_wait"), (at_once + max(0.0, (slow - 1.0) * cores)) / max(1, cores))
 
 
-def step_seconds(snap: Snapshot, kind: str, slow: float, at_once: int = 1) -> float:
-    return step_cpu_s(snap, kind) * step_slowdown(slow, snap.cores, at_once)
-
-
 def finishing(snap: Snapshot, slow: float = 1.0) -> float:
     """Wall seconds of the steps left: one after another but the reports, side by side on the run's cores,
     then Snakemake's end; the first under way since the latest finished."""
     reports = snap.steps.count("report")
     at_once = max(1, min(snap.cores, reports))
-    price = {kind: step_seconds(snap, kind, slow, at_once if kind == "report" else 1) for kind in STEPS}
+    price = {k: step_cpu_s(snap, k) * step_slowdown(slow, snap.cores, at_once if k == "report" else 1) for k in STEPS}
     left = sum(price[k] for k in snap.steps if k != "report") + (reports / at_once) * price["report"]
     left += run_price("snakemake_end") * slow if snap.steps else 0.0
     if snap.steps and snap.steps_since is not None:

@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from ...core.layout import RESULTS, WAREHOUSE, timing_of, timings_dir
+from ...core.layout import RESULTS, timing_of, timings_dir, warehouse_path
 from ...registry import engine
 from ..running.plan import DEFAULT_CONFIG, Plan, load_plan
 from ..running.records import mtime, read_record, shard_records, step_cpu, step_record
@@ -17,11 +17,6 @@ from ..running.runstate import run_alive, run_start
 from .model import PlannedShard, Snapshot
 
 REPORT_INDEX = "index.html"
-
-
-def warehouse_in(results: str | os.PathLike) -> str:
-    """The warehouse file of a results tree."""
-    return os.path.join(results, os.path.basename(WAREHOUSE))
 
 
 def planned_shards(plan: Plan) -> tuple[list[PlannedShard], dict[str, str]]:
@@ -59,7 +54,7 @@ def cached_plan(config, results: str = RESULTS) -> tuple[list[PlannedShard], dic
 
 
 def warehouse_state(results: str, all_done: bool, newest: float) -> str:
-    wh = mtime(warehouse_in(results))
+    wh = mtime(warehouse_path(results))
     if wh is None:
         return "missing"
     if not all_done:
@@ -71,7 +66,7 @@ def reports_state(results: str, reports: str, warehouse: str) -> str:
     index = mtime(f"{reports}/{REPORT_INDEX}")
     if index is None:
         return "missing"
-    wh = mtime(warehouse_in(results))
+    wh = mtime(warehouse_path(results))
     return "to be rebuilt" if warehouse != "current" or (wh and index < wh) else "current"
 
 

@@ -135,13 +135,13 @@ def cost_left(state, results: str) -> str | None:
     """The rest's cost as the report prices it (engines/redblack/report/cost.py), when there is a warehouse."""
     import duckdb
 
+    from ...core.layout import warehouse_path
     from ...pipeline.catalog.warehouse import connect
-    from ...pipeline.progress.snapshot import warehouse_in
     from ..campaign import cost_left_text
     from ..report.cost import cost_line, costs_to_finish
     from ..report.queries import coverage_of
 
-    db = warehouse_in(results)
+    db = warehouse_path(results)
     try:  # a warehouse being rebuilt, or one without RedBlack, only costs this line
         with connect(db) as con:
             coverage = coverage_of(con, state.k)
