@@ -167,8 +167,8 @@ def gpu_shards(k: int, count: int, per_shard: int | None, until: float, started:
     """The next `count` shards of size k's campaign from the bottom, on the GPU, as campaign jobs write them
     (on the grid of its ledger or config block, else `per_shard` deals a shard)."""
     from engines.campaign.command import the_ledger
-    from engines.pipeline.running.records import timing_of_log as read_timing
     from engines.pipeline.running.jobs import run_shard
+    from engines.pipeline.running.records import timing_of_log as read_timing
     from engines.redblack.campaign import campaign_state
     from engines.redblack.campaign_next import campaign_of, plan_run
     from engines.redblack.search_shards import ExhaustiveSearch
