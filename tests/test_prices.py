@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
 
 from engines.core.prices import PRICES, kind_price, run_price
@@ -33,3 +34,30 @@ def test_no_engine_s_version_reads_the_prices():
 
     hashed = [code_of(PRICES.parent / e.name / f) for e in engines() for f in result_files(e)]
     assert hashed and not any(b"prices" in code for code in hashed)
+
+
+def test_the_bench_measures_a_price_from_the_timing_records(tmp_path, monkeypatch):
+    """bench/measure_prices.py: CPU seconds per thread over the units its price counts, per price key, from
+    the finished CPU shards' records; a shard without a record, or computed on a GPU, counts nothing."""
+    import importlib.util
+
+    from engines.core.layout import timing_of
+    from engines.pipeline.running.jobs import timing
+    from engines.pipeline.running.records import write_record
+
+    spec_of = importlib.util.spec_from_file_location("measure_prices", PRICES.parent.parent / "bench/measure_prices.py")
+    bench = importlib.util.module_from_spec(spec_of)
+    spec_of.loader.exec_module(bench)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text(
+        "narcotic:\n  experiments:\n    - {name: seed, rules: seed, games: 3000, shards: 3, seed: 1}\n"
+    )
+    shards = [s for s in load_plan("config.yaml", "results") if s.game == "narcotic"]
+    assert len(shards) == 3 and all(s.work == 1000 for s in shards)
+    write_record(timing_of(shards[0].log), {"state": "done", **timing({"work": 1000}, "games", 0.5, 0.02, 1)})
+    write_record(timing_of(shards[1].log), {"state": "done", **timing({"work": 1000}, "games", 0.5, 0.04, 2)})
+    gpu = timing({"work": 1000}, "games", 0.5, 9.0, 1, device="NVIDIA H200 (gpu, numba-cuda)")
+    write_record(timing_of(shards[2].log), {"state": "done", **gpu})
+    cpu, units, jobs, machines = bench.measured("config.yaml", "results")["narcotic/sim"]
+    assert jobs == 2 and units == 2000 and cpu == pytest.approx(0.04)  # 0.02 and 0.04 over 2 threads
+    assert len(machines) == 1 and "H200" not in next(iter(machines))
