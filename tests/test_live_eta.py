@@ -254,6 +254,7 @@ def test_the_live_view_is_redrawn_in_place_on_a_terminal_and_printed_into_a_file
         redraw(True)
     drawn = terminal.getvalue()
     assert "cardlab run: 0/1 shards done" in first and "blackjack" in first
+    assert "━" in first  # the game's bar: nothing done yet
     assert "\x1b[1A" in drawn[len(first) :] and "cardlab run stopped: 0/1 shards done" in drawn
     assert drawn.endswith("\x1b[?25h") or "\x1b[?25h" in drawn[len(first) :]  # the cursor shown again
     file = io.StringIO()

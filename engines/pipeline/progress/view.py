@@ -13,7 +13,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...core.errors import CardlabError
 from ...core.fmt import count, duration, listed
@@ -37,6 +37,7 @@ class Frame:
     finished: bool  # every shard done, warehouse and reports current
     model: Model | None = None
     going: bool = False  # a run goes (its head says so)
+    bars: dict[int, float] = field(default_factory=dict)  # line -> the percent done its game's bar shows
 
 
 def eta_text(eta: float | None, est: Estimate | None = None) -> str:
@@ -97,6 +98,7 @@ def view(snap: Snapshot, previous: Shown | None = None, running: str = "") -> Fr
     begun = any(s.log is not None and s.log.mtime >= (snap.run_started or 0) for s in m.states if s.state != "kept")
     if snap.alive and snap.run_started is not None and not m.all_done and not begun:  # no silent start
         lines.append("  starting: Snakemake checks the plan's files and schedules the first jobs")
+    bars = {len(lines) + i: g.percent for i, g in enumerate(m.games)}
     lines += ["  " + game_text(g) for g in m.games]
     if snap.warehouse or snap.reports:
         lines.append(f"  warehouse  {snap.warehouse};  reports {snap.reports}")
@@ -105,7 +107,7 @@ def view(snap: Snapshot, previous: Shown | None = None, running: str = "") -> Fr
             f"  stale: {count(snap.stale, 'files')} written by an earlier version of their engine's code or for "
             "another spec (`cardlab verify` lists them): a run computes them again"
         )
-    return Frame(lines, m.shown, finished, m, snap.alive)
+    return Frame(lines, m.shown, finished, m, snap.alive, bars)
 
 
 def run_frame(run: RunNote, results: str, alive: bool | None, previous: Shown | None, started: float | None) -> Frame:
@@ -172,19 +174,33 @@ class Redraw:
 
     def __call__(self, ended: bool) -> bool:
         """Draw a frame; True when, following no process, no run goes here any more."""
-        from rich.text import Text
-
         alive = (not ended) if self.process else None
         frame = summary(self.args, alive, self.shown, self.run_started, self.cores, self.running)
         self.shown = frame.shown
         frame.lines[0] += f"  [{duration(self.clock() - self.started)}]"
         if self.live is not None:
-            self.live.update(Text("\n".join(frame.lines)), refresh=True)
+            self.live.update(drawn(frame), refresh=True)
         elif ended or self.last_print is None or self.clock() - self.last_print >= self.args.every * 10:
             self.console.file.write("\n".join(frame.lines) + "\n")
             self.console.file.flush()
             self.last_print = self.clock()
         return not self.process and not run_alive() and self.clock() - self.started > QUIET_START_S
+
+
+def drawn(frame: Frame):
+    """A frame for a terminal: its head, then each line, a game's beside a bar of its share done."""
+    from rich.console import Group
+    from rich.progress_bar import ProgressBar
+    from rich.table import Table
+    from rich.text import Text
+
+    rows = Table.grid(padding=(0, 1))
+    rows.add_column(width=20, no_wrap=True)
+    rows.add_column()
+    for i, line in enumerate(frame.lines[1:], 1):
+        bar = ProgressBar(total=100.0, completed=frame.bars[i], width=20) if i in frame.bars else Text("")
+        rows.add_row(bar, Text(line.strip()))
+    return Group(Text(frame.lines[0]), rows)
 
 
 def follow(args, proc: subprocess.Popen | None) -> int:
