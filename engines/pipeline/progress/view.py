@@ -211,7 +211,13 @@ def follow(args, proc: subprocess.Popen | None) -> int:
 
 def cmd_status(args) -> int:
     if not args.follow:
-        print("\n".join(summary(args).lines))
+        from rich.console import Console
+
+        console, frame = Console(), summary(args)
+        if console.is_terminal:  # the bars; into a file or pipe, the lines alone
+            console.print(drawn(frame))
+        else:
+            print("\n".join(frame.lines))
         return 0
     return follow(args, None)
 
