@@ -378,4 +378,4 @@ class CanonicalDecks(ExhaustiveDecks):
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
         """The block's ``threads``; the kernels' compilation."""
-        return replace(super().schedule(section, spec), price="narcotic/exhaustive")
+        return replace(super().schedule(section, spec), price="narcotic/canonical")
