@@ -135,13 +135,21 @@ def game_check_records(game):
     return [f for f in check_record_files() if f.split("/")[-3] == game]
 
 
+# the loader, and what judges the check records the catalog holds (table recompute_checks, view campaign_checks)
+WAREHOUSE_CODE = [
+    "pipeline/catalog/warehouse.py",
+    "pipeline/trust/check_records.py",
+    "pipeline/trust/campaign_checks.sql",
+    "core/store.py",
+]
+
+
 def views_version(game):
     """What a game's tables in the warehouse depend on beyond its shards: the loader and its views."""
     from engines.interface import game_directory
 
     views = [f"{game}/views.sql"] if (game_directory(engine(game)) / "views.sql").exists() else []
-    # check_records.py judges the check records the catalog holds (table recompute_checks)
-    return files_version(["pipeline/catalog/warehouse.py", "pipeline/trust/check_records.py", "core/store.py"] + views)
+    return files_version(WAREHOUSE_CODE + views)
 
 
 def report_inputs_file(game):
@@ -153,5 +161,4 @@ def warehouse_version():
     from engines.interface import game_directory
 
     views = [f"{g}/views.sql" for g in GAMES if (game_directory(engine(g)) / "views.sql").exists()]
-    # check_records.py judges the check records the catalog holds (table recompute_checks)
-    return files_version(["pipeline/catalog/warehouse.py", "pipeline/trust/check_records.py", "core/store.py"] + views)
+    return files_version(WAREHOUSE_CODE + views)
