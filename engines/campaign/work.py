@@ -7,8 +7,8 @@ shards, or edited by hand): a plain `make run` would queue some 230 core-hours o
 
 So before a run starts, the ledger-planned shards (their kind's :class:`engines.kinds.Schedule`, ``ledger``) whose
 files are missing, or would be rewritten (written by another result version or for another spec), are
-priced as the live view prices the work left (engines/pipeline/progress/costs.py: measured rates from the job
-logs, else the kinds' estimates).  Above ``LIMIT_CPU_S`` the run needs leave:
+priced as the live view prices the work left (engines/pipeline/progress/costs.py: measured rates from the jobs'
+timing records, else the kinds' prices).  Above ``LIMIT_CPU_S`` the run needs leave:
 
 * ``cardlab run`` asks y/N on a terminal, and without one needs ``--allow-campaign-work``;
 * a plain ``snakemake`` needs ``--config allow_campaign_work=true`` (the Snakefile checks);
@@ -91,7 +91,7 @@ class CampaignWork:
 def priced_seconds(plan: Plan, shards: Sequence[PlannedShard]) -> float:
     """The job-seconds of ``shards`` as the live view prices the work left (engines/pipeline/progress/costs.py): each
     at its group's measured rate (a RedBlack size's shards by the measured ones around them, along its kind's
-    cost shape), else its kind's estimate at this machine's scale, from every planned shard's log."""
+    cost shape), else its kind's estimate at this machine's scale, from every planned shard's timing record."""
     from ..pipeline.progress.model import Snapshot, shard_states
     from ..pipeline.progress.snapshot import planned_shards
     from ..pipeline.running.records import shard_records

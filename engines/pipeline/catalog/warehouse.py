@@ -66,14 +66,16 @@ _REWRITTEN: dict[tuple[int, str, float], bool] = {}
 def rewritten_by_run(plan: Plan, path: str, when: float) -> bool:
     """Whether a run writes a file there again: another version of its engine or another spec wrote it (an
     unreadable one Snakemake does not open: kept).  Read once per plan, file and modification time."""
-
     key = (id(plan), path, when)
     if key not in _REWRITTEN and plan.files.get(path) is not None:
         if len(_REWRITTEN) > 100_000:
             _REWRITTEN.clear()
         game, _table, spec = plan.files[path]
         shard = plan.shard(game, spec["experiment"], spec["variant"], spec["shard"])
-        version = _VERSIONS.setdefault((id(plan), game, shard.kind.name), shard.version)  # a source hash: once
+        kind = (id(plan), game, shard.kind.name)
+        if kind not in _VERSIONS:  # an engine's source hash: once per plan and kind, not per file
+            _VERSIONS[kind] = shard.version
+        version = _VERSIONS[kind]
         try:
             meta = read_meta(path)
         except CardlabError:

@@ -265,5 +265,5 @@ def kept_campaigns_table(metas: dict[str, dict]) -> pa.Table:
     )
 
 
-CAMPAIGN_CHECKS_VIEW = (Path(__file__).with_name("campaign_checks.sql")).read_text(encoding="utf-8")
+CAMPAIGN_CHECKS_VIEW = Path(__file__).with_name("campaign_checks.sql").read_text(encoding="utf-8")
 """View ``campaign_checks``: each kept campaign with how much of it was recomputed independently."""
