@@ -45,7 +45,7 @@ import numpy as np
 import yaml
 
 from engines.core.errors import CardlabError
-from engines.pipeline.running.jobs import machine
+from engines.core.machine import machine
 from engines.redblack import gpu
 from engines.redblack.exhaustive import search_range
 from engines.redblack.rules import canonical_deals

@@ -11,7 +11,7 @@ import pytest
 import yaml
 from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab, digests, job_logs, reference, snakemake, workdir
 
-from engines.pipeline.running.jobs import set_threads
+from engines.core.threads import set_threads
 
 # A part of the reference campaign (same specs, so the same bytes are expected):
 # every narcotic shard, redblack k = 1..3 with 2 threads per job, blackjack exact + one simulation.

@@ -92,8 +92,9 @@ def test_timing_records_name_the_kind_of_cpu(tmp_path):
     shard_timings reads it, and reads a record without the kind as an unknown machine (NULL), never as
     this one; a record still running (no attempt finished) gives no row."""
     from engines.core.layout import log_path, shard_path, timing_of
+    from engines.core.machine import machine
     from engines.pipeline.catalog.warehouse import timing_table
-    from engines.pipeline.running.jobs import machine, timing
+    from engines.pipeline.running.jobs import timing
     from engines.pipeline.running.records import JobRecorder, write_record
 
     assert machine() and "(" in machine()

@@ -15,6 +15,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 
 
+def set_threads(threads: int) -> int:
+    """Numba follows a job's thread count (Snakemake only caps OMP/BLAS); returns numba's count."""
+    n = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
+    numba.set_num_threads(n)
+    return numba.get_num_threads()
+
+
 def for_each_block(run: Callable[[int], object], blocks: int) -> None:
     """Call ``run(b)`` for every block b in 0..blocks-1: in order on this thread when numba's
     thread count (``numba.set_num_threads``) is 1, else on that many threads, each taking the

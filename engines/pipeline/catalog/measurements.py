@@ -43,12 +43,8 @@ FIGURE = ("metric", "value", "low", "high", "unit", "detail")
 
 def measurements_table(results: str | os.PathLike) -> pa.Table:
     """Every kept measurement under a results tree, one row per figure."""
-    rows: dict[str, list] = {f.name: [] for f in MEASUREMENT_SCHEMA}
-    for f in measurement_files(results):
-        for row in measurement_rows(f):
-            for name, value in row.items():
-                rows[name].append(value)
-    return pa.table(rows, schema=MEASUREMENT_SCHEMA)
+    rows = [row for f in measurement_files(results) for row in measurement_rows(f)]
+    return pa.Table.from_pylist(rows, schema=MEASUREMENT_SCHEMA)
 
 
 def measurement_rows(path: str | os.PathLike) -> list[dict]:

@@ -169,28 +169,6 @@ def load_file(path: str, planned: tuple[str, str, dict] | None = None) -> tuple[
     return meta, data
 
 
-def provenance_rows(metas: dict[str, dict]) -> dict[str, list]:
-    cols = defaultdict(list)
-    for path, m in sorted(metas.items()):
-        spec = m.get("spec", {})
-        cols["path"].append(path)
-        cols["game"].append(m["game"])
-        cols["table_name"].append(m["table"])
-        cols["experiment"].append(m.get("experiment"))
-        cols["variant"].append(m.get("variant"))
-        cols["shard"].append(m.get("shard"))
-        cols["rows"].append(m.get("rows"))
-        cols["engine_version"].append(m["engine_version"])
-        cols["data_sha256"].append(m.get(HASH_KEY))
-        cols["root_seed"].append(spec.get("root_seed"))
-        cols["seed"].append(str(spec["seed"]) if "seed" in spec else None)
-        cols["seed_derivation"].append(spec.get("seed_derivation"))
-        cols["work_range"].append(json.dumps(spec.get("range")))
-        cols["packages"].append(json.dumps(m.get("packages", {}), sort_keys=True))
-        cols["spec"].append(json.dumps(spec, sort_keys=True))
-    return dict(cols)
-
-
 def build(
     files: Iterable[str],
     out: str | os.PathLike = DEFAULT_PATH,
@@ -293,9 +271,24 @@ PROVENANCE_SCHEMA = pa.schema(
 
 def provenance_table(metas: dict[str, dict]) -> pa.Table:
     """One row per loaded file: where it came from and how it was computed."""
-    if not metas:
-        return PROVENANCE_SCHEMA.empty_table()
-    return pa.table(provenance_rows(metas))
+    rows = []
+    for path, m in sorted(metas.items()):
+        spec = m.get("spec", {})
+        rows.append(
+            {
+                **{k: m.get(k) for k in ("game", "experiment", "variant", "shard", "rows", "engine_version")},
+                "path": path,
+                "table_name": m["table"],
+                "data_sha256": m.get(HASH_KEY),
+                "root_seed": spec.get("root_seed"),
+                "seed": str(spec["seed"]) if "seed" in spec else None,
+                "seed_derivation": spec.get("seed_derivation"),
+                "work_range": json.dumps(spec.get("range")),
+                "packages": json.dumps(m.get("packages", {}), sort_keys=True),
+                "spec": json.dumps(spec, sort_keys=True),
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=PROVENANCE_SCHEMA)
 
 
 def add_game_tables_and_views(con: duckdb.DuckDBPyConnection) -> None:
@@ -333,43 +326,33 @@ def manifest_current(manifest: str | os.PathLike) -> bool:
         return False
 
 
-TIMING_SCHEMA = {
-    "game": "VARCHAR",
-    "experiment": "VARCHAR",
-    "variant": "VARCHAR",
-    "shard": "BIGINT",
-    "work": "BIGINT",
-    "unit": "VARCHAR",
-    "wall_s": "DOUBLE",
-    "cpu_s": "DOUBLE",
-    "threads": "BIGINT",
-    "machine": "VARCHAR",  # the kind of CPU (jobs.machine), or the device that computed; NULL where not recorded
-    "cpu": "VARCHAR",  # the kind of CPU the job ran on (beside a device too); NULL in records from before it
-    "device": "VARCHAR",  # the device that computed (a GPU), NULL for the CPU
-    "device_id": "VARCHAR",  # that device as CUDA numbered it for the job (CUDA_VISIBLE_DEVICES), NULL for the CPU
-    "peak_mb": "DOUBLE",  # the job's peak resident memory; NULL in records from before it
-}
+TIMING_SCHEMA = pa.schema(
+    [
+        *((c, pa.string()) for c in ("game", "experiment", "variant")),
+        *((c, pa.int64()) for c in ("shard", "work")),
+        ("unit", pa.string()),
+        ("wall_s", pa.float64()),
+        ("cpu_s", pa.float64()),
+        ("threads", pa.int64()),
+        ("machine", pa.string()),  # the kind of CPU (engines/core/machine.py), or the device that computed
+        ("cpu", pa.string()),  # the kind of CPU the job ran on (beside a device too); NULL in older records
+        ("device", pa.string()),  # the device that computed (a GPU), NULL for the CPU
+        ("device_id", pa.string()),  # that device as CUDA numbered it for the job (CUDA_VISIBLE_DEVICES)
+        ("peak_mb", pa.float64()),  # the job's peak resident memory; NULL in records from before it
+    ]
+)
+SHARD_KEY = ("game", "experiment", "variant", "shard")
 
 
-def timing_table(metas: dict[str, dict]):
+def timing_table(metas: dict[str, dict]) -> pa.Table:
     """One row per shard whose job's timing record (results/timings/<game>/...) holds a finished timing:
-    measured rates.  A shard copied in without its record has no row."""
+    measured rates.  A shard copied in without its record has no row; a field not recorded is NULL."""
     rows = {}
     for path, m in metas.items():
-        key = (m["game"], m.get("experiment"), m.get("variant"), m.get("shard"))
-        if key in rows:
-            continue
-        rec = read_timing(timing_of_shard_file(path))
-        if rec is not None:
-            rows[key] = rec
-    cols = {c: [] for c in TIMING_SCHEMA}
-    for (game, experiment, variant, shard), rec in sorted(rows.items()):
-        for c, v in (("game", game), ("experiment", experiment), ("variant", variant), ("shard", shard)):
-            cols[c].append(v)
-        for c in list(TIMING_SCHEMA)[4:]:
-            cols[c].append(rec.get(c))
-    types = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
-    return pa.table({c: pa.array(v, type=types[TIMING_SCHEMA[c]]) for c, v in cols.items()})
+        key = tuple(m.get(k) for k in SHARD_KEY)
+        if key not in rows and (rec := read_timing(timing_of_shard_file(path))) is not None:
+            rows[key] = {**rec, **dict(zip(SHARD_KEY, key, strict=True))}
+    return pa.Table.from_pylist([rows[k] for k in sorted(rows)], schema=TIMING_SCHEMA)
 
 
 def load_arrow(con: duckdb.DuckDBPyConnection, name: str, table) -> None:

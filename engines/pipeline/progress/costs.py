@@ -16,6 +16,8 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from ...core.prices import run_price
 from ..running.records import Measure
 
@@ -89,39 +91,27 @@ def shard_rates(states: Sequence[ShardState]) -> dict[Group, float | None]:
     return {s.spec.group: own.get(s.spec.group) or kinds.get(s.spec.group[:2]) for s in states}
 
 
-def place_of(shard: int, extent: int) -> float:
+def place_of(shard, extent: int):
     return (shard + 0.5) / extent
 
 
-def cost_shapes(measured: Mapping[tuple[Group, str], tuple[list[int], list[Measure], int]]) -> dict[tuple, list]:
+def cost_shapes(measured: Mapping[tuple[Group, str], tuple[list[int], list[Measure], int]]) -> dict[tuple, tuple]:
     """Per game, kind and variant, a shard's log-rate less its group's mean by its place in the group, over the
-    groups measured at least half-way, in ``SHAPE_BINS`` parts: a size's first cost window (the lowest
-    ranks, the dearest) priced its 223 others at 5 times their mean before."""
-    sums: dict[tuple, list[list[float]]] = {}
+    groups measured at least half-way, in ``SHAPE_BINS`` parts (places, values): a size's first cost window
+    (the lowest ranks, the dearest) priced its 223 others at 5 times their mean before."""
+    sums: dict[tuple, np.ndarray] = {}
     for (group, variant), (shards, measures, extent) in measured.items():
         if len(shards) < max(3, extent / 2):
             continue
-        logs = [math.log(m.rate) for m in measures]
-        mean = sum(logs) / len(logs)
-        bins = sums.setdefault((*group[:2], variant), [[0.0, 0.0, 0.0] for _ in range(SHAPE_BINS)])
-        for shard, value in zip(shards, logs, strict=True):
-            part = bins[min(SHAPE_BINS - 1, shard * SHAPE_BINS // extent)]
-            part[0] += place_of(shard, extent)
-            part[1] += value - mean
-            part[2] += 1
-    return {key: [(p / n, v / n) for p, v, n in bins if n] for key, bins in sums.items()}
+        logs = np.log([m.rate for m in measures])
+        part = np.minimum(SHAPE_BINS - 1, np.array(shards) * SHAPE_BINS // extent)
+        bins = sums.setdefault((*group[:2], variant), np.zeros((3, SHAPE_BINS)))
+        for row, values in enumerate((place_of(np.array(shards), extent), logs - logs.mean(), np.ones(len(logs)))):
+            np.add.at(bins[row], part, values)
+    return {key: (b[0][b[2] > 0] / b[2][b[2] > 0], b[1][b[2] > 0] / b[2][b[2] > 0]) for key, b in sums.items()}
 
 
-def shape_at(shape: list, place: float) -> float:
-    if place <= shape[0][0]:
-        return shape[0][1]
-    for (x0, v0), (x1, v1) in zip(shape, shape[1:]):
-        if place <= x1:
-            return v0 + (v1 - v0) * (place - x0) / (x1 - x0)
-    return shape[-1][1]
-
-
-def neighbour_rate(near: tuple, shard: int, shape: list | None) -> float:
+def neighbour_rate(near: tuple, shard: int, shape: tuple | None) -> float:
     """A shard's own measure, else its measured neighbours' rates interpolated geometrically by shard number
     (costs several-fold apart: a straight line would overstate them); beyond them, the nearest one's,
     moved along its kind's cost shape where it has one."""
@@ -132,9 +122,9 @@ def neighbour_rate(near: tuple, shard: int, shape: list | None) -> float:
     if 0 < i < len(shards):
         lo, hi = shards[i - 1], shards[i]
         return measures[i - 1].rate ** ((hi - shard) / (hi - lo)) * measures[i].rate ** ((shard - lo) / (hi - lo))
-    nearest = 0 if i == 0 else len(shards) - 1
-    moved = 0.0 if shape is None else shape_at(shape, place_of(shard, extent)) - shape_at(
-        shape, place_of(shards[nearest], extent)
+    nearest = 0 if i == 0 else -1
+    moved = 0.0 if shape is None else np.interp(place_of(shard, extent), *shape) - np.interp(
+        place_of(shards[nearest], extent), *shape
     )  # fmt: skip
     return measures[nearest].rate * math.exp(moved)
 

@@ -1,79 +1,32 @@
 """Running one planned shard: a game engine's tables written with their provenance.
 
-This module runs the engine on a spec (see :mod:`engines.interface`) and writes
-each table atomically with the provenance record, and the job's timing record
-(engines/pipeline/running/records.py) as it goes.  Paths come from :mod:`engines.core.layout`.
+This module runs the engine on a spec (see :mod:`engines.interface`) and writes each table
+atomically with the provenance record, and the job's timing record (engines/pipeline/running/records.py)
+as it goes, naming the machine as engines/core/machine.py does.  Paths come from :mod:`engines.core.layout`.
 """
 
 from __future__ import annotations
 
-import platform
 import sys
 import time
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 
 from ...core.errors import CardlabError
 from ...core.layout import remove_temp_files, timing_of
+from ...core.machine import machine, peak_mb
 from ...core.progress import Progress
 from ...core.provenance import provenance
+from ...core.threads import set_threads
 from ...interface import result_version, unit_of
 from ...kinds import GPU_BACKEND
 from ...registry import engine
 from .devices import claim_device
 from .records import JobRecorder
 
-
-def set_threads(threads: int) -> int:
-    """Numba follows the job's thread count (Snakemake only caps OMP/BLAS); returns numba's count."""
-    import numba
-
-    n = max(1, min(int(threads), numba.config.NUMBA_NUM_THREADS))
-    numba.set_num_threads(n)
-    return numba.get_num_threads()
-
-
 # A job's first log line, "<game> <experiment>/<variant>/<shard>: numba threads N" (a person reading
 # a log that holds several attempts, Snakemake appending, tells them apart by it)
 START_TAG = ": numba threads "
-
-
-@lru_cache(maxsize=1)
-def machine() -> str:
-    """The kind of CPU a job ran on, e.g. ``AMD EPYC (x86_64, family 25, model 1)``.
-
-    CPU seconds compare only between jobs on the same kind: a campaign spans working sessions,
-    and a session may get a machine of another kind (the same name hides a CPU generation
-    2.5 times slower), so a rate measured on one never prices work on the other."""
-    fields = {}
-    try:
-        for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines():
-            key, sep, val = line.partition(":")
-            if not sep:
-                if fields:
-                    break  # the first processor's block is enough
-                continue
-            fields.setdefault(key.strip(), val.strip())
-    except OSError:
-        pass
-    name = fields.get("model name") or platform.processor() or "unknown CPU"
-    detail = [platform.machine() or "unknown architecture"]
-    if "cpu family" in fields and "model" in fields:
-        detail += [f"family {fields['cpu family']}", f"model {fields['model']}"]
-    return f"{name} ({', '.join(detail)})"
-
-
-def peak_mb() -> float | None:
-    """This process's peak resident memory in MB: its own high-water mark (``ru_maxrss`` would be inherited
-    across exec from the process that forked it, Snakemake's), None where the system does not say."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
 
 
 def timing(

@@ -8,7 +8,7 @@ A job's log is for a person; what the live view, ``cardlab status``, the prices 
   timing of the attempt before, if one finished), then its latest progress ``reading``
   (done, total, rate, elapsed_s) every few seconds;
 * ``{"state": "done", ...}`` with its timing when it ends: work, unit, wall_s, cpu_s, threads,
-  machine (the kind of CPU, or the device that computed: :func:`engines.pipeline.running.jobs.machine`),
+  machine (the kind of CPU, or the device that computed: :func:`engines.core.machine.machine`),
   cpu, device and device_id (a GPU's name and its CUDA number), peak_mb; a step's (warehouse, report, index) also names its ``step``.
 
 :func:`read_shard_record` turns a record's text into :class:`ShardRecord` measurements.

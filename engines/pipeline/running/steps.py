@@ -46,7 +46,7 @@ def step_timing(step: str) -> dict:
 
     import psutil  # Snakemake's own dependency: every step runs under it
 
-    from .jobs import machine, peak_mb
+    from ...core.machine import machine, peak_mb
 
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {

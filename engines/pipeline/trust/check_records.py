@@ -212,38 +212,36 @@ def judge_records(results: str | os.PathLike, kept: Mapping[tuple, Kept]) -> lis
     return [j for f in check_record_files(results) for j in judge_file(f, str(results), kept)]
 
 
-CHECK_SCHEMA = {
-    "game": pa.string(),
-    "experiment": pa.string(),
-    "variant": pa.string(),
-    "shard": pa.int32(),
-    "matched": pa.bool_(),
-    "date": pa.string(),
-    "machine": pa.string(),
-    "cpu_s": pa.float64(),
-    "engine_version": pa.string(),
-    "files": pa.string(),  # JSON: table -> data_sha256 of the kept file checked
-    "recomputed": pa.string(),  # JSON: table -> data_sha256 recomputed
-    "bound_by": pa.string(),
-    "status": pa.string(),
-    "problem": pa.string(),
-    "record_file": pa.string(),
-    "line": pa.int32(),
-}
+CHECK_SCHEMA = pa.schema(
+    {
+        **dict.fromkeys(("game", "experiment", "variant"), pa.string()),
+        "shard": pa.int32(),
+        "matched": pa.bool_(),
+        **dict.fromkeys(("date", "machine"), pa.string()),
+        "cpu_s": pa.float64(),
+        "engine_version": pa.string(),
+        "files": pa.string(),  # JSON: table -> data_sha256 of the kept file checked
+        "recomputed": pa.string(),  # JSON: table -> data_sha256 recomputed
+        **dict.fromkeys(("bound_by", "status", "problem", "record_file"), pa.string()),
+        "line": pa.int32(),
+    }
+)
 
 
 def check_records_table(results: str | os.PathLike, kept: Mapping[tuple, Kept]) -> pa.Table:
     """Every line of the check records under a results tree, one row each, judged against ``kept``."""
-    rows: dict[str, list] = {c: [] for c in CHECK_SCHEMA}
+    rows = []
     for j in judge_records(results, kept):
         rec = j.record or {}
-        for c in ("game", "experiment", "variant", "status", "problem", "record_file", "line"):
-            rows[c].append(getattr(j, c))
-        for c in ("shard", "matched", "date", "machine", "cpu_s", "engine_version", "bound_by"):
-            rows[c].append(rec.get(c))
-        for c in ("files", "recomputed"):
-            rows[c].append(json.dumps(rec[c], sort_keys=True) if c in rec else None)
-    return pa.table(rows, schema=pa.schema(CHECK_SCHEMA))
+        hashes = {c: json.dumps(rec[c], sort_keys=True) for c in ("files", "recomputed") if c in rec}
+        place = {
+            c: getattr(j, c) for c in ("game", "experiment", "variant", "status", "problem", "record_file", "line")
+        }
+        rows.append({**rec, **hashes, **place})
+    return pa.Table.from_pylist(rows, schema=CHECK_SCHEMA)
+
+
+KEPT_SCHEMA = pa.schema({**dict.fromkeys(("game", "experiment", "variant"), pa.string()), "shards_kept": pa.int32()})
 
 
 def kept_campaigns_table(metas: dict[str, dict]) -> pa.Table:
@@ -251,18 +249,10 @@ def kept_campaigns_table(metas: dict[str, dict]) -> pa.Table:
     shards: dict[tuple[str, str, str], set[int]] = defaultdict(set)
     for game, experiment, variant, shard in kept_now(metas):
         shards[game, experiment, variant].add(shard)
-    keys = sorted(shards)
-    return pa.table(
-        {
-            "game": [k[0] for k in keys],
-            "experiment": [k[1] for k in keys],
-            "variant": [k[2] for k in keys],
-            "shards_kept": pa.array([len(shards[k]) for k in keys], pa.int32()),
-        },
-        schema=pa.schema(
-            {"game": pa.string(), "experiment": pa.string(), "variant": pa.string(), "shards_kept": pa.int32()}
-        ),
-    )
+    rows = [
+        {"game": g, "experiment": e, "variant": v, "shards_kept": len(shards[g, e, v])} for g, e, v in sorted(shards)
+    ]
+    return pa.Table.from_pylist(rows, schema=KEPT_SCHEMA)
 
 
 CAMPAIGN_CHECKS_VIEW = Path(__file__).with_name("campaign_checks.sql").read_text(encoding="utf-8")

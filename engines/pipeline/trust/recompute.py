@@ -197,7 +197,7 @@ def record(outcome: Outcome, results: str) -> None:
     data hash of each file compared (``files``) and of its recomputation (``recomputed``), so it speaks
     for those bytes only: a file changed after its check makes the line stale
     (engines/pipeline/trust/check_records.py)."""
-    from ..running.jobs import machine
+    from ...core.machine import machine
 
     t = outcome.target
     if not t.kept or outcome.error is not None:
