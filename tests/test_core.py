@@ -118,6 +118,25 @@ def test_timing_records_name_the_kind_of_cpu(tmp_path):
     assert table["cpu_s"] == [1.25, 2.0] and table["cpu"] == [machine(), None]
 
 
+def test_every_kept_timing_record_of_a_device_s_job_names_the_device():
+    """A job a GPU computed records that GPU as its ``device`` (shard_timings: NULL is the CPU), the kept
+    campaign records written before the field included, and the CPU's CPU seconds never price it."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    from engines.kinds import on_gpu
+    from engines.pipeline.running.records import cpu_priced
+
+    root = Path(__file__).resolve().parent.parent
+    listed = subprocess.run(["git", "ls-files", "results/timings"], cwd=root, capture_output=True, text=True)
+    records = [json.loads((root / f).read_text()) for f in listed.stdout.split()]
+    on_device = [r for r in records if r.get("state") == "done" and on_gpu(r.get("machine"))]
+    assert len(records) > 100 and on_device  # the kept k = 23 GPU shards
+    assert all(r.get("device") == r["machine"] and cpu_priced(r) is None for r in on_device)
+    assert not any(r.get("device") for r in records if not on_gpu(r.get("machine")))
+
+
 def test_an_eta_drops_the_seconds_of_a_long_forecast():
     from engines.core.fmt import MISSING, eta
 
