@@ -136,8 +136,7 @@ class Estimate:
     total: int  # shards of this run (the plan's, but kept ones)
     seconds: float | None  # wall seconds to the run's end
     job_seconds: float  # job-seconds left
-    unmeasured: list[tuple[str, str]]  # (game, kind) of main units with work left priced by estimates
-    unmeasured_jobs: list[tuple[str, str]]  # the same for jobs of other units (a basin job, an audit)
+    unmeasured: list[tuple[str, str]]  # (game, kind) with work left priced by estimates, main units first
     parallel: int
     kept: int = 0  # shards done before this run began
     slowdown: float = 1.0  # wall seconds per CPU second of a job here now
@@ -159,8 +158,7 @@ def estimate(
     ours = snap.run_started is not None  # a run going here: kernels not loaded here yet compile
     under_way = compiling(states) if ours else set()
     fresh = kernels_never_run(states) if ours else {}
-    unmeasured: list[tuple[str, str]] = []
-    unmeasured_jobs: list[tuple[str, str]] = []
+    unmeasured: dict[tuple[str, str], bool] = {}  # (game, kind) -> of the game's main unit
     total = 0.0
     job_seconds: dict[str, float] = {}  # each job's seconds left: its shards one after another
     job_start: dict[str, float] = {}  # and before them, a job not started: its start-up and compilation
@@ -169,9 +167,8 @@ def estimate(
         if s.state == "running" and s.spec.compiled in under_way and s.log.progress is None:
             t = compiling_left(s, t, price, slow, snap.now)
         total += t
-        names = unmeasured if s.spec.main else unmeasured_jobs
-        if rate is None and (s.spec.game, s.spec.kind) not in names:
-            names.append((s.spec.game, s.spec.kind))
+        if rate is None:
+            unmeasured.setdefault((s.spec.game, s.spec.kind), s.spec.main)
         job = job_key(s)
         job_seconds[job] = job_seconds.get(job, 0.0) + t
         if job in jobs_left:
@@ -182,8 +179,8 @@ def estimate(
     seconds = max((total + start_up) / parallel, longest) + finish if left or finish else 0.0
     kept = sum(s.state == "kept" for s in states)
     return Estimate(
-        len(run) - len(left), len(run), seconds, total + start_up, unmeasured, unmeasured_jobs,
-        parallel, kept, slow,
+        len(run) - len(left), len(run), seconds, total + start_up,
+        sorted(unmeasured, key=lambda k: not unmeasured[k]), parallel, kept, slow,
     )  # fmt: skip
 
 

@@ -44,7 +44,7 @@ def eta_text(eta: float | None, est: Estimate | None = None) -> str:
     """The ETA, and the kinds of work it still prices by their estimates (nothing of them measured yet)."""
     if eta is None:
         return "ETA not known yet"
-    guessed = [f"{game} {kind}" for game, kind in (est.unmeasured + est.unmeasured_jobs)] if est else []
+    guessed = [f"{game} {kind}" for game, kind in est.unmeasured] if est else []
     return f"ETA about {fmt_eta(eta)}" + (f" (estimated: {listed(guessed)} not yet measured)" if guessed else "")
 
 
