@@ -250,11 +250,10 @@ def report_version(eng: Engine) -> str:
 
 def config_schema_of(eng: Engine) -> dict:
     """The JSON schema of the game's config section (its package's ``config.schema.yaml``)."""
-    import yaml
+    from .core.yamlfile import read_yaml
 
     path = game_directory(eng) / "config.schema.yaml"
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(path.read_text(), Loader=loader) if path.exists() else {"type": "object"}  # noqa: S506
+    return read_yaml(path, "config schema") if path.exists() else {"type": "object"}
 
 
 def views_sql(eng: Engine) -> list[str]:

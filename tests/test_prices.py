@@ -27,6 +27,23 @@ def test_a_price_is_a_number_and_an_unknown_one_is_none():
     assert run_price("job_start") > 0
 
 
+def test_a_price_given_twice_is_refused_naming_the_file_and_line(tmp_path, monkeypatch):
+    """The prices file is read as strictly as a config (engines/core/yamlfile.py): PyYAML alone would keep
+    the second of two prices under one name without a word."""
+    from engines.core import prices
+    from engines.core.errors import CardlabError
+
+    twice = tmp_path / "prices.yaml"
+    twice.write_text("run:\n  job_start: 1.3\n  job_start: 13\nkinds: {}\n")
+    monkeypatch.setattr(prices, "PRICES", twice)
+    prices._prices.cache_clear()
+    try:
+        with pytest.raises(CardlabError, match=r"prices.yaml: line 3, column 3: duplicate key 'job_start'"):
+            run_price("job_start")
+    finally:
+        prices._prices.cache_clear()
+
+
 def test_no_engine_s_version_reads_the_prices():
     """A better measurement reruns nothing: the file is data, outside every hashed module's code."""
     from engines.interface import result_files

@@ -60,7 +60,7 @@ def the_ledger(campaign: Campaign, results: str) -> Ledger | None:
 
 
 def user_config(path: str) -> dict | None:
-    from ..pipeline.running.config import read_yaml
+    from ..core.yamlfile import read_yaml
 
     return read_yaml(path) if os.path.isfile(path) else None
 

@@ -13,10 +13,9 @@ PRICES = Path(__file__).resolve().parent.parent / "prices.yaml"
 
 @cache
 def _prices() -> dict:
-    import yaml
+    from .yamlfile import read_yaml
 
-    with open(PRICES, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return read_yaml(PRICES, "the prices file", "restore it with `git checkout -- engines/prices.yaml`")
 
 
 def kind_price(key: str, name: str, default: float | None = None) -> float | None:

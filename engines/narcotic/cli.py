@@ -261,7 +261,7 @@ class NarcoticBook:
 
     def tally_campaign(self, args):
         from ..campaign.book import Campaign
-        from ..pipeline.running.config import read_yaml
+        from ..core.yamlfile import read_yaml
         from .campaign import tally_block, tally_rules
         from .tally import TALLY_TABLES, tally_grid
 
