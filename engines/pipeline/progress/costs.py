@@ -16,8 +16,6 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
 from ...core.prices import run_price
 from ..running.records import Measure
 
@@ -99,6 +97,8 @@ def cost_shapes(measured: Mapping[tuple[Group, str], tuple[list[int], list[Measu
     """Per game, kind and variant, a shard's log-rate less its group's mean by its place in the group, over the
     groups measured at least half-way, in ``SHAPE_BINS`` parts (places, values): a size's first cost window
     (the lowest ranks, the dearest) priced its 223 others at 5 times their mean before."""
+    import numpy as np  # not at import: `cardlab --help` builds the parser without numpy
+
     sums: dict[tuple, np.ndarray] = {}
     for (group, variant), (shards, measures, extent) in measured.items():
         if len(shards) < max(3, extent / 2):
@@ -115,6 +115,8 @@ def neighbour_rate(near: tuple, shard: int, shape: tuple | None) -> float:
     """A shard's own measure, else its measured neighbours' rates interpolated geometrically by shard number
     (costs several-fold apart: a straight line would overstate them); beyond them, the nearest one's,
     moved along its kind's cost shape where it has one."""
+    import numpy as np
+
     shards, measures, extent = near
     i = bisect_left(shards, shard)
     if i < len(shards) and shards[i] == shard:
