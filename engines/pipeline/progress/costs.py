@@ -14,10 +14,13 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...core.prices import run_price
 from ..running.records import Measure
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Group = tuple[str, str, str]
 ShardState = Any  # model.ShardState and Snapshot, whose module imports this one
@@ -89,7 +92,8 @@ def shard_rates(states: Sequence[ShardState]) -> dict[Group, float | None]:
     return {s.spec.group: own.get(s.spec.group) or kinds.get(s.spec.group[:2]) for s in states}
 
 
-def place_of(shard, extent: int):
+def place_of(shard: int | np.ndarray, extent: int) -> float | np.ndarray:
+    """Where a shard (or each of an array of them) lies in its group, 0..1."""
     return (shard + 0.5) / extent
 
 
@@ -108,7 +112,11 @@ def cost_shapes(measured: Mapping[tuple[Group, str], tuple[list[int], list[Measu
         bins = sums.setdefault((*group[:2], variant), np.zeros((3, SHAPE_BINS)))
         for row, values in enumerate((place_of(np.array(shards), extent), logs - logs.mean(), np.ones(len(logs)))):
             np.add.at(bins[row], part, values)
-    return {key: (b[0][b[2] > 0] / b[2][b[2] > 0], b[1][b[2] > 0] / b[2][b[2] > 0]) for key, b in sums.items()}
+    shapes = {}
+    for key, (places, values, counts) in sums.items():
+        seen = counts > 0
+        shapes[key] = (places[seen] / counts[seen], values[seen] / counts[seen])
+    return shapes
 
 
 def neighbour_rate(near: tuple, shard: int, shape: tuple | None) -> float:
