@@ -15,7 +15,7 @@ PRICES = Path(__file__).resolve().parent.parent / "prices.yaml"
 def _prices() -> dict:
     from .yamlfile import read_yaml
 
-    return read_yaml(PRICES, "the prices file", "restore it with `git checkout -- engines/prices.yaml`")
+    return read_yaml(PRICES, "prices file", "restore it with `git checkout -- engines/prices.yaml`")
 
 
 def kind_price(key: str, name: str, default: float | None = None) -> float | None:
