@@ -81,3 +81,34 @@ def test_ctrl_c_stops_snakemake_and_waits_for_it(tmp_path):
     result = runner.run_snakemake([sys.executable, "-c", child], log, tick, 0.05)
     assert result == runner.RunResult(runner.INTERRUPTED, interrupted=True)
     assert (tmp_path / "got-sigint").exists()
+
+
+def test_a_plain_kill_stops_snakemake_as_ctrl_c_does(tmp_path):
+    """SIGTERM to the caller (``kill PID``: a campaign started in the background ignores SIGINT) stops the run
+    the same way: SIGINT to Snakemake's process group, waited for, the result interrupted; afterwards SIGTERM
+    is handled as before.  The child is ready before the signal comes (its line in the log)."""
+    import os
+    import signal
+    import sys
+
+    log = tmp_path / "run.log"
+    child = (
+        "import signal, sys\n"
+        "def stop(*_):\n"
+        f"    open({str(tmp_path / 'got-sigint')!r}, 'w').close()\n"
+        "    sys.exit(130)\n"
+        "signal.signal(signal.SIGINT, stop)\n"
+        "print('ready', flush=True)\n"
+        "signal.pause()\n"
+    )
+    before = signal.getsignal(signal.SIGTERM)
+
+    def tick(ended: bool) -> bool:
+        if "ready" in log.read_text():
+            os.kill(os.getpid(), signal.SIGTERM)
+        return False
+
+    result = runner.run_snakemake([sys.executable, "-c", child], log, tick, 0.05)
+    assert result == runner.RunResult(runner.INTERRUPTED, interrupted=True)
+    assert (tmp_path / "got-sigint").exists()
+    assert signal.getsignal(signal.SIGTERM) is before

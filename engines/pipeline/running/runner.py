@@ -5,8 +5,9 @@ both start Snakemake here: :func:`snakemake_command` builds the command line (ta
 the config files, cores and the caller's extra options), :func:`run_snakemake` starts it in a session
 of its own at a niceness with its output in a log file, calls the caller's ``tick`` every ``every``
 seconds until it ends (:func:`follow`, the one polling loop, also ``cardlab status --follow``'s), and
-on Ctrl-C tells Snakemake to stop (SIGINT to its process group: it stops its jobs and removes their
-partial outputs) and waits for it.  What the terminal says is the caller's.
+on Ctrl-C or a plain ``kill`` (SIGTERM) tells Snakemake to stop (SIGINT to its process group: it stops
+its jobs and removes their partial outputs) and waits for it.  Snakemake runs in a session of its own,
+so without that a killed caller would leave it running unseen.  What the terminal says is the caller's.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,10 +76,10 @@ def run_snakemake(
     every: float,
     niceness: int = 0,
 ) -> RunResult:
-    """Run ``cmd`` with its output in ``log_file``, following it
-    with ``tick`` every ``every`` seconds; Ctrl-C stops Snakemake and waits for it (INTERRUPTED)."""
+    """Run ``cmd`` with its output in ``log_file``, following it with ``tick`` every ``every`` seconds;
+    Ctrl-C or SIGTERM stops Snakemake and waits for it (INTERRUPTED)."""
     Path(log_file).parent.mkdir(parents=True, exist_ok=True)
-    with open(log_file, "w") as log:
+    with open(log_file, "w") as log, sigterm_as_ctrl_c():
         nice = (lambda: os.nice(niceness)) if niceness else None
         proc = subprocess.Popen(
             list(cmd), stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=nice
@@ -87,6 +90,24 @@ def run_snakemake(
             os.killpg(proc.pid, signal.SIGINT)  # snakemake stops its jobs and removes their partial files
             proc.wait()
             return RunResult(INTERRUPTED, interrupted=True)
+
+
+@contextmanager
+def sigterm_as_ctrl_c():
+    """While it lasts, SIGTERM raises KeyboardInterrupt in the main thread, as Ctrl-C does (a run started
+    in the background from a shell ignores SIGINT, so ``kill PID`` is how it is stopped)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def log_tail(log_file: str | os.PathLike, lines: int = 25) -> str:
