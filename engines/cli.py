@@ -194,7 +194,7 @@ COMMAND_MODULES = (
         for module, commands in (
             ("trust.verify", ["verify"]),
             ("trust.clean", ["clean"]),
-            ("trust.repair", ["seal", "recompute"]),
+            ("trust.repair", ["recompute"]),
             ("progress.view", ["status"]),
             ("running.run", ["run"]),
         )

@@ -20,7 +20,6 @@ from engines.core.store import (
     data_part,
     file_digest_problem,
     read_verified,
-    seal,
     write_parquet,
 )
 
@@ -82,34 +81,16 @@ def test_a_flip_in_a_kept_file_is_named(tmp_path, at_fraction):
         read_verified(path)
 
 
-def test_seal_keeps_the_data_part_and_provenance(tmp_path):
-    path = small_shard(tmp_path)
-    meta, table = read_verified(path)
-    # an older file: the same table and provenance without the whole-file entry
-    old = tmp_path / "old.parquet"
-    md = {k: v for k, v in pq.read_metadata(path).metadata.items() if k != FILE_HASH_KEY}
-    pq.write_table(table.replace_schema_metadata(md), old, compression="zstd", write_page_checksum=True)
-    with pytest.raises(CardlabError, match="cardlab seal"):
-        read_verified(old)
-    before = old.read_bytes()
-    assert seal(old) is True
-    assert seal(old) is False  # sealed once
-    after = old.read_bytes()
-    assert data_part(after) == data_part(before)
-    meta2, table2 = read_verified(old)
-    assert meta2 == meta and table2.equals(table)
-
-
-def test_seal_refuses_a_damaged_file(tmp_path):
+def test_a_file_without_the_whole_file_hash_is_refused_as_damaged(tmp_path):
+    """A file written before whole-file hashes (the same table and provenance, no hash entry) is refused
+    with the fix, never read on the word of its footer."""
     path = small_shard(tmp_path)
     _, table = read_verified(path)
     old = tmp_path / "old.parquet"
     md = {k: v for k, v in pq.read_metadata(path).metadata.items() if k != FILE_HASH_KEY}
     pq.write_table(table.replace_schema_metadata(md), old, compression="zstd", write_page_checksum=True)
-    data = old.read_bytes()
-    old.write_bytes(flipped(data, len(data_part(data)) // 2))  # inside the data pages
-    with pytest.raises(CardlabError, match="damaged"):
-        seal(old)
+    with pytest.raises(CardlabError, match=r"damaged.*written before whole-file hashes.*delete it and rerun"):
+        read_verified(old)
     shutil.rmtree(tmp_path)
 
 

@@ -15,9 +15,8 @@ statistics a query uses to skip row groups and the provenance, so a flipped
 byte there is as harmful as one in the data: the whole-file hash is checked
 before anything in the footer is believed.  :func:`read_verified` checks all
 three on one read of the bytes it then parses, so what is checked is exactly
-what is loaded.  Files written before the whole-file hash get it from
-:func:`seal`, which rewrites only the footer (the data part stays byte for
-byte, so their ``data_sha256`` and results stay what they were).
+what is loaded.  A file without the whole-file hash (written before it) is
+refused like a damaged one: every kept campaign file carries it.
 """
 
 from __future__ import annotations
@@ -169,31 +168,12 @@ def file_digest_problem(data: bytes) -> str | None:
     """Why ``data`` fails its whole-file hash, or None when every byte is as written."""
     at = _digest_offset(data)
     if at is None:
-        return f"no {FILE_HASH_KEY.decode()} entry in its footer (written before whole-file hashes: `cardlab seal`)"
+        return f"no {FILE_HASH_KEY.decode()} entry in its footer (written before whole-file hashes)"
     recorded = data[at : at + 64]
     actual = hashlib.sha256(data[:at] + _DIGEST_PLACEHOLDER + data[at + 64 :]).hexdigest().encode()
     if actual != recorded:
         return f"whole-file sha256 is {actual[:16].decode()}..., its footer says {recorded[:16].decode(errors='replace')}..."
     return None
-
-
-def seal(path: str | os.PathLike) -> bool:
-    """Give a sound cardlab file written before whole-file hashes its hash, keeping its data part byte for byte.
-
-    The file must pass every older check (page checksums, ``data_sha256``); it is rewritten atomically
-    with the same table and provenance.  Returns False when it was sealed already."""
-    path = Path(path)
-    data = _read_bytes(path)
-    if _digest_offset(data) is not None:
-        return False
-    meta, table = _checked(path, data, whole_file=False)
-    record = {k: v for k, v in meta.items() if k != HASH_KEY}
-    new = encode_parquet(table.replace_schema_metadata({}), {**record, HASH_KEY: meta[HASH_KEY]})
-    if data_part(new) != data_part(data):
-        raise CardlabError(f"{path}: sealing would change its data part; left as it is")
-    with atomic_write(path) as fh:
-        fh.write(new)
-    return True
 
 
 def data_part(data: bytes) -> bytes:
@@ -262,8 +242,8 @@ def verified_table(path: str | os.PathLike, data: bytes) -> tuple[dict, pa.Table
     return _checked(Path(path), data)
 
 
-def _checked(path: Path, data: bytes, whole_file: bool = True) -> tuple[dict, pa.Table]:
-    if whole_file and (problem := file_digest_problem(data)) is not None:
+def _checked(path: Path, data: bytes) -> tuple[dict, pa.Table]:
+    if (problem := file_digest_problem(data)) is not None:
         raise _damaged_data(path, problem)
     meta = _provenance(path, data)
     if HASH_KEY not in meta:

@@ -1,8 +1,6 @@
-"""``cardlab seal`` and ``cardlab recompute``: mend a results tree without losing what it holds.
+"""``cardlab recompute``: mend a results tree without losing what it holds.
 
-``seal`` gives shard files written before whole-file hashes (engines/core/store.py) their
-hash; their data part stays byte for byte, so a kept campaign stays the same results.
-``recompute`` moves damaged shard files aside (under ``results/damaged/``, never
+It moves damaged shard files aside (under ``results/damaged/``, never
 deleted) and runs the workflow, which computes exactly the planned files now missing
 and rebuilds the warehouse and reports after them.
 """
@@ -66,15 +64,6 @@ def quarantine(path: Path, results: Path) -> Path:
     return dest
 
 
-def cmd_seal(args) -> int:
-    from ...core.store import seal
-
-    paths = [Path(p) for p in args.paths] or sorted(Path(args.results).glob("*/*/*/*/shard=*.parquet"))
-    sealed = sum(seal(p) for p in paths)
-    print(f"seal: {sealed} of {len(paths)} shard file(s) given their whole-file hash; the rest had one")
-    return 0
-
-
 def cmd_recompute(args) -> int:
     from ..running.plan import load_plan, snakemake_executable
 
@@ -102,19 +91,6 @@ def register(subparsers) -> None:
     import argparse
 
     raw = argparse.RawDescriptionHelpFormatter
-    s = subparsers.add_parser(
-        "seal",
-        help="give shard files written before whole-file hashes their hash (data unchanged)",
-        description="Checks each file (page checksums, data hash) and rewrites its footer with the whole-file "
-        "hash; the data part stays byte for byte. Files that have one are left alone.",
-        epilog="examples:\n  cardlab seal                     every shard under results/\n"
-        "  cardlab seal results/redblack/redblack_counts/exhaustive_k21/owner/shard=0081.parquet",
-        formatter_class=raw,
-    )
-    s.add_argument("paths", nargs="*", help="shard files (default: every shard file under --results)")
-    s.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
-    s.set_defaults(func=cmd_seal)
-
     r = subparsers.add_parser(
         "recompute",
         help="move damaged shard files aside and recompute them (then the warehouse and reports)",
