@@ -6,7 +6,7 @@ windows of those shards) and the shards' files.  The config goes to a file under
 ``.snakemake/`` for the run and is deleted after it; Snakemake runs through the one runner
 (engines/pipeline/running/runner.py) with its output in a log file; the terminal gets one line per
 finished shard and, every minute while shards run, one on how far the running ones are
-(their job logs' progress lines) and the whole run, each with the ETA of ``cardlab
+(their timing records' latest readings) and the whole run, each with the ETA of ``cardlab
 status``'s live view of the run's shards (one model of the time left:
 engines/pipeline/progress/model.py, said by engines/pipeline/progress/view.py).  Beside the run
 config a note names the run (the command, the process, the shards' files) so that

@@ -27,7 +27,7 @@ COUNTS = "redblack_counts"
 
 @dataclass(frozen=True)
 class FinishedShard:
-    """One shard with all its tables: the ranks it searched and, from its log, its CPU time."""
+    """One shard with all its tables: the ranks it searched and, from its timing record, its CPU time."""
 
     shard: int
     start: int

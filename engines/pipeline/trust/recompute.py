@@ -51,7 +51,7 @@ class Target:
     version: str
     files: dict[str, str]  # table -> path under results/
     inputs: tuple[str, ...]  # files the shard reads (a basin job's search shards)
-    estimate_s: float | None  # CPU seconds its job took, from its log
+    estimate_s: float | None  # CPU seconds its job took, from its timing record
 
     @property
     def name(self) -> str:
@@ -271,7 +271,7 @@ def cmd_recompute(args: Any, plan: Plan) -> int:
     estimate = sum(t.estimate_s or 0 for t in targets)
     unpriced = sum(t.estimate_s is None for t in targets)
     print(
-        f"recompute: {len(targets)} shard(s), about {duration(estimate)} of CPU by their logs"
+        f"recompute: {len(targets)} shard(s), about {duration(estimate)} of CPU by their timing records"
         + (f" ({unpriced} not priced: no CPU timing, e.g. computed on a GPU)" if unpriced else "")
         + f", on {args.cores} core(s); {len(over)} left out by --max-cpu-s"
         + (f" ({', '.join(t.name for t in over[:3])}...)" if over else ""),
