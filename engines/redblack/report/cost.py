@@ -192,12 +192,12 @@ def sizes_text(checks: list[Check]) -> str:
 
 
 def machine_name(machine: str | None) -> str:
-    return machine or "a CPU its logs do not name"
+    return machine or "a CPU its timing records do not name"
 
 
 def cost_line(cost: CostToFinish) -> str:
     """``about 44.8 core-hours (95 % interval 30.1–61.0) on <CPU>``: the figure, wherever it is quoted.
-    A GPU's figure is in GPU-hours: its shards' logs time a host process that waits on the device."""
+    A GPU's figure is in GPU-hours: its shards' timing records time a host process that waits on the device."""
     unit = "GPU-hours" if on_gpu(cost.machine) else "core-hours"
     return (
         f"about {hours_text(cost.hours)} {unit} (95 % interval {hours_text(cost.lo95)}–"

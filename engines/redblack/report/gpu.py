@@ -55,7 +55,7 @@ def gpu_section(con: duckdb.DuckDBPyConnection, costs: Mapping[int, Sequence[Cos
     out.append(
         "The `gpu` backend (numba-cuda) gives the CPU's results bit for bit. A GPU is a kind of machine of "
         "its own in the cost to finish: its figure is the cost windows' scaled by the miss its campaign "
-        "shards measured, in GPU-hours (their logs time a host process that waits on the device)."
+        "shards measured, in GPU-hours (their timing records time a host process that waits on the device)."
     )
     gpu = [(k, c) for k, by_kind in sorted(costs.items()) for c in by_kind if on_gpu(c.machine)]
     out += [""] + [f"- k = {k}: {cost_line(c)}" for k, c in gpu] + [""]
