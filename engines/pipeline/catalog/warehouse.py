@@ -15,6 +15,7 @@ import os
 import sys
 from collections import defaultdict
 from collections.abc import Iterable
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -236,22 +237,26 @@ def create_shard_tables(con: duckdb.DuckDBPyConnection) -> None:
     """Every game's shard tables, empty, with the schemas the engines declare."""
     for game in GAMES:
         for table, schema in engine(game).tables.items():
-            con.register("empty_arrow", pa.table({n: pa.array([], type=t) for n, t in zip(schema.names, schema.types)}))
-            con.execute(f"CREATE TABLE {table} AS SELECT * FROM empty_arrow")
-            con.unregister("empty_arrow")
+            load_arrow(con, table, schema.empty_table())
 
 
 def load_files(con: duckdb.DuckDBPyConnection, files: list[str], planned_of, log) -> dict[str, dict]:
-    """Check and append every file's rows; returns each file's provenance."""
+    """Check and append every file's rows; returns each file's provenance.  Rows are appended a million
+    at a time: an INSERT has a fixed cost of milliseconds, which one per shard would pay for each of
+    hundreds of small shards."""
     metas: dict[str, dict] = {}
     counts: dict[str, int] = defaultdict(int)
-    pending = TableBuffer(con)
+    pending: dict[str, list[pa.Table]] = defaultdict(list)
     for f in files:
         meta, data = load_file(f, planned_of(f))
         metas[f] = meta
-        pending.add(meta["table"], data)
-        counts[meta["table"]] += 1
-    pending.flush()
+        table = meta["table"]
+        pending[table].append(data)
+        counts[table] += 1
+        if sum(part.num_rows for part in pending[table]) >= APPEND_ROWS:
+            append_rows(con, table, pending.pop(table))
+    for table, parts in pending.items():
+        append_rows(con, table, parts)
     for game in GAMES:
         for table in engine(game).tables:
             print(f"warehouse: {table}: {counts[table]} file(s)", file=log)
@@ -355,48 +360,29 @@ def timing_table(metas: dict[str, dict]) -> pa.Table:
     return pa.Table.from_pylist([rows[k] for k in sorted(rows)], schema=TIMING_SCHEMA)
 
 
-def load_arrow(con: duckdb.DuckDBPyConnection, name: str, table) -> None:
-    con.register("arrow_in", table)
-    con.execute(f"CREATE TABLE {name} AS SELECT * FROM arrow_in")
-    con.unregister("arrow_in")
+def load_arrow(con: duckdb.DuckDBPyConnection, name: str, table: pa.Table) -> None:
+    """A new table ``name`` holding ``table``'s rows."""
+    with registered(con, table) as view:
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM {view}")
 
 
-class TableBuffer:
-    """Checked shards' rows, appended to their tables a few hundred thousand rows at a time:
-    an INSERT has a fixed cost of milliseconds, which one INSERT per shard would pay for
-    each of hundreds of small shards."""
-
-    ROWS = 1 << 20
-
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
-        self.con = con
-        self.parts: dict[str, list[pa.Table]] = defaultdict(list)
-        self.rows: dict[str, int] = defaultdict(int)
-
-    def add(self, table: str, data: pa.Table) -> None:
-        self.parts[table].append(data)
-        self.rows[table] += data.num_rows
-        if self.rows[table] >= self.ROWS:
-            self._flush(table)
-
-    def flush(self) -> None:
-        for table in list(self.parts):
-            self._flush(table)
-
-    def _flush(self, table: str) -> None:
-        parts = self.parts.pop(table, [])
-        self.rows.pop(table, None)
-        if parts:
-            load_table(self.con, table, pa.concat_tables(parts) if len(parts) > 1 else parts[0])
+APPEND_ROWS = 1 << 20
 
 
-def load_table(con: duckdb.DuckDBPyConnection, table: str, data: pa.Table) -> None:
+def append_rows(con: duckdb.DuckDBPyConnection, table: str, parts: list[pa.Table]) -> None:
     """Append checked shards' rows to their table."""
-    con.register("shard_arrow", data)
+    with registered(con, pa.concat_tables(parts)) as view:
+        con.execute(f"INSERT INTO {table} SELECT * FROM {view}")
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, table: pa.Table):
+    """An Arrow table as a view of the connection while the block runs."""
+    con.register("arrow_in", table)
     try:
-        con.execute(f"INSERT INTO {table} SELECT * FROM shard_arrow")
+        yield "arrow_in"
     finally:
-        con.unregister("shard_arrow")
+        con.unregister("arrow_in")
 
 
 def connect(path: str | os.PathLike = DEFAULT_PATH) -> duckdb.DuckDBPyConnection:
