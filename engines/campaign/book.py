@@ -148,6 +148,23 @@ def next_shards(campaign: Campaign, done: Iterable[int], per_shard: int, count: 
     return out
 
 
+class OnGrid(Protocol):
+    shard: int
+    start: int
+    stop: int
+
+
+def grid_of(shards: Iterable[OnGrid], total: int) -> int | None:
+    """The grid finished shards follow: shard i covers [i * d, (i + 1) * d); None while they do not tell
+    (none yet, or one shard 0 holding the whole size: any d that large plans it)."""
+    for s in shards:
+        if s.shard > 0:
+            return s.start // s.shard
+        if s.stop < total:
+            return s.stop
+    return None
+
+
 def runs_words(numbers: Iterable[int]) -> str:
     """Shard numbers as runs, in order: 12, 190..195."""
     return runs_text(runs_of(numbers))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..campaign.book import runs_words
+from ..campaign.book import grid_of, runs_words
 from ..core.errors import CardlabError
 from ..core.fmt import plural
 from ..core.layout import RESULTS, ShardPlace, log_path, place_path, shards_present
@@ -59,12 +59,7 @@ class CampaignState:
     @property
     def per_shard(self) -> int | None:
         """The grid the finished shards follow (None while they do not tell)."""
-        for s in self.shards:
-            if s.shard > 0:
-                return s.start // s.shard
-            if s.stop < self.total:
-                return s.stop
-        return None
+        return grid_of(self.shards, self.total)
 
     @property
     def played(self) -> int:

@@ -40,8 +40,11 @@ def orderings_per_deck(ranks: int) -> int:
 
 
 @njit(cache=True)
-def _arrangements(counts):
-    """Distinct sequences of the multiset with ``counts[v]`` cards of value v (a product of binomials)."""
+def arrangements(counts):
+    """Distinct sequences of the multiset with ``counts[v]`` cards of value v: (sum)! / prod(counts!).
+
+    Built as a product of binomials, each step an exact integer below 2^63 for decks up to
+    MAX_EXACT_RANKS values (engines/narcotic/exact.py)."""
     m = np.int64(1)
     s = np.int64(0)
     for v in range(counts.shape[0]):
@@ -64,7 +67,7 @@ def _completions(counts, opened, ranks):
     """Canonical completions of a prefix that has opened ``opened`` values and left ``counts`` cards:
     the remaining multiset's sequences divided by the (r - opened)! orders of the values not yet seen
     (they are interchangeable, four cards each, and must first appear in increasing order)."""
-    return _arrangements(counts) // _factorial(ranks - opened)
+    return arrangements(counts) // _factorial(ranks - opened)
 
 
 @njit(cache=True)

@@ -37,7 +37,7 @@ from ..core.errors import CardlabError
 from ..core.grid import GridNames, grid_shards, setting_blocks
 from ..core.ledger import LedgerGrid, kept_shards
 from ..kinds import Resources, Schedule, ShardKind
-from .canonical import canonical_count, canonical_decks, orderings_per_deck
+from .canonical import arrangements, canonical_count, canonical_decks, orderings_per_deck
 from .kernel import GAMES_PER_CALL, play
 from .rules import SUITS, Rules, experiment_rules
 from .tally import RULE_COLUMNS, rule_cells, rules_spec
@@ -95,21 +95,6 @@ def sequence_count(ranks: int) -> int:
 
 
 @njit(cache=True)
-def _arrangements(counts):
-    """Distinct sequences of the multiset with ``counts[v]`` cards of value v: (sum)! / prod(counts!).
-
-    Built as a product of binomials, each step an exact integer below 2^63 for decks up to
-    MAX_EXACT_RANKS values."""
-    m = np.int64(1)
-    s = np.int64(0)
-    for v in range(counts.shape[0]):
-        for j in range(1, counts[v] + 1):
-            s += 1
-            m = m * s // j
-    return m
-
-
-@njit(cache=True)
 def _unrank(rank, ranks, out):
     """Write the sequence of lexicographic ``rank`` of a deck of ``ranks`` values into ``out`` (values 1..ranks)."""
     counts = np.full(ranks, SUITS, dtype=np.int64)
@@ -118,7 +103,7 @@ def _unrank(rank, ranks, out):
             if counts[v] == 0:
                 continue
             counts[v] -= 1
-            below = _arrangements(counts)
+            below = arrangements(counts)
             if rank < below:
                 out[i] = v + 1
                 break

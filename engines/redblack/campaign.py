@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..campaign.book import grid_of
 from ..core.errors import CardlabError
 from ..core.fmt import duration, plural
 from ..core.layout import RESULTS, ShardPlace, log_path, place_path, shards_present
@@ -54,14 +55,8 @@ class CampaignState:
 
     @property
     def deals_per_shard(self) -> int | None:
-        """The grid: shard i covers [i * d, (i + 1) * d); None while the finished shards do not tell
-        (none yet, or one shard 0 holding the whole size: any d that large plans it)."""
-        for s in self.shards:
-            if s.shard > 0:
-                return s.start // s.shard
-            if s.stop < self.total:
-                return s.stop
-        return None
+        """The grid: shard i covers [i * d, (i + 1) * d) (:func:`engines.campaign.book.grid_of`)."""
+        return grid_of(self.shards, self.total)
 
     @property
     def per_shard(self) -> int | None:

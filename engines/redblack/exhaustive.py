@@ -43,13 +43,8 @@ BATCH_CHUNKS = 32  # chunks per kernel call (progress is reported between calls)
 SEARCH_METHODS = ("brute", "owner")
 
 
-def search_range(k: int, start: int, stop: int, progress=None, method: str = "brute") -> SearchResult:
-    """Play every canonical balanced deal of size k with rank in [start, stop).
-
-    method "brute" plays every deal to its end or cycle; "owner" stops deals whose game
-    merges into a smaller deal's (see `_owner_stops`) and still finds every cycle whose
-    smallest basin deal is in the range.
-    """
+def check_window(k: int, start: int, stop: int, method: str) -> None:
+    """A search of ranks [start, stop) of size ``k`` by ``method`` can run (the CPU's and the GPU's)."""
     if not 1 <= k <= K_MAX:
         raise CardlabError(f"k must be between 1 and {K_MAX}, got {k}")
     if method not in SEARCH_METHODS:
@@ -57,6 +52,16 @@ def search_range(k: int, start: int, stop: int, progress=None, method: str = "br
     total = canonical_deals(k)
     if not 0 <= start <= stop <= total:
         raise CardlabError(f"rank range [{start}, {stop}) is not inside [0, {total}) for k={k}")
+
+
+def search_range(k: int, start: int, stop: int, progress=None, method: str = "brute") -> SearchResult:
+    """Play every canonical balanced deal of size k with rank in [start, stop).
+
+    method "brute" plays every deal to its end or cycle; "owner" stops deals whose game
+    merges into a smaller deal's (see `_owner_stops`) and still finds every cycle whose
+    smallest basin deal is in the range.
+    """
+    check_window(k, start, stop, method)
     # room for games up to FAST_ROUNDS: a longer one makes the kernel redo its whole batch
     H, cap = FAST_ROUNDS, 8
     lanes = lane_state(k)

@@ -27,9 +27,9 @@ import numpy as np
 
 from ..core.errors import CardlabError
 from ..kinds import GPU_MARK
-from .exhaustive import SEARCH_METHODS, search_range
+from .exhaustive import check_window, search_range
 from .results import SearchResult
-from .rules import K_MAX, canonical_deals, deal_strings, rank_deal, to_bits
+from .rules import K_MAX, deal_strings, rank_deal, to_bits
 
 BATCH = 1 << 30  # deals per kernel launch (progress is reported between launches)
 THREADS = 256  # threads per block
@@ -175,13 +175,7 @@ def search_range_gpu(
 
     grid: (blocks, threads per block); by default a few blocks per multiprocessor (tiny
     under the simulator)."""
-    if not 1 <= k <= K_MAX:
-        raise CardlabError(f"k must be between 1 and {K_MAX}, got {k}")
-    if method not in SEARCH_METHODS:
-        raise CardlabError(f"unknown search method {method!r}; choose one of {', '.join(SEARCH_METHODS)}")
-    total = canonical_deals(k)
-    if not 0 <= start <= stop <= total:
-        raise CardlabError(f"rank range [{start}, {stop}) is not inside [0, {total}) for k={k}")
+    check_window(k, start, stop, method)
     cuda = cuda_module()
     grid = tuple(grid) if grid else default_grid(cuda)
     binom = cuda.to_device(_binomials())
