@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
 from wfhelp import cardlab, snakemake, workdir
 
-from engines.pipeline.running.failures import failed_jobs, job_name, record_failure
+from engines.pipeline.running.failures import failed_jobs, job_name, record_failure, report_failures
 from engines.pipeline.running.records import JobRecorder, read_timing
 
 
@@ -35,6 +36,23 @@ def test_only_jobs_that_failed_during_the_run_are_reported(tmp_path):
         record_failure(p, "broke")
     os.utime(results / "timings/a/x/y/shard=0000.json", (1_000_000, 1_000_000))
     assert [log for log, _ in failed_jobs(2_000_000, str(results))] == [str(new)]
+
+
+def test_a_run_stopped_with_jobs_under_way_says_so_not_that_it_failed(tmp_path):
+    """No job failed, one never finished (a job killed, or the run stopped by a signal): the terminal says which
+    and how to resume, not "failed before any job said why" (kept for a run that started no job)."""
+    results = tmp_path / "results"
+    timings = results / "timings/redblack/exhaustive_k24/owner"
+    JobRecorder(timings / "shard=0291.json", 1, 0.0)  # started, never finished
+    JobRecorder(timings / "shard=0292.json", 1, 0.0).finished({"work": 5, "wall_s": 1.0, "cpu_s": 1.0})
+    out = io.StringIO()
+    assert report_failures(["snakemake.log"], out, str(results), since=0.0) == 0
+    said = out.getvalue()
+    assert "1 job(s) it started did not finish (redblack/exhaustive_k24/owner/shard=0291)" in said
+    assert "and in snakemake.log" in said and "`snakemake --cores all` resumes" in said
+    out = io.StringIO()
+    report_failures(None, out, str(tmp_path / "empty"), since=0.0)
+    assert "the run failed before any job said why" in out.getvalue()
 
 
 CONFIG = """

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from ...core.fmt import listed
 from ...core.layout import RESULTS, logs_dir, parse_log_path, timing_of, timings_dir
 from .records import parse, read_record, read_timing, write_record
 from .runstate import run_start
@@ -28,16 +29,27 @@ def record_failure(log: str | os.PathLike, cause: str) -> None:
 
 def failed_jobs(since: float, results: str = RESULTS) -> list[tuple[str, str]]:
     """(log, cause) of every job whose record failed since ``since``, oldest first."""
+    return [
+        (str(d["log"]), str(d.get("error") or ""))
+        for d in records_since(since, results)
+        if d.get("state") == "failed" and d.get("log")
+    ]
+
+
+def stopped_jobs(since: float, results: str = RESULTS) -> list[str]:
+    """The records (paths) of the jobs started since ``since`` that never ended (killed, or stopped with the run)."""
+    return [str(d["record"]) for d in records_since(since, results) if d.get("state") == "running"]
+
+
+def records_since(since: float, results: str) -> list[dict]:
+    """Every job record written since ``since``, oldest first, with its path as ``record``."""
     found = []
     records = Path(timings_dir(results))
     for path in records.rglob("*.json") if records.is_dir() else []:
         record = read_record(path)
-        if record is None or record.mtime < since:
-            continue
-        data = parse(record.text)
-        if data.get("state") == "failed" and data.get("log"):
-            found.append((record.mtime, str(data["log"]), str(data.get("error") or "")))
-    return [(log, cause) for _, log, cause in sorted(found)]
+        if record is not None and record.mtime >= since:
+            found.append((record.mtime, str(path), {**parse(record.text), "record": str(path)}))
+    return [data for _, _, data in sorted(found, key=lambda f: f[:2])]
 
 
 def job_name(log: str, results: str = RESULTS) -> str:
@@ -56,13 +68,23 @@ def report_failures(
 ) -> int:
     """Print why the run failed, a job a line (jobs whose records failed since the run began, or
     ``since``); returns how many jobs said why.  (Snakemake 9 hands ``onerror`` a list of its log files.)"""
-    failed = failed_jobs((run_start() or 0.0) if since is None else since, results)
+    since = (run_start() or 0.0) if since is None else since
+    failed = failed_jobs(since, results)
     if not failed:
-        print(
-            "cardlab: the run failed before any job said why; Snakemake's own messages are above"
-            + (f" and in {' '.join(map(str, snakemake_log))}" if isinstance(snakemake_log, list) else ""),
-            file=out,
-        )
+        stopped = stopped_jobs(since, results)
+        where = f" and in {' '.join(map(str, snakemake_log))}" if isinstance(snakemake_log, list) else ""
+        if stopped:
+            names = listed([Path(r).relative_to(timings_dir(results)).with_suffix("").as_posix() for r in stopped], 4)
+            print(
+                f"cardlab: no job said why the run ended; {len(stopped)} job(s) it started did not finish ({names}): "
+                f"killed (a signal, memory) or stopped with the run; Snakemake's own messages are above{where}. "
+                "`snakemake --cores all` resumes, finished shards are kept",
+                file=out,
+            )
+        else:
+            print(
+                f"cardlab: the run failed before any job said why; Snakemake's own messages are above{where}", file=out
+            )
         return 0
     print(f"cardlab: {len(failed)} job(s) failed:", file=out)
     for log, cause in failed:
