@@ -40,7 +40,7 @@ def test_only_jobs_that_failed_during_the_run_are_reported(tmp_path):
 
 def test_a_run_stopped_with_jobs_under_way_says_so_not_that_it_failed(tmp_path):
     """No job failed, one never finished (a job killed, or the run stopped by a signal): the terminal says which
-    and how to resume, not "failed before any job said why" (kept for a run that started no job)."""
+    and how to resume; with none unfinished either, that Snakemake ended the run itself."""
     results = tmp_path / "results"
     timings = results / "timings/redblack/exhaustive_k24/owner"
     JobRecorder(timings / "shard=0291.json", 1, 0.0)  # started, never finished
@@ -52,7 +52,7 @@ def test_a_run_stopped_with_jobs_under_way_says_so_not_that_it_failed(tmp_path):
     assert "and in snakemake.log" in said and "`snakemake --cores all` resumes" in said
     out = io.StringIO()
     report_failures(None, out, str(tmp_path / "empty"), since=0.0)
-    assert "the run failed before any job said why" in out.getvalue()
+    assert "no job failed; Snakemake ended the run itself (asked to stop" in out.getvalue()
 
 
 CONFIG = """

@@ -83,7 +83,9 @@ def report_failures(
             )
         else:
             print(
-                f"cardlab: the run failed before any job said why; Snakemake's own messages are above{where}", file=out
+                "cardlab: no job failed; Snakemake ended the run itself (asked to stop, e.g. by SIGTERM, or an error "
+                f"of its own): its messages are above{where}",
+                file=out,
             )
         return 0
     print(f"cardlab: {len(failed)} job(s) failed:", file=out)
