@@ -149,6 +149,8 @@ def next_shards(campaign: Campaign, done: Iterable[int], per_shard: int, count: 
 
 
 class OnGrid(Protocol):
+    """A finished shard as its grid sees it: its number and the items [start, stop) it covers."""
+
     shard: int
     start: int
     stop: int
