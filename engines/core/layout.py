@@ -41,7 +41,7 @@ WAREHOUSE = warehouse_path()
 # The warehouse rule's declared output: Snakemake deletes a job's outputs before it runs and
 # when it fails, so it declares this small record of the build, never the catalog itself.
 MANIFEST_SUFFIX = ".manifest.json"
-# Held by the process that runs a campaign here (engines/pipeline/running/resume.py; read by cardlab status)
+# Held by the process that runs a campaign here (engines/pipeline/running/runstate.py; read by cardlab status)
 RUN_LOCK = ".snakemake/cardlab-run.lock"
 TEMP_SUFFIX = ".tmp"
 TEMP_SUFFIXES = (TEMP_SUFFIX, TEMP_SUFFIX + ".wal")  # a temporary DuckDB catalog has a WAL beside it

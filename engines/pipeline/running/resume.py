@@ -4,7 +4,7 @@ Resuming after a kill is Snakemake's own, by the profiles' settings: ``rerun-inc
 reruns the jobs a killed run had in flight, and ``nolock`` leaves out Snakemake's lock
 files, which a SIGKILLed run leaves behind and the next run refuses to start over.  In
 their place the Snakefile's main process holds an flock for the run's life
-(:func:`hold_run_lock`): the kernel drops it when its holder dies, so it is never
+(:func:`engines.pipeline.running.runstate.hold_run_lock`): the kernel drops it when its holder dies, so it is never
 stale, and a second run in the same directory stops at once.  What Snakemake does not
 do: a planned shard deleted under a newer warehouse is not recomputed ("Nothing to be
 done"), so a missing one removes the warehouse's manifest (:func:`rebuild_what_is_missing`).
@@ -14,21 +14,16 @@ Only when the command line asks Snakemake to run jobs (:func:`asks_for_a_run`): 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
-import time
 from collections.abc import Sequence
 
 from ...core.errors import CardlabError
 from ...core.fmt import listed
 from ...core.layout import RUN_LOCK, catalog_of
 from ..catalog.warehouse import manifest_current
-
-# Held open for the life of the process that runs the campaign: the kernel drops an flock
-# when its holder dies (SIGKILL included), so holding it proves no other run is alive.
-_RUN_LOCK: int | None = None
+from .runstate import hold_run_lock
 
 # Snakemake options after which it runs no job (or runs none of ours): no clean-up then.
 NO_RUN_OPTIONS = frozenset(
@@ -50,27 +45,6 @@ def asks_for_a_run(argv: Sequence[str]) -> bool:
         short_flags = re.match(r"-([A-Za-z]*)", name).group(1) if re.match(r"-[^-]", name) else ""
         if name in NO_RUN_OPTIONS or "n" in short_flags:
             return False
-    return True
-
-
-def hold_run_lock(lock_path: str = RUN_LOCK) -> bool:
-    """Take the exclusive run lock for the life of this process; False if another run holds it."""
-    global _RUN_LOCK
-    import fcntl
-
-    if _RUN_LOCK is not None:
-        return True
-    os.makedirs(os.path.dirname(lock_path) or ".", exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:  # another run is alive here: its locks and markers are real
-        os.close(fd)
-        return False
-    _RUN_LOCK = fd
-    # when this run began, for `cardlab status` and the failure report (engines/pipeline/running/runstate.py)
-    os.ftruncate(fd, 0)
-    os.write(fd, json.dumps({"pid": os.getpid(), "started": time.time()}).encode())
     return True
 
 

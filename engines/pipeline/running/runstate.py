@@ -1,7 +1,8 @@
-"""Whether a run goes in this directory: the run lock's probe and a campaign run's note.
+"""Whether a run goes in this directory: the run lock and a campaign run's note.
 
-A cardlab snakemake keeps an flock on ``.snakemake/cardlab-run.lock`` while it runs, and writes
-its start time in it (:func:`run_alive` probes it, :func:`run_start` reads it).  A ``cardlab redblack campaign K --run N`` writes a note
+A cardlab snakemake keeps an flock on ``.snakemake/cardlab-run.lock`` while it runs, and writes its
+start time in it (:func:`hold_run_lock` takes it, :func:`run_alive` probes it, :func:`run_start`
+reads it).  A ``cardlab redblack campaign K --run N`` writes a note
 beside its run config (how it was started, the config, its shards' files) so that
 ``cardlab status`` shows the run's shards while it goes (:func:`running_campaign`).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,9 +21,35 @@ RUN_LOG = "results/logs/snakemake.log"  # `cardlab run`'s snakemake output
 RUN_DIR = ".snakemake"  # a campaign run's config and its note live here while it goes, beside Snakemake's files
 
 
+# Held open for the life of the process that runs the workflow: the kernel drops an flock
+# when its holder dies (SIGKILL included), so holding it proves no other run is alive.
+_RUN_LOCK: int | None = None
+
+
+def hold_run_lock(lock_path: str = RUN_LOCK) -> bool:
+    """Take the exclusive run lock for the life of this process; False if another run holds it."""
+    global _RUN_LOCK
+    import fcntl
+
+    if _RUN_LOCK is not None:
+        return True
+    os.makedirs(os.path.dirname(lock_path) or ".", exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # another run is alive here: its locks and markers are real
+        os.close(fd)
+        return False
+    _RUN_LOCK = fd
+    # when this run began, for `cardlab status` and the failure report (:func:`run_start`)
+    os.ftruncate(fd, 0)
+    os.write(fd, json.dumps({"pid": os.getpid(), "started": time.time()}).encode())
+    return True
+
+
 def run_start(lock_path: str | None = None) -> float | None:
     """When the run holding (or last holding) this directory's run lock began: it writes its start
-    there when it takes the lock (engines/pipeline/running/resume.py); None if no run has."""
+    there when it takes the lock (:func:`hold_run_lock`); None if no run has."""
     try:
         return float(json.loads(Path(RUN_LOCK if lock_path is None else lock_path).read_text())["started"])
     except (OSError, ValueError, KeyError, TypeError):

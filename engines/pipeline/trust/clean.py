@@ -64,7 +64,7 @@ def cleanup(results: str, config) -> Cleanup:
 def cmd_clean(args) -> int:
     import sys
 
-    from ..running.resume import hold_run_lock
+    from ..running.runstate import hold_run_lock
 
     config = run_config_files(args.config or ())
     found = cleanup(args.results, config)
