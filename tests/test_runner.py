@@ -56,15 +56,10 @@ def test_without_a_process_the_loop_ends_when_the_tick_says_so():
     assert ticks == [False] * 4
 
 
-def test_ctrl_c_stops_snakemake_and_waits_for_it(tmp_path):
-    """Ctrl-C (KeyboardInterrupt in the loop) sends SIGINT to the run's process group and waits: the child
-    says it got it (a file), and the result says interrupted.  The child is ready before Ctrl-C comes: an
-    event (its line in the log), not a timer."""
-    import sys
-
-    log = tmp_path / "run.log"
-    child = (
-        "import signal, sys, time\n"
+def sigint_child(tmp_path) -> str:
+    """A child that says 'ready' in its log, then waits; on SIGINT it leaves a file and exits 130."""
+    return (
+        "import signal, sys\n"
         "def stop(*_):\n"
         f"    open({str(tmp_path / 'got-sigint')!r}, 'w').close()\n"
         "    sys.exit(130)\n"
@@ -72,6 +67,16 @@ def test_ctrl_c_stops_snakemake_and_waits_for_it(tmp_path):
         "print('ready', flush=True)\n"
         "signal.pause()\n"
     )
+
+
+def test_ctrl_c_stops_snakemake_and_waits_for_it(tmp_path):
+    """Ctrl-C (KeyboardInterrupt in the loop) sends SIGINT to the run's process group and waits: the child
+    says it got it (a file), and the result says interrupted.  The child is ready before Ctrl-C comes: an
+    event (its line in the log), not a timer."""
+    import sys
+
+    log = tmp_path / "run.log"
+    child = sigint_child(tmp_path)
 
     def tick(ended: bool) -> bool:
         if "ready" in log.read_text():
@@ -92,15 +97,7 @@ def test_a_plain_kill_stops_snakemake_as_ctrl_c_does(tmp_path):
     import sys
 
     log = tmp_path / "run.log"
-    child = (
-        "import signal, sys\n"
-        "def stop(*_):\n"
-        f"    open({str(tmp_path / 'got-sigint')!r}, 'w').close()\n"
-        "    sys.exit(130)\n"
-        "signal.signal(signal.SIGINT, stop)\n"
-        "print('ready', flush=True)\n"
-        "signal.pause()\n"
-    )
+    child = sigint_child(tmp_path)
     before = signal.getsignal(signal.SIGTERM)
 
     def tick(ended: bool) -> bool:
