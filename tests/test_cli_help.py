@@ -117,3 +117,19 @@ def test_status_of_a_finished_and_an_interrupted_campaign(tiny_pipeline, tmp_pat
     line = next(ln for ln in out.splitlines() if ln.strip().startswith("narcotic"))
     assert "1 interrupted" in line and "warehouse  current" not in out
     assert "resume with `snakemake --cores all`" in out and "results/logs/" in out
+
+
+def test_status_judges_the_reports_as_snakemake_does(tiny_pipeline, tmp_path, capsys, monkeypatch):
+    """A rebuilt warehouse alone reruns no report (an ``ancient`` input); a changed list of what a report
+    reads does."""
+    wd = tmp_path / "wd"
+    shutil.copytree(tiny_pipeline, wd, symlinks=True, ignore=shutil.ignore_patterns("engines"))
+    monkeypatch.chdir(wd)
+    index = (wd / "reports/index.html").stat().st_mtime
+    os.utime(wd / "results/warehouse.duckdb", (index + 60, index + 60))  # as `--forcerun warehouse` leaves it
+    assert main(["status"]) == 0
+    assert "warehouse  current;  reports current" in capsys.readouterr().out
+    inputs = next(iter(sorted((wd / "results/logs/reports").glob("*.inputs"))))
+    os.utime(inputs, (index + 120, index + 120))
+    assert main(["status"]) == 0
+    assert "warehouse  current;  reports to be rebuilt" in capsys.readouterr().out

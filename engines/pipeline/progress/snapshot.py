@@ -62,12 +62,14 @@ def warehouse_state(results: str, all_done: bool, newest: float) -> str:
     return "older than its shards" if wh < newest else "current"
 
 
-def reports_state(results: str, reports: str, warehouse: str) -> str:
+def reports_state(results: str, reports: str, warehouse: str, newest: float, games) -> str:
+    """As Snakemake judges them (workflow/rules/reports.smk): stale after a shard, or a game's list of what
+    its report reads, changed; not after the warehouse alone was rebuilt (an ``ancient`` input)."""
     index = mtime(f"{reports}/{REPORT_INDEX}")
     if index is None:
         return "missing"
-    wh = mtime(warehouse_path(results))
-    return "to be rebuilt" if warehouse != "current" or (wh and index < wh) else "current"
+    read = [mtime(f"{results}/logs/reports/{g}.inputs") or 0.0 for g in games]
+    return "to be rebuilt" if warehouse != "current" or index < max([newest, *read]) else "current"
 
 
 def step_records(results: str, games) -> list[str]:
@@ -125,7 +127,7 @@ def snapshot(
     all_done = all(f in files for s in plan for f in s.files)
     newest = max((t for t in stamps.values() if t is not None), default=0.0)
     warehouse = warehouse_state(results, all_done, newest)
-    report = reports_state(results, reports, warehouse)
+    report = reports_state(results, reports, warehouse, newest, units)
     kept = frozenset(f for f, t in stamps.items() if t is not None and alive and run_started and t < run_started)
     games = [g for g in units if any(s.game == g and not all(f in kept for f in s.files) for s in plan)]
     shards_done = newest if all_done and newest >= (run_started or 0.0) else None  # the warehouse began then
