@@ -153,17 +153,7 @@ def exact_counts(rules: Rules, start: int, stop: int, progress=None) -> dict[str
     sums = dict.fromkeys(COUNTS, 0)
     for a in range(start, stop, GAMES_PER_CALL):
         b = min(a + GAMES_PER_CALL, stop)
-        res = play(ranked_sequences(rules.ranks, a, b), rules, games=stop - start)
-        won = res["won"]
-        sums["sequences"] += b - a
-        sums["won"] += int(won.sum())
-        sums["looped"] += int((~won).sum())
-        won_time = res["time_s"][won].astype(np.int64)
-        sums["won_time_s"] += int(won_time.sum())
-        sums["won_time_s2"] += int((won_time * won_time).sum())
-        sums["time_s"] += int(res["time_s"].sum())
-        sums["passes"] += int(res["passes"].astype(np.int64).sum())
-        sums["won_passes"] += int(res["passes"][won].astype(np.int64).sum())
+        add_counts(sums, play(ranked_sequences(rules.ranks, a, b), rules, games=stop - start))
         if progress is not None:
             progress.update(b - a)
     return sums
