@@ -84,6 +84,11 @@ def logs_dir(root: str | os.PathLike = RESULTS) -> str:
     return f"{root}/logs"
 
 
+def report_inputs_path(game: str, root: str | os.PathLike = RESULTS) -> str:
+    """The list of what a game's report reads (workflow/rules/reports.smk): rewritten when that changes."""
+    return f"{logs_dir(root)}/reports/{game}.inputs"
+
+
 def log_pattern(game: str, root: str = RESULTS) -> str:
     """A shard job's log as a Snakemake log pattern with wildcards."""
     return f"{logs_dir(root)}/{game}/{{experiment}}/{{variant}}/shard={{shard}}.log"

@@ -3,7 +3,14 @@
 import sys
 
 from engines.core.errors import CardlabError
-from engines.core.layout import WAREHOUSE, check_record_files, log_pattern, manifest_of, shard_pattern
+from engines.core.layout import (
+    WAREHOUSE,
+    check_record_files,
+    log_pattern,
+    manifest_of,
+    report_inputs_path,
+    shard_pattern,
+)
 from engines.core.provenance import files_version
 from engines.interface import report_outputs_of, report_version, stages_of
 from engines.kinds import GPU_BACKEND, chosen_backend
@@ -150,11 +157,6 @@ def views_version(game):
 
     views = [f"{game}/views.sql"] if (game_directory(engine(game)) / "views.sql").exists() else []
     return files_version(WAREHOUSE_CODE + views)
-
-
-def report_inputs_file(game):
-    """The list of what a game's report reads (workflow/rules/reports.smk)."""
-    return f"results/logs/reports/{game}.inputs"
 
 
 def warehouse_version():

@@ -17,7 +17,7 @@ for _game in RUN_GAMES:
             planned_files(_game),
             game_check_records(_game),
         output:
-            report_inputs_file(_game),
+            report_inputs_path(_game),
         log:
             f"results/logs/reports/{_game}.inputs.log",
         localrule: True
@@ -35,7 +35,7 @@ for _game in RUN_GAMES:
             f"{_game}_report"
         input:
             ancient(WAREHOUSE_MANIFEST),
-            report_inputs_file(_game),
+            report_inputs_path(_game),
         output:
             **report_outputs(_game),
         log:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
-from ...core.layout import RESULTS, timing_of, timings_dir, warehouse_path
+from ...core.layout import RESULTS, report_inputs_path, timing_of, timings_dir, warehouse_path
 from ...registry import engine
 from ..running.plan import DEFAULT_CONFIG, Plan, load_plan
 from ..running.records import mtime, read_record, shard_records, step_cpu, step_record
@@ -62,13 +63,13 @@ def warehouse_state(results: str, all_done: bool, newest: float) -> str:
     return "older than its shards" if wh < newest else "current"
 
 
-def reports_state(results: str, reports: str, warehouse: str, newest: float, games) -> str:
+def reports_state(results: str, reports: str, warehouse: str, newest: float, games: Iterable[str]) -> str:
     """As Snakemake judges them (workflow/rules/reports.smk): stale after a shard, or a game's list of what
     its report reads, changed; not after the warehouse alone was rebuilt (an ``ancient`` input)."""
     index = mtime(f"{reports}/{REPORT_INDEX}")
     if index is None:
         return "missing"
-    read = [mtime(f"{results}/logs/reports/{g}.inputs") or 0.0 for g in games]
+    read = [mtime(report_inputs_path(g, results)) or 0.0 for g in games]
     return "to be rebuilt" if warehouse != "current" or index < max([newest, *read]) else "current"
 
 
