@@ -37,6 +37,26 @@ class Resources:
     mem_mb: int = 1000
 
 
+BATCH_ESTIMATES: dict[str, tuple[str, float]] = {
+    "narcotic/sim": ("unit", 3.0e-5),
+    "redblack/exhaustive/brute": ("unit", 3.0e-7),
+    "redblack/exhaustive/owner": ("unit", 1.0e-6),
+    "redblack/sample": ("unit", 5.0e-6),
+    "redblack/cost_window": ("unit", 2.5e-7),
+    "redblack/cost_window/probe": ("shard", 0.5),
+    "blackjack/exact": ("shard", 2.0),
+    "blackjack/sim/fresh": ("unit", 1.5e-7),
+    "blackjack/sim/continuous": ("unit", 1.5e-7),
+    "blackjack/cutexact": ("shard", 10.0),
+    "blackjack/cutsim": ("unit", 1.5e-6),
+}
+"""CPU seconds a shard (``shard``) or a unit of its work (``unit``) is estimated at when small shards are
+packed into jobs (engines/pipeline/running/batches.py), by price key.  Frozen here, apart from the
+measured prices in engines/prices.yaml they were first copied from: Snakemake reruns a shard whose job
+changes, so the job grouping must not follow a better measurement (a price is a measurement, not an
+input of results).  Editing an entry may move shards between jobs, and Snakemake reruns those."""
+
+
 @dataclass(frozen=True)
 class Schedule:
     """How the pipeline runs, batches and prices one shard: hints that never change what it computes.
@@ -77,13 +97,13 @@ class Schedule:
     @property
     def batch_cpu_s(self) -> float | None:
         """A generous estimate of the shard's CPU seconds on one warm core, for a kind whose small shards may
-        share one job (a job's start-up would cost more than such a shard's work): its ``shard`` price, else
-        ``per_unit`` times its units.  None keeps every shard a job of its own.  A kept campaign's shards are
-        never batched (a job that reran one shard of a batch would rewrite every kept file of it): their
-        prices put them far above the limit."""
-        shard = kind_price(self.price, "shard")
-        per_unit = kind_price(self.price, "per_unit")
-        return shard if shard is not None else None if per_unit is None else per_unit * self.units
+        share one job (a job's start-up would cost more than such a shard's work): its :data:`BATCH_ESTIMATES`
+        entry, a shard's or a unit's.  None keeps every shard a job of its own, as does a ledger's grid
+        (a job that reran one shard of a batch would rewrite every kept file of it)."""
+        if self.ledger is not None or self.price not in BATCH_ESTIMATES:
+            return None
+        per, seconds = BATCH_ESTIMATES[self.price]
+        return seconds if per == "shard" else seconds * self.units
 
     @property
     def compile_cpu_s(self) -> float | None:

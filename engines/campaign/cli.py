@@ -6,7 +6,9 @@ import argparse
 import importlib
 import os
 
+from ..core import argtypes
 from ..core.layout import RESULTS
+from ..pipeline.running.plan import DEFAULT_CONFIG
 from ..registry import GAMES
 from .book import CampaignBook
 
@@ -28,9 +30,11 @@ def book_of(game: str) -> CampaignBook | None:
     return getattr(module, "CAMPAIGN_BOOK", None)
 
 
-def add_campaign_options(c, unit: str, config_default: str = "config.yaml") -> None:
+def add_campaign_options(c, unit: str, config_default: str = DEFAULT_CONFIG) -> None:
     """The options of every campaign command (the book adds NAME and the game's own)."""
-    c.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
+    from .command import ALLOW_LONG, LONG_SHARD_CPU_S
+
+    c.add_argument("--results", type=argtypes.folder, default=RESULTS, help="results tree (default: %(default)s)")
     c.add_argument(
         "--config", default=config_default, help="the config the campaign's block is in (default: %(default)s)"
     )
@@ -41,19 +45,37 @@ def add_campaign_options(c, unit: str, config_default: str = "config.yaml") -> N
         "(a ledger that cannot be read is rebuilt from them)",
     )
     r = c.add_argument_group("running the next shards (Snakemake, in this directory's workflow)")
-    r.add_argument("--run", type=int, metavar="N", help="compute the next N shards left, then show the campaign")
+    r.add_argument(
+        "--run",
+        type=argtypes.integer(1, argtypes.INT64_MAX, " shards"),
+        metavar="N",
+        help="compute the next N shards left, then show the campaign",
+    )
     r.add_argument(
         "--from", dest="from_", choices=("bottom", "top"), default="bottom", help="which end of the shards left"
     )
-    r.add_argument("--cores", type=int, default=os.cpu_count() or 1, help="cores for Snakemake (default: all)")
+    r.add_argument(
+        "--cores", type=argtypes.cores, default=os.cpu_count() or 1, help="cores for Snakemake (default: all)"
+    )
     r.add_argument(
         "--per-shard",
         f"--{unit}-per-shard",
         dest="per_shard",
-        type=int,
-        help=f"{unit} a shard: the grid of a campaign with no finished shard, block or ledger yet",
+        type=argtypes.integer(1, argtypes.INT64_MAX, f" {unit}"),
+        help=f"{unit} a shard: the grid of a campaign with no finished shard, block or ledger yet "
+        "(at most the campaign's size)",
     )
-    r.add_argument("--nice", type=int, default=0, help="run Snakemake and its jobs at this niceness (default: 0)")
+    r.add_argument(
+        ALLOW_LONG,
+        action="store_true",
+        help=f"--run: start shards priced above {LONG_SHARD_CPU_S / 3600:g} CPU-hours each, or that cannot be priced",
+    )
+    r.add_argument(
+        "--nice",
+        type=argtypes.niceness,
+        default=0,
+        help="run Snakemake and its jobs at this niceness (default: 0)",
+    )
     r.add_argument(
         "--snakemake",
         default="",

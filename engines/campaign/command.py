@@ -23,6 +23,11 @@ from ..core.layout import RESULTS, ledger_path, logs_dir
 from ..core.ledger import Ledger, LedgerError, read_ledger, record_kept, write_ledger
 from .book import Campaign, CampaignBook, agreed_per_shard, next_shards, runs_words
 
+LONG_SHARD_CPU_S = 4 * 3600.0
+"""A shard priced above this (core-seconds on this machine) starts only with ``ALLOW_LONG``: a grid typed
+one zero too long makes a shard of days, and a job cannot be stopped part way and kept."""
+ALLOW_LONG = "--allow-long-shards"
+
 
 def campaign_command(book: CampaignBook, args) -> int:
     """Run the command the parsed arguments ask for; returns the exit status."""
@@ -77,6 +82,11 @@ def the_block(book: CampaignBook, campaign: Campaign, config: dict | None, where
 
 def per_shard_of(book: CampaignBook, campaign: Campaign, state: Any, args, ledger: Ledger | None) -> int:
     """The campaign's grid: the finished shards', the option's, the config block's or the ledger's, agreed."""
+    if args.per_shard is not None and args.per_shard > campaign.total:
+        raise CardlabError(
+            f"{campaign.option} {args.per_shard:,}: {campaign.label} has {campaign.total:,} {campaign.unit} in all; "
+            f"give at most {campaign.total:,}"
+        )
     block = the_block(book, campaign, user_config(args.config), args.config)
     return agreed_per_shard(
         campaign,
@@ -175,12 +185,16 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
     stamp = time.strftime("%Y%m%dT%H%M%S")
     log = f"{logs_dir(args.results)}/campaigns/{campaign.game}-{campaign.experiment}-{stamp}.log"
     items = sum(b - a for a, b in campaign.windows(shards, per_shard))
+    run_config = book.run_config(config, campaign, shards, per_shard, getattr(args, "backend", None))
+    prices = shard_prices_of(run_config, campaign, shards)
+    refusal = None if getattr(args, "allow_long_shards", False) else long_shards_refusal(campaign, prices)
     print(
         f"{campaign.label}: {plural(len(shards), 'shard')} ({runs_words(shards)}, {items:,} {campaign.unit}) "
-        f"on {plural(args.cores, 'core')}; snakemake's output: {log}",
+        f"{price_words(prices)} on {plural(args.cores, 'core')}" + ("" if refusal else f"; snakemake's output: {log}"),
         flush=True,
     )
-    run_config = book.run_config(config, campaign, shards, per_shard, getattr(args, "backend", None))
+    if refusal:
+        raise CardlabError(refusal)
     run_config["shard_order"] = "descending" if shards[0] > shards[-1] else "ascending"  # the run's order
     run_config["allow_campaign_work"] = True  # this command asks for the work (engines/campaign/work.py)
 
@@ -203,3 +217,48 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
         kept=lambda name: record_kept(*campaign.place, per_shard, [int(name)], campaign.grid()),
     )
     return rc
+
+
+def shard_prices_of(run_config: dict, campaign: Campaign, shards: list[int]) -> dict[int, float | None]:
+    """Each shard's price in core-seconds on this machine, as the live view prices work left
+    (engines/campaign/work.py); None where nothing prices it."""
+    from ..pipeline.running.plan import Plan
+    from .work import shard_prices
+
+    plan = Plan.build(dict(run_config), f"the run config of {campaign.label}")
+    planned = [plan.shard(*campaign.place, n) for n in shards]
+    by_log = shard_prices(plan, planned)
+    return {n: by_log[s.log] for n, s in zip(shards, planned, strict=True)}
+
+
+def price_words(prices: dict[int, float | None]) -> str:
+    """'priced at about 2.3 core-hours (the longest shard 0.4)', or what cannot be priced."""
+    from ..core.fmt import hours_text
+
+    known = [p for p in prices.values() if p is not None]
+    unknown = len(prices) - len(known)
+    words = f"priced at about {hours_text(sum(known) / 3600)} core-hours" if known else "not priced"
+    if len(known) > 1:
+        words += f" (the longest shard {hours_text(max(known) / 3600)})"
+    return words + (f", {plural(unknown, 'shard')} that nothing prices" if known and unknown else "")
+
+
+def long_shards_refusal(campaign: Campaign, prices: dict[int, float | None]) -> str | None:
+    """Why the shards may not start without ``ALLOW_LONG`` (one priced above ``LONG_SHARD_CPU_S``, or one that
+    cannot be priced, which counts as above it); None when they may."""
+    from ..core.fmt import hours_text
+
+    long = {n: p for n, p in prices.items() if p is None or p > LONG_SHARD_CPU_S}
+    if not long:
+        return None
+    unpriced = [n for n, p in long.items() if p is None]
+    why = (
+        f"shard(s) {runs_words(unpriced)} cannot be priced: no measured shard and no price of the kind"
+        if unpriced
+        else f"the longest priced at about {hours_text(max(long.values()) / 3600)} core-hours"
+    )
+    return (
+        f"{campaign.label}: {plural(len(long), 'shard')} of more than {LONG_SHARD_CPU_S / 3600:g} core-hours each "
+        f"({why}); nothing started: give a smaller {campaign.option} for shorter shards, or {ALLOW_LONG} to "
+        "start them as they are"
+    )

@@ -89,9 +89,16 @@ class CampaignWork:
 
 
 def priced_seconds(plan: Plan, shards: Sequence[PlannedShard]) -> float:
-    """The job-seconds of ``shards`` as the live view prices the work left (engines/pipeline/progress/costs.py): each
-    at its group's measured rate (a RedBlack size's shards by the measured ones around them, along its kind's
-    cost shape), else its kind's estimate at this machine's scale, from every planned shard's timing record."""
+    """The job-seconds of ``shards`` (:func:`shard_prices`), a shard nothing prices at ``UNESTIMATED_S``."""
+    return sum(UNESTIMATED_S if s is None else s for s in shard_prices(plan, shards).values())
+
+
+def shard_prices(plan: Plan, shards: Sequence[PlannedShard]) -> dict[str, float | None]:
+    """Each shard's job-seconds by its log, as the live view prices the work left
+    (engines/pipeline/progress/costs.py): at its group's measured rate (a RedBlack size's shards by the
+    measured ones around them, along its kind's cost shape), else its kind's estimate at this machine's scale,
+    from every planned shard's timing record.  None where neither prices it (a kind with no price of its work
+    and no measured shard): a caller with a cap counts it as over the cap."""
     from ..pipeline.progress.model import Snapshot, shard_states
     from ..pipeline.progress.snapshot import planned_shards
     from ..pipeline.running.records import shard_records
@@ -101,12 +108,17 @@ def priced_seconds(plan: Plan, shards: Sequence[PlannedShard]) -> float:
     files = frozenset(f for s in progress if s.log not in wanted for f in s.files if os.path.isfile(f))
     logs = shard_records(progress)
     states = shard_states(Snapshot(tuple(progress), units, files, logs, alive=False, now=time.time()))
-    rates = priced(states, rates_of(states))
-    return sum(
-        max(0.0, s.spec.work - s.done_work) / rate if rate else UNESTIMATED_S
-        for s, rate in zip(states, rates, strict=True)
+    measured = rates_of(states)
+    rates = priced(states, measured)
+    return {
+        s.spec.log: None
+        if m is None and s.spec.estimate_s is None
+        else max(0.0, s.spec.work - s.done_work) / rate
+        if rate
+        else UNESTIMATED_S
+        for s, m, rate in zip(states, measured, rates, strict=True)
         if s.spec.log in wanted
-    )
+    }
 
 
 def to_compute(plan: Plan, shard: PlannedShard) -> bool:

@@ -216,6 +216,7 @@ def shard_priority(order: str | None, shard: int, last: int) -> int:
 
 
 DEFAULT_CONFIG = "config.yaml"
+"""The config a run reads when none is given: spelt here only (the Snakefile and the commands import it)."""
 
 
 def snakemake_executable() -> str:
@@ -234,10 +235,13 @@ def run_config_files(given: Sequence[str | Path] = ()) -> list[str]:
 def add_plan_options(parser) -> None:
     """``--results DIR`` and ``--config FILE`` (repeatable, see :func:`run_config_files`) for a
     command that checks a results tree against what a run plans."""
-    parser.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
+    from ...core import argtypes
+
+    parser.add_argument("--results", type=argtypes.folder, default=RESULTS, help="results tree (default: %(default)s)")
     parser.add_argument(
         "--config",
         action="append",
+        type=argtypes.existing_file,
         metavar="FILE",
         help=f"config file; several are merged in order, as by `snakemake --configfile A B` (default: {DEFAULT_CONFIG})",
     )

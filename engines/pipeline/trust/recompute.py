@@ -31,11 +31,14 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
+from ...core import argtypes
 from ...core.errors import CardlabError
 from ...core.layout import RESULTS, check_record_path, log_path, parse_shard_path, shard_path
 from ...interface import source_version
 from ...registry import engine
 from ..running.plan import Plan
+
+ALLOW_UNPRICED = "--allow-unpriced"
 
 IGNORED_META = ("packages", "data_sha256")
 """Provenance fields a recomputation may change without changing a result: the versions of the
@@ -52,6 +55,7 @@ class Target:
     files: dict[str, str]  # table -> path under results/
     inputs: tuple[str, ...]  # files the shard reads (a basin job's search shards)
     estimate_s: float | None  # CPU seconds its job took, from its timing record
+    unpriced: str = ""  # why ``estimate_s`` is None: no timing record, or a device computed it
 
     @property
     def name(self) -> str:
@@ -103,21 +107,34 @@ def target_of(path: str, plan: Plan) -> Target:
     from ..running.records import cpu_priced, timing_of_log
 
     timing = timing_of_log(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=root))
+    cpu_s = cpu_priced(timing)
     return Target(
         game,
         spec,
         meta["engine_version"],
         files,
         tuple(shard_path(game, t, s, root=root) for t, s in read),
-        cpu_priced(timing),
+        cpu_s,
+        "" if cpu_s is not None else unpriced_why(timing),
     )
+
+
+def unpriced_why(timing: dict | None) -> str:
+    """Why a shard's timing record gives no CPU price, in a user's words."""
+    if not timing:
+        return "no timing record"
+    if timing.get("cpu_s") is None:
+        return "no CPU time in its timing record"
+    return "computed on a GPU (its CPU time only waited on the device)"
 
 
 def choose(
     plan: Plan, results: str, what: Sequence[str], seed: int, max_cpu_s: float | None
 ) -> tuple[list[Target], list[Target]]:
     """(chosen, left out by the CPU budget): the shards ``what`` names: ``all``, a number drawn at
-    random (seeded) from the plan's shards present under ``results``, or shard files."""
+    random (seeded) from the plan's shards present under ``results``, or shard files.  Under a budget,
+    a shard that cannot be priced counts as over it (a GPU shard's CPU time says nothing of its cost
+    on a CPU: one was a CPU-day); :func:`cmd_recompute` asks about those, or names them."""
     if len(what) == 1 and (what[0] == "all" or what[0].isdigit()):
         present = [s for s in plan if all(os.path.exists(p) for p in s.files.values())]
         if what[0] != "all":
@@ -136,10 +153,35 @@ def choose(
         return targets, []
     chosen, over, spent = [], [], 0.0
     for t in targets:
-        cost = t.estimate_s or 0.0
-        (chosen if spent + cost <= max_cpu_s else over).append(t)
-        spent += cost if spent + cost <= max_cpu_s else 0.0
+        fits = t.estimate_s is not None and spent + t.estimate_s <= max_cpu_s
+        (chosen if fits else over).append(t)
+        spent += t.estimate_s if fits else 0.0
     return chosen, over
+
+
+def unpriced_refusal(unpriced: Sequence[Target]) -> str:
+    """The one line that names the shards a budget cannot cover, why, and how to recompute them."""
+    whys = sorted({t.unpriced for t in unpriced})
+    return (
+        f"{len(unpriced)} shard(s) cannot be priced ({'; '.join(whys)}: "
+        f"{', '.join(t.name for t in unpriced[:3])}{'...' if len(unpriced) > 3 else ''}), so --max-cpu-s "
+        f"cannot cover them and they are left out; {ALLOW_UNPRICED} recomputes them anyway"
+    )
+
+
+def accept_unpriced(unpriced: Sequence[Target], allowed: bool, ask=input, interactive: bool | None = None) -> bool:
+    """Whether to recompute the shards a budget cannot price: given leave, or asked y/N on a terminal."""
+    import sys
+
+    if allowed or not unpriced:
+        return allowed
+    if not (sys.stdin.isatty() if interactive is None else interactive):
+        return False
+    print(f"recompute: {unpriced_refusal(unpriced)}.", flush=True)
+    try:
+        return ask("Recompute them, whatever they cost? [y/N] ").strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
 
 
 def recompute(target: Target) -> Outcome:
@@ -257,11 +299,13 @@ def cmd_recompute(args: Any, plan: Plan) -> int:
 
     from ...core.fmt import duration
 
-    if args.cores < 1:
-        raise CardlabError(f"--cores must be at least 1, got {args.cores}")
-    if args.max_cpu_s is not None and args.max_cpu_s < 0:
-        raise CardlabError(f"--max-cpu-s must be at least 0, got {args.max_cpu_s}")
     targets, over = choose(plan, args.results, args.recompute, args.seed, args.max_cpu_s)
+    unpriced = [t for t in over if t.estimate_s is None]
+    if accept_unpriced(unpriced, getattr(args, "allow_unpriced", False)):
+        targets += unpriced
+        over = [t for t in over if t.estimate_s is not None]
+    elif unpriced:
+        print(f"recompute: {unpriced_refusal(unpriced)}", flush=True)
     if not targets:
         if over:
             print(f"recompute: nothing recomputed: {len(over)} shard(s) left out by --max-cpu-s")
@@ -297,22 +341,38 @@ def cmd_recompute(args: Any, plan: Plan) -> int:
     return 0
 
 
+def draw_or_path(text: str) -> str:
+    """``--recompute``'s words: ``all``, a number of shards to draw (at least 1), or a shard file."""
+    if text.strip().isdigit():
+        return str(argtypes.integer(1, None, " shards to draw")(text))
+    return text
+
+
 def add_options(parser: Any) -> None:
     g = parser.add_argument_group("recomputing shards to compare (independent checks)")
     g.add_argument(
         "--recompute",
         nargs="+",
         metavar="N|all|PATH",
+        type=draw_or_path,
         help="compute shards again in a scratch directory and compare them with results/: N drawn at "
         "random from the plan, all, or the shard files named",
     )
-    g.add_argument("--seed", type=int, default=0, help="seed of the random draw (default: %(default)s)")
-    g.add_argument("--cores", type=int, default=1, help="shards recomputed side by side (default: %(default)s)")
+    g.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the random draw (default: %(default)s)")
+    g.add_argument(
+        "--cores", type=argtypes.cores, default=1, help="shards recomputed side by side (default: %(default)s)"
+    )
     g.add_argument(
         "--max-cpu-s",
-        type=float,
+        type=argtypes.real(0, open_lo=True, what=" CPU seconds"),
         default=None,
-        help="leave out drawn shards once their timing records' CPU seconds would pass this budget",
+        help="leave out drawn shards once their timing records' CPU seconds would pass this budget; a shard "
+        "its record cannot price (computed on a GPU) counts as over it",
+    )
+    g.add_argument(
+        ALLOW_UNPRICED,
+        action="store_true",
+        help="with --max-cpu-s: recompute the shards no timing record prices too (asked on a terminal)",
     )
     g.add_argument(
         "--no-record",
