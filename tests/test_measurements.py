@@ -9,7 +9,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from engines.core.errors import CardlabError
 from engines.pipeline.catalog.measurements import measurements_table
 from engines.redblack.report.cost import NO_MISS, CostToFinish, Miss, Rate
 from engines.redblack.report.gpu import GPU_SHARD_WORK_SQL, gpu_cost_model, gpu_section
@@ -113,12 +112,17 @@ def test_no_measurement_no_gpu_section(tmp_path):
     assert gpu_section(con, {}) == []
 
 
-def test_a_damaged_measurement_is_named(tmp_path):
+def test_a_damaged_measurement_is_left_out_and_named_with_its_fix(tmp_path):
+    """A bookkeeping file never stops the warehouse: it is left out, and verify names it."""
+    from engines.core.bookkeeping import left_out
+
     where = tmp_path / "measurements" / "redblack"
     where.mkdir(parents=True)
     (where / "bad.json").write_text('{"bench": "b", "device": "d"}')
-    with pytest.raises(CardlabError, match=r"bad\.json: not a measurement record.*restore the file from git"):
-        measurements_table(tmp_path)
+    assert measurements_table(tmp_path).num_rows == 0
+    [bad] = left_out(tmp_path)
+    assert bad.path.endswith("bad.json")
+    assert "'host' is a required property" in bad.problem and "git checkout" in bad.fix
 
 
 def test_the_kept_measurements_in_the_repository_load():

@@ -38,9 +38,10 @@ class Campaign:
     def place(self) -> tuple[str, str, str]:
         return self.game, self.experiment, self.variant
 
-    def grid(self) -> LedgerGrid:
-        """What the campaign's ledger is checked against, and the command that rebuilds it."""
-        return LedgerGrid(self.label, self.total, f"{self.command} --keep", self.unit)
+    def grid(self, per_shard: int | None = None, source: str = "the campaign's config") -> LedgerGrid:
+        """What the campaign's ledger is checked against (given ``per_shard``, the campaign's grid as ``source``
+        says it: a ledger on another is refused), and the command that rebuilds it."""
+        return LedgerGrid(self.label, self.total, f"{self.command} --keep", self.unit, per_shard, source)
 
     def window(self, shard: int, per_shard: int) -> tuple[int, int]:
         """Shard i's items [i * d, (i + 1) * d), cut at the end of the grid."""

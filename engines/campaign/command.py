@@ -60,8 +60,17 @@ def ready_to_run(results: str, cores: int) -> None:
     os.makedirs(RESULTS, exist_ok=True)
 
 
-def the_ledger(campaign: Campaign, results: str) -> Ledger | None:
-    return read_ledger(*campaign.place, campaign.grid(), root=results)
+def the_ledger(campaign: Campaign, results: str, grid_of: tuple[int | None, str] = (None, "")) -> Ledger | None:
+    """The campaign's ledger, refused (LedgerError) when it lies on another grid than ``grid_of``: the
+    config block's per_shard and where it says so (a ledger mixing two grids proves nothing)."""
+    per_shard, source = grid_of
+    return read_ledger(*campaign.place, campaign.grid(per_shard, source or "the campaign's config"), root=results)
+
+
+def block_grid(book: CampaignBook, campaign: Campaign, args) -> tuple[int | None, str]:
+    """The config block's grid and its words: what the ledger must lie on."""
+    block = the_block(book, campaign, user_config(args.config), args.config)
+    return (book.block_per_shard(block) if block else None), f"the {campaign.label} block of {args.config}"
 
 
 def user_config(path: str) -> dict | None:
@@ -106,7 +115,7 @@ def keep_finished(book: CampaignBook, campaign: Campaign, state: Any, args) -> N
     alone: they are what its error message sends the user here to keep."""
     path = ledger_path(*campaign.place, root=args.results)
     try:
-        ledger, broken = the_ledger(campaign, args.results), None
+        ledger, broken = the_ledger(campaign, args.results, block_grid(book, campaign, args)), None
     except LedgerError as exc:
         ledger, broken = None, exc
     if not state.shards and broken is None:
@@ -148,7 +157,7 @@ def status_lines(book: CampaignBook, campaign: Campaign, state: Any, args) -> li
             f"  {where}'s {label} block is not a campaign block: it plans its own {campaign.unit}, not a "
             "ledger's shards (with `campaign: true` it plans exactly the shards the ledger keeps)"
         ]
-    ledger = the_ledger(campaign, args.results)
+    ledger = the_ledger(campaign, args.results, block_grid(book, campaign, args))
     path = ledger_path(*campaign.place, root=args.results)
     if ledger is None:
         plain = bool(block) and not block.get("campaign")  # a block of its own items: no ledger to speak of
@@ -176,7 +185,7 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
     from .shards import run_shards
 
     config = load_config([args.config])
-    ledger = the_ledger(campaign, args.results)
+    ledger = the_ledger(campaign, args.results, block_grid(book, campaign, args))
     per_shard = per_shard_of(book, campaign, state, args, ledger)
     shards = next_shards(campaign, [s.shard for s in state.shards], per_shard, args.run, args.from_ == "top")
     if not shards:

@@ -46,6 +46,7 @@ def integer(lo: int | None = None, hi: int | None = None, what: str = "") -> Cal
         return value
 
     parse.__name__ = "integer"  # argparse names the type in its messages
+    parse.domain = (lo, hi)  # what a test reads to check every number option is bounded, and fuzz its edges
     return parse
 
 
@@ -59,17 +60,33 @@ def real(lo: float | None = None, hi: float | None = None, what: str = "", open_
             raise argparse.ArgumentTypeError(f"a number {bound_words(lo, hi)}{what}, not {text!r}") from None
         low_out = lo is not None and (value <= lo if open_lo else value < lo)
         if not math.isfinite(value) or low_out or (hi is not None and value > hi):
-            above = f"above {words(lo)}" if open_lo and lo is not None and hi is None else bound_words(lo, hi)
+            above = bound_words(lo, hi)
+            if open_lo and lo is not None:  # "0..10" would say 0 is allowed
+                above = f"above {words(lo)}" + ("" if hi is None else f", at most {words(hi)}")
             raise argparse.ArgumentTypeError(f"a finite number {above}{what}, not {text}")
         return value
 
     parse.__name__ = "number"
+    parse.domain = (lo, hi)
     return parse
 
 
 seed = integer(0, SEED_MAX)
 cores = integer(1, 4096, " cores")
 niceness = integer(0, 19)  # only lower priority: raising it needs root
+
+
+def cores_or_all(text: str) -> str:
+    """Snakemake's ``--cores``: ``all`` or a count of cores (kept as text: it is passed on as given)."""
+    if text == "all":
+        return text
+    try:
+        return str(cores(text))
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"all or {exc}") from None
+
+
+cores_or_all.domain = cores.domain
 
 
 def existing_file(text: str) -> str:
@@ -85,4 +102,11 @@ def folder(text: str) -> str:
     """A path that is a folder or does not exist yet (it will be made), never a file."""
     if os.path.exists(text) and not os.path.isdir(text):
         raise argparse.ArgumentTypeError(f"{text} is a file, not a folder")
+    return text
+
+
+def file_path(text: str) -> str:
+    """A path that is a file or does not exist yet (the command says what a missing one means), never a folder."""
+    if os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text} is a folder, not a file")
     return text

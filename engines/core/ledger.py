@@ -13,7 +13,8 @@ disjoint inclusive runs ``[[first, last], ...]``, and :class:`Ledger` keeps them
 shard number is ever listed one by one, so a file that claims ``[[0, 1000000000]]`` costs what
 ``[[0, 1]]`` does.  :func:`parse_ledger` checks a file against the size's grid
 (:class:`LedgerGrid`) before anything counts it: a run beyond the grid, negative, reversed,
-overlapping or out of order, or more than ``MAX_RUNS`` runs, is a :class:`LedgerError` that
+overlapping or out of order, or more than ``MAX_RUNS`` runs, or a ledger of another ``per_shard``
+than the campaign's (``LedgerGrid.per_shard``: two grids never mix), is a :class:`LedgerError` that
 names the file and how to rebuild it.
 """
 
@@ -25,7 +26,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .errors import CardlabError
@@ -78,6 +79,8 @@ class LedgerGrid:
     items: int
     rebuild: str
     unit: str = "items"
+    per_shard: int | None = None  # the campaign's grid where its config says one: a ledger on another is refused
+    source: str = "the campaign's config"  # where that grid comes from, for the message
 
     def size(self, per_shard: int) -> int:
         """The number of shards of ``per_shard`` items on the grid."""
@@ -238,6 +241,12 @@ def parse_ledger(path: str | os.PathLike, text: str, grid: LedgerGrid | None) ->
     per_shard = data["per_shard"]
     if not _is_int(per_shard) or per_shard < 1:
         raise bad(f"per_shard is {json.dumps(per_shard)[:40]}, not a whole number of at least 1")
+    if grid is not None and grid.per_shard is not None and per_shard != grid.per_shard:
+        # two grids never mix: shard n of one is not shard n of the other
+        raise bad(
+            f"keeps shards of {per_shard:,} {grid.unit}, but {grid.source} has {grid.per_shard:,} {grid.unit} a "
+            "shard; a campaign keeps one shard size"
+        )
     shards = data["shards"]
     if not isinstance(shards, list):
         raise bad(f"shards is a JSON {type(shards).__name__}, not a list of runs [[first, last], ...]")
@@ -299,16 +308,10 @@ def read_ledger(
 
 
 def kept_shards(game: str, experiment: str, variant: str, per_shard: int, where: str, grid: LedgerGrid) -> Ledger:
-    """The shards a campaign block plans: those its ledger keeps (none before its first run)."""
-    ledger = read_ledger(game, experiment, variant, grid)
-    if ledger is None:
-        return Ledger(game, experiment, variant, per_shard)
-    if ledger.per_shard != per_shard:
-        raise LedgerError(
-            f"{where}: the campaign's ledger ({ledger_path(game, experiment, variant, _ROOT.get())}) keeps shards of "
-            f"{ledger.per_shard:,} items, the config asks for {per_shard:,}; a campaign keeps one shard size"
-        )
-    return ledger
+    """The shards a campaign block plans: those its ledger keeps (none before its first run); a ledger on
+    another grid than the block's is a LedgerError naming both and the fix."""
+    ledger = read_ledger(game, experiment, variant, replace(grid, per_shard=per_shard, source=where))
+    return Ledger(game, experiment, variant, per_shard) if ledger is None else ledger
 
 
 def write_ledger(ledger: Ledger, root: str = RESULTS) -> Ledger:

@@ -12,13 +12,12 @@ interval, or null).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 import pyarrow as pa
 
-from ...core.errors import CardlabError
+from ...core.bookkeeping import measurement
 from ...core.layout import measurement_files
 
 MEASUREMENT_SCHEMA = pa.schema(
@@ -42,22 +41,19 @@ FIGURE = ("metric", "value", "low", "high", "unit", "detail")
 
 
 def measurements_table(results: str | os.PathLike) -> pa.Table:
-    """Every kept measurement under a results tree, one row per figure."""
+    """Every kept measurement under a results tree, one row per figure; a record that fails its schema
+    (engines/core/bookkeeping.py) is left out, and `cardlab verify` names it."""
     rows = [row for f in measurement_files(results) for row in measurement_rows(f)]
     return pa.Table.from_pylist(rows, schema=MEASUREMENT_SCHEMA)
 
 
 def measurement_rows(path: str | os.PathLike) -> list[dict]:
-    """One kept record's rows; a damaged record is a one-line error naming it."""
-    path = Path(path)
-    try:
-        record = json.loads(path.read_text())
-        head = {k: str(record[k]) for k in HEAD}
-        figures = [{k: m.get(k) for k in FIGURE} for m in record["metrics"]]
-        for m in figures:
-            m["metric"], m["unit"], m["detail"] = str(m["metric"]), str(m["unit"] or ""), str(m["detail"] or "")
-            m["value"] = float(m["value"])
-            m["low"], m["high"] = (None if m[b] is None else float(m[b]) for b in ("low", "high"))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise CardlabError(f"{path}: not a measurement record ({exc}); restore the file from git") from None
-    return [{"game": path.parent.name, "record": path.stem, **head, **m} for m in figures]
+    """One kept record's rows (none for a record that fails its schema)."""
+    record, _problem = measurement(path)
+    if record is None:
+        return []
+    head = {k: record[k] for k in HEAD}
+    figures = [{k: m.get(k) for k in FIGURE} for m in record["metrics"]]
+    for m in figures:
+        m["unit"], m["detail"] = m["unit"] or "", m["detail"] or ""
+    return [{"game": Path(path).parent.name, "record": Path(path).stem, **head, **m} for m in figures]

@@ -200,6 +200,7 @@ def build(
         load_arrow(con, "shard_timings", timing_table(metas))
         load_arrow(con, "recompute_checks", check_records_table(out.parent, kept_now(metas)))
         load_arrow(con, "measurements", measurements_table(out.parent))
+        say_left_out(out.parent, log)
         load_arrow(con, "kept_campaigns", kept_campaigns_table(metas))
         con.execute(CAMPAIGN_CHECKS_VIEW)
         add_game_tables_and_views(con)
@@ -215,6 +216,19 @@ def build(
         write_manifest(manifest, out, metas)
     print(f"warehouse: wrote {out} from {len(files)} file(s)", file=log)
     return out
+
+
+def say_left_out(results: Path, log) -> None:
+    """The bookkeeping files the tables leave out (a bad timing, check record line or measurement never
+    stops the build: it describes results, it is none); `cardlab verify` names each with its fix."""
+    from ...core.bookkeeping import left_out
+
+    if bad := left_out(results):
+        first = f"{bad[0].where} ({bad[0].problem})"
+        print(
+            f"warehouse: left out {len(bad)} bad bookkeeping file(s), e.g. {first}; `cardlab verify` names each with its fix",
+            file=log,
+        )
 
 
 def files_match_plan(files: list[str], plan: dict[str, tuple[str, str, dict]] | None):

@@ -83,6 +83,7 @@ class Snapshot:
     step_cpu: Mapping[str, float] = field(default_factory=dict)  # each step's CPU seconds, from its records
     load: float | None = None  # the machine's load average per CPU
     stale: int = 0  # files there but written by another engine version or spec: a run writes them again
+    left_out: tuple[str, ...] = ()  # bad bookkeeping files, each "path (what is wrong)": no reader believes them
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """A campaign's files now, as a :class:`~engines.pipeline.progress.model.Snapshot`: the plan, the shard files,
-the timing records, the run, and whether the warehouse and reports are current.  The plan is the pipeline's
+the timing records, the run, whether the warehouse and reports are current, and the bookkeeping files every
+reader leaves out (engines/core/bookkeeping.py).  The plan is the pipeline's
 (engines/pipeline/running/plan.py), built again only when a config file changes: the live view asks every second.
 """
 
@@ -10,6 +11,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from ...core.bookkeeping import left_out
 from ...core.layout import RESULTS, report_inputs_path, timing_of, timings_dir, warehouse_path
 from ...registry import engine
 from ..running.plan import DEFAULT_CONFIG, Plan, load_plan
@@ -138,4 +140,5 @@ def snapshot(
     return Snapshot(
         tuple(plan), units, files, shard_records(plan), alive, time.time(), run_started, warehouse, report,
         kept, steps, since, cores, cpu, os.getloadavg()[0] / (os.cpu_count() or 1), len(stale),
+        tuple(f"{bad.where} ({bad.problem})" for bad in left_out(results)),
     )  # fmt: skip

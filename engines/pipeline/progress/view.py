@@ -102,6 +102,11 @@ def view(snap: Snapshot, previous: Shown | None = None, running: str = "") -> Fr
     lines += ["  " + game_text(g) for g in m.games]
     if snap.warehouse or snap.reports:
         lines.append(f"  warehouse  {snap.warehouse};  reports {snap.reports}")
+    if snap.left_out:  # left out of every estimate and of the warehouse: said, never a traceback
+        lines.append(
+            f"  {count(len(snap.left_out), 'bookkeeping files')} left out: {listed(snap.left_out, 2)}; "
+            "`cardlab verify` for the fix"
+        )
     if snap.stale and not snap.alive:
         lines.append(
             f"  stale: {count(snap.stale, 'files')} written by an earlier version of their engine's code or for "
@@ -225,6 +230,8 @@ def cmd_status(args) -> int:
 def register(subparsers) -> None:
     import argparse
 
+    from ...core import argtypes
+
     s = subparsers.add_parser(
         "status",
         help="summarise a running, interrupted or finished campaign from its timing records and results",
@@ -235,12 +242,18 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     s.add_argument("--follow", "-f", action="store_true", help="redraw until the run in this directory ends")
-    s.add_argument("--every", type=float, default=2.0, help="seconds between redraws (default: %(default)s)")
+    s.add_argument(
+        "--every",
+        type=argtypes.real(0, 3600, " seconds", open_lo=True),
+        default=2.0,
+        help="seconds between redraws, at most an hour (default: %(default)s)",
+    )
     s.add_argument(
         "--config",
+        type=argtypes.existing_file,
         default=None,
         help=f"config file (default: {DEFAULT_CONFIG}; while a `cardlab redblack campaign K --run N` goes here, "
         "its shards)",
     )
-    s.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
+    s.add_argument("--results", type=argtypes.folder, default=RESULTS, help="results tree (default: %(default)s)")
     s.set_defaults(func=cmd_status)

@@ -11,7 +11,9 @@ A job's log is for a person; what the live view, ``cardlab status``, the prices 
   machine (the kind of CPU, or the device that computed: :func:`engines.core.machine.machine`),
   cpu, device and device_id (a GPU's name and its CUDA number), peak_mb; a step's (warehouse, report, index) also names its ``step``.
 
-:func:`read_shard_record` turns a record's text into :class:`ShardRecord` measurements.
+:func:`read_shard_record` turns a record's text into :class:`ShardRecord` measurements.  Every reading goes
+through the record's schema (engines/core/bookkeeping.py): a record that fails it is no record to any reader
+(the warehouse, the cost models, the campaign listings), and `cardlab verify` names it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ...core.bookkeeping import timing_record
 from ...core.progress import Reading
 from ...kinds import on_gpu
 
@@ -62,12 +65,14 @@ class ShardRecord:
 
 
 def parse(text: str) -> dict:
-    """A record's fields ({} for a damaged or empty one: a job that has not written it yet)."""
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
+    """A record's fields, checked against its schema (engines/core/bookkeeping.py): {} for an empty one (a
+    job that has not written it yet) and for a bad one, which every reader leaves out."""
+    return timing_record(text)[0] or {}
+
+
+def is_bad(text: str) -> bool:
+    """Whether a record fails its schema (`cardlab verify` names it; every reader leaves it out)."""
+    return timing_record(text)[1] is not None
 
 
 def finished_timing(data: Mapping) -> dict | None:
@@ -79,8 +84,11 @@ def finished_timing(data: Mapping) -> dict | None:
 
 
 @lru_cache(maxsize=8192)  # the live view reads every record each second; most have not changed
-def read_shard_record(text: str, mtime: float, work: int) -> ShardRecord:
-    """A shard record's measurements; progress is scaled to the spec's ``work`` (a job may count other units)."""
+def read_shard_record(text: str, mtime: float, work: int) -> ShardRecord | None:
+    """A shard record's measurements; progress is scaled to the spec's ``work`` (a job may count other units).
+    None for a record that fails its schema: no measurement, as if the job had written none."""
+    if is_bad(text):
+        return None
     data = parse(text)
     timing = finished_timing(data)
     finished = Measure(float(timing.get("work") or 0), float(timing.get("wall_s") or 0.0)) if timing else None
@@ -137,14 +145,21 @@ def mtime(path: str | os.PathLike) -> float | None:
         return None
 
 
+NOT_UTF8 = "\ufffd (not UTF-8 text)"  # a record's text that is no JSON: the readers leave the record out
+
+
 def read_record(path: str | os.PathLike) -> RecordFile | None:
     """A record's text and modification time, read together (None: no such record)."""
     try:
         with open(path, "rb") as fh:
             when = os.fstat(fh.fileno()).st_mtime
-            return RecordFile(fh.read().decode("utf-8", "replace"), when)
+            raw = fh.read()
     except OSError:
         return None
+    try:
+        return RecordFile(raw.decode("utf-8"), when)
+    except UnicodeDecodeError:
+        return RecordFile(NOT_UTF8, when)
 
 
 def read_timing(path: str | os.PathLike | None) -> dict | None:

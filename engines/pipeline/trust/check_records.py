@@ -12,7 +12,8 @@ A line of ``results/checks/<game>/<experiment>/<variant>.jsonl`` names a shard a
   check, or the line is an old one that records no hashes: *unbound*);
 * ``superseded``: stale, but a later line for the same shard describes the files as they are now;
 * ``orphan``: the shard has no kept file now, or is not in the campaign's ledger;
-* ``invalid``: not JSON, or not a check record (:data:`RECORD_SCHEMA`; ``"false"`` is no boolean).
+* ``invalid``: not JSON, or not a check record (:data:`RECORD_SCHEMA`; ``"false"`` is no boolean), or a
+  file that cannot be read (a folder in its place: line 0); left out of every count, named by verify.
 
 Only ``matched`` counts as checked and matched.  Table ``recompute_checks`` holds every line with
 its status; table ``kept_campaigns`` the kept campaigns among the loaded shards (a kind with a
@@ -26,12 +27,12 @@ import os
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from ...core.bookkeeping import CHECK_RECORD, check_lines
 from ...core.errors import CardlabError
 from ...core.layout import check_record_files
 from ...core.store import HASH_KEY
@@ -40,26 +41,9 @@ from ...registry import engine
 if TYPE_CHECKING:
     from ...core.ledger import Ledger
 
-HASH = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
-HASHES = {"type": "object", "minProperties": 1, "additionalProperties": HASH}
-RECORD_SCHEMA = {
-    "type": "object",
-    "required": ["shard", "matched", "engine_version", "date", "machine", "cpu_s"],
-    "properties": {
-        "shard": {"type": "integer", "minimum": 0},
-        "matched": {"type": "boolean"},
-        "files": HASHES,  # table -> data_sha256 of the kept file checked
-        "recomputed": HASHES,  # table -> data_sha256 of its recomputation
-        "engine_version": {"type": "string", "minLength": 1},
-        "date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
-        "machine": {"type": "string"},
-        "cpu_s": {"type": "number", "minimum": 0},
-        "bound_by": {"type": "string", "minLength": 1},  # who bound an older line to its files
-    },
-    "dependentRequired": {"recomputed": ["files"], "bound_by": ["files"]},
-    "additionalProperties": False,
-}
-"""A check record line (JSON Schema): booleans are JSON booleans, integers are not booleans."""
+RECORD_SCHEMA = CHECK_RECORD
+"""A check record line (JSON Schema, engines/core/bookkeeping.py): booleans are JSON booleans, integers are
+not booleans, the shard fits the warehouse's column, the CPU seconds are finite, the date exists."""
 
 CURRENT = ("matched", "mismatched")  # a line describing the kept files as they are now
 
@@ -108,41 +92,8 @@ class Judged:
 
     @property
     def where(self) -> str:
-        return f"{self.record_file}:{self.line}"
-
-
-@cache
-def record_validator():
-    import jsonschema
-
-    return jsonschema.Draft202012Validator(RECORD_SCHEMA)
-
-
-def schema_problem(rec) -> str | None:
-    """Why a parsed line is not a check record (None when it is one)."""
-    errors = sorted(record_validator().iter_errors(rec), key=lambda e: list(e.path))
-    if not errors:
-        return None
-    e = errors[0]
-    at = "/".join(map(str, e.path))
-    return f"not a check record: {at + ': ' if at else ''}{e.message}"
-
-
-def record_lines(path: str) -> list[tuple[int, dict | None, str | None]]:
-    """(line number, record, problem) for each line of a check record file (a record when the problem is None)."""
-    pieces = Path(path).read_bytes().split(b"\n")
-    if pieces[-1] == b"":
-        pieces.pop()  # the file's final newline
-    out = []
-    for n, raw in enumerate(pieces, 1):
-        try:
-            rec = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            out.append((n, None, f"not JSON ({exc})"))
-            continue
-        problem = schema_problem(rec)
-        out.append((n, None if problem else rec, problem))
-    return out
+        """file:line, or the file alone where it cannot be read at all (line 0)."""
+        return f"{self.record_file}:{self.line}" if self.line else self.record_file
 
 
 def place_of_record(path: str) -> tuple[str, str, str]:
@@ -188,7 +139,7 @@ def judge_file(path: str, results: str, kept: Mapping[tuple, Kept]) -> list[Judg
     game, experiment, variant = place_of_record(path)
     ledger = ledger_of_place(game, experiment, variant, results)
     out: list[Judged] = []
-    for n, rec, problem in record_lines(path):
+    for n, rec, problem in check_lines(path):
         if rec is None:
             out.append(Judged(game, experiment, variant, path, n, "invalid", problem, None, None))
             continue

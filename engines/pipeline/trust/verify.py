@@ -5,7 +5,8 @@ from the current engine version and the planned spec, and hold the planned numbe
 of rows.  Files nobody planned (a removed experiment, a changed shard count, a
 stray copy), temporaries left by killed jobs, check record lines that do not describe
 the kept files as they are now (engines/pipeline/trust/check_records.py: stale, orphan, invalid
-or mismatched) and a warehouse that is older than its shards (their data hashes) or its
+or mismatched), timing records and kept measurements that fail their schema (engines/core/bookkeeping.py:
+left out of the warehouse, so named here) and a warehouse that is older than its shards (their data hashes) or its
 check records are reported too.  Any problem gives a non-zero exit code.
 
 A sound shard file of a kind with a pinned result version (a finished RedBlack search
@@ -171,6 +172,8 @@ def record_fix(j, opts: str) -> str:
     """A fix that works for a check record line that is not ``matched`` (engines/pipeline/trust/check_records.py)."""
     delete = f"delete line {j.line} of {j.record_file}"
     restore = f"`git checkout -- {j.record_file}` if the record was edited by mistake"
+    if not j.line:  # the file itself cannot be read (a folder in its place)
+        return f"fix: remove it (`rm -r {j.record_file}`), or {restore}"
     if j.status in ("invalid", "orphan"):
         return f"fix: {delete} (it speaks for no kept file), or {restore}"
     paths = sorted(j.kept.paths.values())
@@ -198,6 +201,17 @@ def check_records(results: str, metas: dict[str, dict], kept: list[Path], report
     for j in judge_records(results, kept_now(current)):
         if j.status not in ("matched", "superseded"):
             report.add("check record", f"{j.where}: {j.status}: {j.problem}; {record_fix(j, opts)}")
+
+
+def check_bookkeeping(results: str, report: Report) -> None:
+    """Every timing record and kept measurement that fails its schema (engines/core/bookkeeping.py): the
+    warehouse and the cost models leave it out, so it is named here with the fix.  Check record lines
+    are judged by :func:`check_records`."""
+    from ...core.bookkeeping import left_out
+
+    for bad in left_out(results):
+        if bad.kind != "check record":
+            report.add(bad.kind, bad.message())
 
 
 PROVENANCE_KEYS = ("game", "table", "experiment", "variant", "shard", "engine_version", "rows", "data_sha256")
@@ -253,6 +267,7 @@ def verify(results: str = RESULTS, config: str | Sequence[str] = DEFAULT_CONFIG)
     check_unexpected(results, plan, report)
     check_duplicates(metas, results, report)
     check_records(results, metas, report.kept, report, plan_opts(results, config))
+    check_bookkeeping(results, report)
     if report.ok:  # the warehouse can only be current when every shard is
         check_warehouse(Path(warehouse_path(results)), metas, results, report)
     return report
