@@ -4,9 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
-from ..core.errors import CardlabError
+from ..core import argtypes
+from ..core.errors import CardlabError, one_line, squeeze
+from ..core.tabular import csv_text
+from .cutcard_bounds import DEFAULT_SHOES, MAX_SHOES, MOST_CARDS
 from .depleted import card_label, depleted_table, parse_cards
 from .rules import OUTCOMES, PEEK, SOFT17, parse_decks
 
@@ -51,13 +55,13 @@ def format_table(table: dict) -> str:
 def format_csv(table: dict) -> str:
     """One row per upcard and outcome: probability as float64 and as an exact fraction
     (an upcard without a row has none here; cmd_table says why on stderr)."""
-    lines = ["upcard,outcome,probability,exact"]
-    for upcard, probs in table.items():
-        if isinstance(probs, str):
-            continue
-        for outcome, p in zip(OUTCOMES, probs):
-            lines.append(f"{upcard},{outcome},{float(p)!r},{p.numerator}/{p.denominator}")
-    return "\n".join(lines) + "\n"
+    rows = [
+        (upcard, outcome, float(p), p)
+        for upcard, probs in table.items()
+        if not isinstance(probs, str)
+        for outcome, p in zip(OUTCOMES, probs)
+    ]
+    return csv_text(("upcard", "outcome", "probability", "exact"), rows)
 
 
 def title(decks: str, soft17: str, peek: str) -> str:
@@ -88,9 +92,11 @@ def cmd_table(args) -> int:
 
 CUTCARD_EXAMPLES = """examples:
   cardlab blackjack cutcard --decks 1 --cut 39 --exact         one deck cut at 75 %, dealer only, exactly
-  cardlab blackjack cutcard --decks 1 --cut 39 --by-round      also each round number's law (about 10 CPU-minutes)
+                                                               (in seconds from a built warehouse's kept curve)
+  cardlab blackjack cutcard --decks 1 --cut 39 --by-round      also each round number's law
   cardlab blackjack cutcard --decks 1 --cut 8 --players 2 --csv
-  cardlab blackjack cutcard --decks 6 --cut 234 --players 4 --shoes 200000 --seed 7   simulated (6 decks)"""
+  cardlab blackjack cutcard --decks 6 --cut 234 --players 4 --shoes 200000 --seed 7   simulated (6 decks)
+  cardlab blackjack cutcard --decks 1 --cut 39 --db /tmp/other.duckdb         another warehouse's kept curve"""
 
 
 def cutcard_lines(args, law) -> list[str]:
@@ -127,25 +133,61 @@ def cutcard_lines(args, law) -> list[str]:
 
 def cutcard_csv(law) -> str:
     """round (0: every round dealt), outcome, probability, and the exact fraction or interval where there is one."""
-    lines = ["round,dealt,outcome,probability,exact,half_width_95"]
-    for o, name in enumerate(OUTCOMES):
-        exact = f"{law.exact[o].numerator}/{law.exact[o].denominator}" if law.exact else ""
-        half = repr(law.half_width[o]) if law.half_width else ""
-        lines.append(f"0,{law.rounds_per_shoe!r},{name},{law.average[o]!r},{exact},{half}")
-    for r, dealt, probs in law.per_round:
-        lines += [f"{r},{dealt!r},{name},{p!r},," for name, p in zip(OUTCOMES, probs)]
-    return "\n".join(lines) + "\n"
+    rows = [
+        (0, law.rounds_per_shoe, name, law.average[o], law.exact[o] if law.exact else None,
+         law.half_width[o] if law.half_width else None)
+        for o, name in enumerate(OUTCOMES)
+    ]  # fmt: skip
+    rows += [(r, dealt, name, p, None, None) for r, dealt, probs in law.per_round for name, p in zip(OUTCOMES, probs)]
+    return csv_text(("round", "dealt", "outcome", "probability", "exact", "half_width_95"), rows)
+
+
+def say(words: str) -> None:
+    print(words, file=sys.stderr, flush=True)
+
+
+def kept_curve(db: str | None):
+    """cutcard_law's ``kept``: the law from the warehouse's kept curve (``db``, else $CARDLAB_DB, else the
+    project's own), or None to compute it. A warehouse that cannot be read is said in one line, never fatal."""
+
+    def kept(decks: int, cut: int, players: int, soft17: str, by_round: bool):
+        import duckdb
+
+        from ..cli import default_db
+        from ..pipeline.catalog.warehouse import connect
+        from .cutcard_law import kept_curve_law
+
+        path = db or default_db()
+        if not os.path.lexists(path):
+            if db:  # named on purpose: say why it is not used
+                say(f"note: no warehouse {path}; computing the curve")
+            return None
+        try:
+            con = connect(path)
+            try:
+                law = kept_curve_law(con, decks, cut, players, soft17, by_round)
+            finally:
+                con.close()
+        except CardlabError as exc:  # connect's words name the warehouse, why, and its fix
+            say(f"note: {one_line(str(exc))}; computing the curve instead")
+            return None
+        except (duckdb.Error, OSError) as exc:
+            say(f"note: {path}: cannot read the kept curve ({squeeze(str(exc))}); computing it instead")
+            return None
+        if law is not None:
+            say(f"cutcard: from the warehouse's kept curve: {path}")
+        return law
+
+    return kept
 
 
 def cmd_cutcard(args) -> int:
     from .cutcard_law import cutcard_law
 
     method = "exact" if args.exact else "simulate" if args.shoes is not None else "auto"
-    if args.exact and args.shoes is not None:
-        raise CardlabError("cutcard: give --exact or --shoes N (a simulation), not both")
     law = cutcard_law(
-        args.decks, args.cut, args.players, args.soft17, method, args.by_round, args.shoes or 1_000_000, args.seed,
-        notice=lambda words: print(words, file=sys.stderr, flush=True),
+        args.decks, args.cut, args.players, args.soft17, method, args.by_round,
+        DEFAULT_SHOES if args.shoes is None else args.shoes, args.seed, notice=say, kept=kept_curve(args.db),
     )  # fmt: skip
     sys.stdout.write(cutcard_csv(law) if args.csv else "\n".join(cutcard_lines(args, law)) + "\n")
     return 0
@@ -194,14 +236,40 @@ def register(sub) -> None:
         epilog=CUTCARD_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    c.add_argument("--decks", type=int, choices=range(1, 9), default=1, metavar="1..8", help="decks (default: 1)")
-    c.add_argument("--cut", type=int, required=True, help="cards dealt before the cut card comes out")
-    c.add_argument("--players", type=int, default=0, help="players' cards a round before the dealer's (default: 0)")
+    c.add_argument(
+        "--decks", type=argtypes.integer(1, 8, " decks"), default=1, metavar="1..8", help="decks (default: 1)"
+    )
+    c.add_argument(
+        "--cut",
+        type=argtypes.integer(1, MOST_CARDS, " cards"),
+        required=True,
+        help=f"cards dealt before the cut card comes out, 1..{MOST_CARDS}, and few enough that a round started "
+        "before it can finish (one deck, dealer only: at most 43)",
+    )
+    c.add_argument(
+        "--players",
+        type=argtypes.integer(0, MOST_CARDS, " player cards a round"),
+        default=0,
+        help=f"players' cards a round before the dealer's, 0..{MOST_CARDS}, and few enough to leave the dealer's "
+        "hand room (one deck: at most 42; default: 0)",
+    )
     c.add_argument("--soft17", choices=SOFT17, default="stand", help="dealer on soft 17 (default: %(default)s)")
     how = c.add_mutually_exclusive_group()
     how.add_argument("--exact", action="store_true", help="exactly, or an error saying why it cannot be")
-    how.add_argument("--shoes", type=int, help="simulate N seeded shoes instead (default when exact cannot be: 10^6)")
-    c.add_argument("--seed", type=int, default=1, help="the simulation's seed (default: %(default)s)")
+    how.add_argument(
+        "--shoes",
+        type=argtypes.integer(2, MAX_SHOES, " shoes (an interval needs two)"),
+        help=f"simulate N seeded shoes instead, 2..{MAX_SHOES:,} (default when exact cannot be: {DEFAULT_SHOES:,})",
+    )
+    c.add_argument(
+        "--seed", type=argtypes.seed, default=1, help="the simulation's seed, 0..2^64-1 (default: %(default)s)"
+    )
     c.add_argument("--by-round", action="store_true", help="also the law of each round number in the shoe")
     c.add_argument("--csv", action="store_true", help="CSV: round (0: every round dealt), outcome, probability")
+    c.add_argument(
+        "--db",
+        type=argtypes.file_path,
+        help="the warehouse whose kept one-deck curve (blackjack_cutcard_curve) answers at once what the forward "
+        "pass would compute (default: $CARDLAB_DB, else results/warehouse.duckdb; none there: computed)",
+    )
     c.set_defaults(func=cmd_cutcard)

@@ -115,15 +115,43 @@ def cut_of(decks: int, penetration: float) -> int:
     return max(1, int(round(penetration * 52 * decks)))
 
 
-def check_cut(shoe: Sequence[int], cut: int, players: int, soft17: str, where: str = "cutcard") -> None:
-    """A CardlabError unless every round started before the cut card can finish."""
+def shoe_words(shoe: Sequence[int]) -> str:
+    """'1 deck', '6 decks', or 'a shoe of 26 cards' for a shoe that is not whole decks."""
     size = sum(shoe)
-    need = players + max_dealer_cards(shoe, soft17)
-    if cut < 1 or cut - 1 + need > size:
+    decks = size // 52
+    if not decks or size % 52 or tuple(shoe) != shoe_of_decks(decks):
+        return f"a shoe of {size} cards"
+    return f"{decks} deck{'s' * (decks > 1)}"
+
+
+def most_players(shoe: Sequence[int], soft17: str) -> int:
+    """The most player cards a round with which some cut is valid (cut 1: one round, then the dealer's)."""
+    return sum(shoe) - max_dealer_cards(shoe, soft17)
+
+
+def check_cut(shoe: Sequence[int], cut: int, players: int, soft17: str, where: str = "cutcard") -> None:
+    """A CardlabError unless the setting is one of the model's: players' cards 0..what the shoe allows,
+    and a cut of at least 1 card at which every round started before the cut card can finish."""
+    size = sum(shoe)
+    most = most_players(shoe, soft17)
+    if players < 0:
+        raise CardlabError(f"{where}: players {players}: a round deals 0 or more player cards; use 0..{most}")
+    if players > most:
+        raise CardlabError(
+            f"{where}: players {players}: a round of {players} player cards leaves too few cards for the dealer's "
+            f"hand (up to {size - most} more) in {shoe_words(shoe)}, at any cut; use at most {most} player cards a round"
+        )
+    need = players + size - most
+    deepest = size - need + 1
+    if cut < 1:
+        raise CardlabError(
+            f"{where}: cut {cut}: the cut card comes out after at least 1 card; use a cut of 1..{deepest}"
+        )
+    if cut > deepest:
         raise CardlabError(
             f"{where}: cut {cut} leaves too few cards: a round started at card {cut - 1} may need {need} "
             f"({players} for the players, up to {need - players} for the dealer) of the {size}; "
-            f"use a cut of at most {size - need + 1} cards"
+            f"use a cut of at most {deepest} cards"
         )
 
 
