@@ -10,8 +10,9 @@ finished shard and, every minute while shards run, one on how far the running on
 status``'s live view of the run's shards (one model of the time left:
 engines/pipeline/progress/model.py, said by engines/pipeline/progress/view.py).  Beside the run
 config a note names the run (the command, the process, the shards' files) so that
-``cardlab status`` shows the run's shards while it goes.  On Ctrl-C snakemake is told to
-stop (it removes the files of the jobs it was running), and every finished shard stays.
+``cardlab status`` shows the run's shards while it goes.  A run refused by the run lock is
+said in the lock's words.  On Ctrl-C (or SIGTERM, SIGHUP, or anything failing here) snakemake
+is stopped (it removes the files of the jobs it was running), and every finished shard stays.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from ..pipeline.progress.model import Estimate, Shown
 from ..pipeline.progress.view import eta_text, run_frame
 from ..pipeline.running.records import last_reading
 from ..pipeline.running.runner import log_tail, run_snakemake, snakemake_command
-from ..pipeline.running.runstate import RUN_DIR, RunNote, write_run_note
+from ..pipeline.running.runstate import RUN_DIR, RunNote, lock_refusal, refusal_of, write_run_note
 
 POLL_S = 5.0
 PROGRESS_S = 60.0  # between lines on the running shards
@@ -60,6 +61,8 @@ def run_shards(
     log, units of work) give the minute-by-minute lines on the running ones; `command` is how
     the note for ``cardlab status`` names the run."""
     say = say or _say
+    if refused := lock_refusal():  # at once, in the lock's words, rather than after Snakemake's start-up
+        raise CardlabError(refused)
     Path(RUN_DIR).mkdir(exist_ok=True)
     fd, cfg = tempfile.mkstemp(prefix="cardlab-run-", suffix=".yaml", dir=RUN_DIR)
     with os.fdopen(fd, "w") as out:
@@ -69,16 +72,23 @@ def run_shards(
     note = cfg.removesuffix(".yaml") + ".json"
     run = RunNote(command, cfg, frozenset(targets))
     watch = Watch(shards, [], say, finished, logs, work, run, kept)
+    started = time.time()
     try:
         write_run_note(note, run)
         result = run_snakemake(cmd, log_file, watch.tick, POLL_S, niceness)
         if result.interrupted:
             watch.scan()
+    except Exception:  # the runner stopped Snakemake: its shards are all their files or none, as after Ctrl-C
+        _remove_partial(shards, watch.done, say)
+        say(f"stopped: the campaign run failed; nothing of its snakemake is left running; log: {log_file}")
+        raise
     finally:
         for path in (note, cfg):  # the note first: a note never names a config that is gone
             if os.path.exists(path):
                 os.unlink(path)
-    if result.interrupted:
+    if result.rc != 0 and result.pid and (refused := refusal_of(result.pid, started)):
+        say(f"error: {refused}")  # another run took the directory between the look above and Snakemake's start
+    elif result.interrupted:
         _remove_partial(shards, watch.done, say)
         say(f"interrupted: {plural(len(watch.done), 'finished shard')} kept, the others not written")
     elif result.rc != 0:

@@ -23,7 +23,7 @@ from ...core.errors import CardlabError
 from ...core.fmt import listed
 from ...core.layout import RUN_LOCK, catalog_of
 from ..catalog.warehouse import manifest_current
-from .runstate import hold_run_lock
+from .runstate import hold_run_lock, lock_refusal, record_refusal
 
 # Snakemake options after which it runs no job (or runs none of ours): no clean-up then.
 NO_RUN_OPTIONS = frozenset(
@@ -52,10 +52,10 @@ def prepare_run(planned_files: Sequence[str], manifest: str, lock_path: str = RU
     """Before a real run: refuse when another run is alive here (it holds the run lock), else make
     missing shards rebuild (:func:`rebuild_what_is_missing`)."""
     if not hold_run_lock(lock_path):
-        raise CardlabError(
-            f"another snakemake run is working in this directory (it holds {lock_path}): "
-            "wait for it to end (`cardlab status` shows it), or stop it, then run again"
-        )
+        # the holder may end between the two looks: then the plain words
+        refusal = lock_refusal(lock_path) or f"another snakemake run held {lock_path} a moment ago: run again"
+        record_refusal(refusal, lock_path)  # for `cardlab run`, which started this process and shows the view
+        raise CardlabError(refusal)
     rebuild_what_is_missing(planned_files, manifest)
 
 

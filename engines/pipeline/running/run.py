@@ -3,7 +3,9 @@
 It starts ``snakemake`` (default options: ``--cores all``) through the one runner
 (engines/pipeline/running/runner.py) with its own output sent to ``results/logs/snakemake.log``
 and redraws ``cardlab status`` on the terminal until the run ends (exit status:
-snakemake's).  Resuming after a killed run is the workflow's own
+snakemake's).  A directory another run holds is refused at once in the run lock's words (and, should
+one take it between that look and Snakemake's, in the same words from the lock's note); whatever ends
+``cardlab run`` ends its Snakemake too (the runner).  Resuming after a killed run is the workflow's own
 (engines/pipeline/running/resume.py), so ``snakemake --cores all`` and ``cardlab run`` resume alike.
 """
 
@@ -13,12 +15,13 @@ import os
 import sys
 import time
 
+from ...core.errors import CardlabError
 from ...core.layout import RESULTS
 from ..progress.view import Redraw
 from .failures import report_failures
 from .plan import DEFAULT_CONFIG, snakemake_config_files
 from .runner import log_tail, run_snakemake, snakemake_command
-from .runstate import RUN_LOG
+from .runstate import RUN_LOG, lock_refusal, refusal_of
 
 DEFAULT_ARGS = ("--cores", "all")
 
@@ -34,14 +37,23 @@ def cmd_run(args) -> int:
     given = [a for a in given if a != FLAG]
     cmd = snakemake_command(extra=given or DEFAULT_ARGS)
     args.config = snakemake_config_files(cmd[1:])  # the live view plans what the run plans
-    if asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}:
+    here = asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}
+    if here:
+        refuse_a_second_run()
         # more than a core-hour of shards only a campaign's ledger plans: asked on a terminal, else refused
         cmd = leave_for_run(cmd, args.config, allow, sys.stdin.isatty() and sys.stdout.isatty())
     print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
     started = time.time()
-    with Redraw(args, process=True, cores=cores_of(cmd)) as redraw:  # its clock counts from the command's start
-        result = run_snakemake(cmd, RUN_LOG, redraw, args.every)
-    if result.interrupted:
+    try:
+        with Redraw(args, process=True, cores=cores_of(cmd)) as redraw:  # its clock counts from the command's start
+            result = run_snakemake(cmd, RUN_LOG, redraw, args.every)
+    except Exception:
+        print(f"stopped: cardlab run failed; nothing of its snakemake is left running; log: {RUN_LOG}", file=sys.stderr)
+        raise
+    refused = refusal_of(result.pid, started) if result.rc != 0 and result.pid else None
+    if refused:  # another run took the directory between the look above and snakemake's start
+        print(f"error: {refused}", file=sys.stderr)
+    elif result.interrupted:
         print(f"interrupted: resume with `cardlab run` (or `snakemake --cores all`); log: {RUN_LOG}")
     elif result.rc != 0:
         # each failed job's cause and fix; Snakemake's own words when no job said why (a bad config)
@@ -51,6 +63,13 @@ def cmd_run(args) -> int:
     else:
         print("done: open reports/index.html")
     return result.rc
+
+
+def refuse_a_second_run() -> None:
+    """Refuse at once, in the lock's words, when another run holds this directory (the Snakefile would, after
+    its start-up, in words the live view would hide)."""
+    if refused := lock_refusal():
+        raise CardlabError(refused)
 
 
 def cores_of(cmd: list[str]) -> int:

@@ -1,10 +1,12 @@
 """Whether a run goes in this directory: the run lock and a campaign run's note.
 
 A cardlab snakemake keeps an flock on ``.snakemake/cardlab-run.lock`` while it runs, and writes its
-start time in it (:func:`hold_run_lock` takes it, :func:`run_alive` probes it, :func:`run_start`
-reads it).  A ``cardlab redblack campaign K --run N`` writes a note
-beside its run config (how it was started, the config, its shards' files) so that
-``cardlab status`` shows the run's shards while it goes (:func:`running_campaign`).
+pid and start time in it (:func:`hold_run_lock` takes it, :func:`run_alive` probes it, :func:`run_start`
+reads it, :func:`lock_refusal` says who holds it: the one refusal of a second run, whoever refuses; a
+refused run is noted beside the lock, :func:`record_refusal`, so that whoever started it can tell).
+A ``cardlab redblack campaign K --run N`` writes a note beside its run config (how it was started, the
+config, its shards' files) so that ``cardlab status`` shows the run's shards while it goes
+(:func:`running_campaign`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from ...core.layout import RUN_LOCK
 
 RUN_LOG = "results/logs/snakemake.log"  # `cardlab run`'s snakemake output
+REFUSED = ".refused"  # beside the run lock: the last process it refused (:func:`record_refusal`)
 RUN_DIR = ".snakemake"  # a campaign run's config and its note live here while it goes, beside Snakemake's files
 
 
@@ -54,6 +57,59 @@ def run_start(lock_path: str | None = None) -> float | None:
         return float(json.loads(Path(RUN_LOCK if lock_path is None else lock_path).read_text())["started"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def lock_refusal(lock_path: str | None = None) -> str | None:
+    """Why a run cannot go here, in the lock's words (the holder's pid and start, from its record); None if
+    no run holds the lock."""
+    lock_path = RUN_LOCK if lock_path is None else lock_path
+    if not run_alive(lock_path):
+        return None
+    pid, started = _lock_record(lock_path)
+    who = [f"pid {pid}"] * (pid is not None)
+    who += [f"started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(started))}"] * (started is not None)
+    stop = f"stop it (`kill {pid}`)" if pid is not None else "stop it"
+    return (
+        f"another snakemake run is working in this directory ({'; '.join([*who, f'it holds {lock_path}'])}): "
+        f"wait for it to end (`cardlab status` shows it), or {stop}, then run again"
+    )
+
+
+def record_refusal(line: str, lock_path: str = RUN_LOCK) -> None:
+    """The lock's note that it refused this process, and in which words (:func:`refusal_of` reads it)."""
+    note = lock_path + REFUSED
+    temp = f"{note}.{os.getpid()}.tmp"  # two refused runs never write one file
+    try:
+        with open(temp, "w") as out:
+            json.dump({"pid": os.getpid(), "at": time.time(), "refusal": line}, out)
+        os.replace(temp, note)
+    except OSError:  # a courtesy to the caller: the refusal itself is said all the same
+        pass
+
+
+def refusal_of(pid: int, since: float, lock_path: str | None = None) -> str | None:
+    """The words the run lock refused process ``pid`` with, if it did since ``since`` (a run that ended
+    non-zero is told apart from one refused by the lock by the lock's own note, not by Snakemake's words)."""
+    try:
+        data = json.loads(Path((RUN_LOCK if lock_path is None else lock_path) + REFUSED).read_text())
+        ours = data["pid"] == pid and float(data["at"]) >= since
+        return str(data["refusal"]) if ours else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _lock_record(lock_path: str) -> tuple[int | None, float | None]:
+    """The pid and start the lock's holder wrote (:func:`hold_run_lock`); None for what is missing or not a number."""
+    try:
+        data = json.loads(Path(lock_path).read_text())
+    except (OSError, ValueError):
+        return None, None
+    data = data if isinstance(data, dict) else {}
+    pid, started = data.get("pid"), data.get("started")
+    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
+    # a number time.localtime can say as a date (NaN, infinity and a negative fail the comparison)
+    ok = isinstance(started, int | float) and not isinstance(started, bool) and 0 < started < 1e11
+    return pid, float(started) if ok else None
 
 
 def run_alive(lock_path: str | None = None) -> bool:
