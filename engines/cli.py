@@ -14,6 +14,7 @@ import importlib.util
 import sys
 from collections.abc import Sequence
 
+from .core import argtypes
 from .core.errors import CardlabError, one_line
 from .core.layout import WAREHOUSE
 from .registry import GAMES
@@ -23,7 +24,8 @@ class ArgumentParser(argparse.ArgumentParser):
     """argparse that reports bad arguments as one line and exits with status 2."""
 
     def error(self, message: str):  # noqa: D401 (argparse API)
-        self.exit(2, f"error: {self.prog}: {message}\n")
+        # one line whatever the value quoted in it holds (a path or number with a line break in it)
+        self.exit(2, f"error: {self.prog}: {one_line(message)}\n")
 
 
 def print_table(cols: Sequence[str], rows: Sequence[Sequence], out=None) -> None:
@@ -225,7 +227,12 @@ def build_parser(command: str | None = None) -> ArgumentParser:
     )
     s.add_argument("query", help='e.g. "SELECT * FROM narcotic_summary"; several statements print one table each')
     s.add_argument("--csv", action="store_true", help="CSV output for machines")
-    s.add_argument("--db", default=default_db(), help="warehouse file (default: $CARDLAB_DB, else %(default)s)")
+    s.add_argument(
+        "--db",
+        type=argtypes.file_path,
+        default=default_db(),
+        help="warehouse file (default: $CARDLAB_DB, else %(default)s)",
+    )
     s.set_defaults(func=cmd_sql)
 
     w = sub.add_parser(
@@ -236,9 +243,11 @@ def build_parser(command: str | None = None) -> ArgumentParser:
         epilog=EXAMPLES["warehouse"],
         formatter_class=raw,
     )
-    w.add_argument("files", nargs="*", help="shard Parquet files")
-    w.add_argument("--from-file", help="a file listing shard files, one per line")
-    w.add_argument("--out", default=WAREHOUSE, help="warehouse file to write (default: %(default)s)")
+    w.add_argument("files", nargs="*", type=argtypes.file_path, help="shard Parquet files")
+    w.add_argument("--from-file", type=argtypes.existing_file, help="a file listing shard files, one per line")
+    w.add_argument(
+        "--out", type=argtypes.file_path, default=WAREHOUSE, help="warehouse file to write (default: %(default)s)"
+    )
     w.set_defaults(func=cmd_warehouse)
 
     r = sub.add_parser(
@@ -249,8 +258,15 @@ def build_parser(command: str | None = None) -> ArgumentParser:
         formatter_class=raw,
     )
     r.add_argument("--game", choices=GAMES, help="only this game (default: every game)")
-    r.add_argument("--db", default=default_db(), help="warehouse to read (default: $CARDLAB_DB, else %(default)s)")
-    r.add_argument("--outdir", default="reports", help="directory to write (default: %(default)s)")
+    r.add_argument(
+        "--db",
+        type=argtypes.file_path,
+        default=default_db(),
+        help="warehouse to read (default: $CARDLAB_DB, else %(default)s)",
+    )
+    r.add_argument(
+        "--outdir", type=argtypes.folder, default="reports", help="directory to write (default: %(default)s)"
+    )
     r.set_defaults(func=cmd_report)
 
     # a command's own module is enough to run it: the others cost start-up (about 0.1 CPU-s)

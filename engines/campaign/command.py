@@ -182,8 +182,11 @@ def status_lines(book: CampaignBook, campaign: Campaign, state: Any, args) -> li
 def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -> int:
     """`--run N`: Snakemake computes the next N shards left, each kept in the ledger as it finishes."""
     from ..pipeline.running.plan import load_config
+    from ..pipeline.running.runstate import lock_refusal
     from .shards import run_shards
 
+    if refused := lock_refusal():  # before the header that announces a run
+        raise CardlabError(refused)
     config = load_config([args.config])
     ledger = the_ledger(campaign, args.results, block_grid(book, campaign, args))
     per_shard = per_shard_of(book, campaign, state, args, ledger)
@@ -241,15 +244,22 @@ def shard_prices_of(run_config: dict, campaign: Campaign, shards: list[int]) -> 
 
 
 def price_words(prices: dict[int, float | None]) -> str:
-    """'priced at about 2.3 core-hours (the longest shard 0.4)', or what cannot be priced."""
-    from ..core.fmt import hours_text
-
+    """'priced at about 2.30 core-hours (the longest shard 0.400)', '... about 3 s of CPU', or what cannot be priced."""
     known = [p for p in prices.values() if p is not None]
     unknown = len(prices) - len(known)
-    words = f"priced at about {hours_text(sum(known) / 3600)} core-hours" if known else "not priced"
+    words = f"priced at about {cpu_words(sum(known))}" if known else "not priced"
     if len(known) > 1:
-        words += f" (the longest shard {hours_text(max(known) / 3600)})"
+        words += f" (the longest shard {cpu_words(max(known))})"
     return words + (f", {plural(unknown, 'shard')} that nothing prices" if known and unknown else "")
+
+
+def cpu_words(seconds: float) -> str:
+    """CPU time at the scale a person reads it: core-hours from an hour, else a duration (under 1 s: '< 1 s')."""
+    from ..core.fmt import duration, hours_text
+
+    if seconds >= 3600:
+        return f"{hours_text(seconds / 3600)} core-hours"
+    return f"{duration(seconds) if seconds >= 0.5 else '< 1 s'} of CPU"
 
 
 def long_shards_refusal(campaign: Campaign, prices: dict[int, float | None]) -> str | None:

@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from ..core import argtypes
 from ..core.errors import CardlabError
 from .rules import GATHERS, MATCHINGS, PILE_FOURS, PRESETS, Rules, check_deck
 
@@ -60,13 +61,15 @@ def cmd_deal(args) -> int:
 
     from .kernel import shuffled_decks
 
-    if args.n < 0:
-        raise CardlabError(f"deal: N must be >= 0, got {args.n}")
-    if not 0 <= args.seed < 2**64:
-        raise CardlabError(f"deal: --seed must be in 0..2**64-1, got {args.seed}")
-    decks = shuffled_decks(np.uint64(args.seed), 0, args.n)
-    sys.stdout.write("".join(" ".join(map(str, d)) + "\n" for d in decks.tolist()))
+    # a block at a time: memory stays small however many decks are asked for
+    for a in range(0, args.n, DEAL_BLOCK):
+        decks = shuffled_decks(np.uint64(args.seed), a, min(a + DEAL_BLOCK, args.n))
+        sys.stdout.write("".join(" ".join(map(str, d)) + "\n" for d in decks.tolist()))
     return 0
+
+
+DEAL_BLOCK = 100_000  # decks shuffled and written at once: about 50 MB of Python integers
+MAX_DEAL_DECKS = 10**9  # about 150 GB of text: more is no deck list anyone reads
 
 
 def cmd_simulate(args) -> int:
@@ -79,15 +82,7 @@ def cmd_simulate(args) -> int:
     from ..core.stats import wilson
     from .kernel import GAMES_PER_CALL, play, shuffled_decks
 
-    if args.games < 1:
-        raise CardlabError(f"simulate: --games must be >= 1, got {args.games}")
-    if args.games > MAX_SIMULATE_GAMES:
-        raise CardlabError(f"simulate: --games at most {MAX_SIMULATE_GAMES:,} (use the pipeline for more)")
-    if not 0 <= args.seed < 2**64:
-        raise CardlabError(f"simulate: --seed must be in 0..2**64-1, got {args.seed}")
     if args.jobs is not None:
-        if args.jobs < 1:
-            raise CardlabError(f"simulate: --jobs must be >= 1, got {args.jobs}")
         numba.set_num_threads(min(args.jobs, numba.config.NUMBA_NUM_THREADS))
     rules = rules_from_args(args)
     wins = won_passes = won_time = 0
@@ -156,8 +151,8 @@ def register(sub) -> None:
         epilog=DEAL_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    deal_p.add_argument("n", metavar="N", type=int, help="number of decks")
-    deal_p.add_argument("--seed", type=int, default=1, help="seed of the shuffle (default: %(default)s)")
+    deal_p.add_argument("n", metavar="N", type=argtypes.integer(1, MAX_DEAL_DECKS, " decks"), help="number of decks")
+    deal_p.add_argument("--seed", type=argtypes.seed, default=1, help="seed of the shuffle (default: %(default)s)")
     deal_p.set_defaults(func=cmd_deal)
     play_p = nsub.add_parser(
         "play",
@@ -177,9 +172,14 @@ def register(sub) -> None:
         epilog=SIMULATE_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sim_p.add_argument("--games", type=int, required=True, help="number of games")
-    sim_p.add_argument("--seed", type=int, default=1, help="seed of the shuffles (default: %(default)s)")
-    sim_p.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
+    sim_p.add_argument(
+        "--games",
+        type=argtypes.integer(1, MAX_SIMULATE_GAMES, " games"),
+        required=True,
+        help="number of games (more belong in the pipeline: config.yaml)",
+    )
+    sim_p.add_argument("--seed", type=argtypes.seed, default=1, help="seed of the shuffles (default: %(default)s)")
+    sim_p.add_argument("--jobs", type=argtypes.cores, default=None, help="threads (default: all cores)")
     add_rule_options(sim_p)
     sim_p.set_defaults(func=cmd_simulate)
     add_campaign(nsub)

@@ -124,7 +124,8 @@ def test_a_run_computes_the_next_shards_and_keeps_them_in_the_ledger(tmp_path):
     wd = workdir(tmp_path / "wd", CONFIG)
     first = cardlab(wd, "redblack", "campaign", str(K), "--run", "2", "--cores", "2", "--deals-per-shard", str(D))
     assert first.returncode == 0, first.stderr
-    assert "k = 9: 2 shards (0..1, 2,000 deals) on 2 cores" in first.stdout
+    assert "k = 9: 2 shards (0..1, 2,000 deals) priced at about < 1 s of CPU" in first.stdout
+    assert "on 2 cores" in first.stdout
     assert re.search(r"shard 1 \[1,000, 2,000\) done.*\(\d of 2 after", first.stdout)
     assert kept_shards(wd) == {0, 1}
     assert "config.yaml's k = 9 block is a campaign block (campaign: true)" in first.stdout
@@ -162,10 +163,10 @@ def test_a_run_computes_the_next_shards_and_keeps_them_in_the_ledger(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--run", "0"], "at least 1, got 0"),
+        (["--run", "0"], "--run: 1..2^63-1 shards, not 0"),
         (["--run", "1", "--deals-per-shard", "2000"], "grids disagree"),
         (["--run", "1", "--results", "elsewhere"], "drop --results"),
-        (["--run", "1", "--cores", "0"], "--cores must be at least 1"),
+        (["--run", "1", "--cores", "0"], "--cores: 1..4,096 cores, not 0"),
         (["--run", "1", "--keep"], "give --run or --keep, not both"),
         (["--run", "1", "--snakemake=--no-such-option"], "snakemake failed"),
     ],

@@ -11,6 +11,7 @@ import os
 import subprocess
 from pathlib import Path
 
+from ...core import argtypes
 from ...core.errors import CardlabError
 from ...core.fmt import duration
 from ...core.layout import RESULTS, parse_shard_path, timing_of_shard_file
@@ -99,8 +100,18 @@ def register(subparsers) -> None:
         epilog="examples:\n  cardlab recompute results/redblack/redblack_found/exhaustive_k16/owner/shard=0000.parquet",
         formatter_class=raw,
     )
-    r.add_argument("paths", nargs="+", help="shard files to recompute")
-    r.add_argument("--results", default=RESULTS, help="results tree (default: %(default)s)")
-    r.add_argument("--config", default=DEFAULT_CONFIG, help="config that plans them (default: %(default)s)")
-    r.add_argument("--cores", default="all", help="snakemake --cores (default: %(default)s)")
+    r.add_argument("paths", nargs="+", type=argtypes.file_path, help="shard files to recompute")
+    r.add_argument("--results", type=argtypes.folder, default=RESULTS, help="results tree (default: %(default)s)")
+    r.add_argument(
+        "--config",
+        type=argtypes.existing_file,
+        default=DEFAULT_CONFIG,
+        help="config that plans them (default: %(default)s)",
+    )
+    r.add_argument(
+        "--cores",
+        type=argtypes.cores_or_all,
+        default="all",
+        help="snakemake --cores: all or 1..4096 (default: %(default)s)",
+    )
     r.set_defaults(func=cmd_recompute)

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..rules import BASIN_MAX_STATES
+from ...core import argtypes
+from ..rules import BASIN_MAX_STATES, K_MAX
 from .campaign import BOOK as CAMPAIGN_BOOK  # noqa: F401 (the campaign layer finds it here)
 from .campaign import CAMPAIGN_EXAMPLES, add_campaign
-from .commands import REPLAY_ROUNDS, cmd_audit, cmd_basin, cmd_rank, cmd_replay, cmd_search
+from .commands import REPLAY_ROUNDS, cmd_audit, cmd_basin, cmd_rank, cmd_replay, cmd_search, max_states, size
 
 REPLAY_EXAMPLES = """examples:
   cardlab redblack replay 10 110           the seed's 5-card infinite game
@@ -64,7 +65,12 @@ def add_replay(sub, raw) -> None:
     )
     r.add_argument("p1", help="player 1's deck, top card first, 0 red 1 black (e.g. 10)")
     r.add_argument("p2", help="player 2's deck (e.g. 110)")
-    r.add_argument("--rounds", type=int, default=REPLAY_ROUNDS, help="rounds shown play by play (default: %(default)s)")
+    r.add_argument(
+        "--rounds",
+        type=argtypes.integer(0, argtypes.INT64_MAX, " rounds"),
+        default=REPLAY_ROUNDS,
+        help="rounds shown play by play, at most the whole game (default: %(default)s)",
+    )
     r.set_defaults(func=cmd_replay)
 
 
@@ -78,7 +84,7 @@ def add_search(sub, raw) -> None:
         epilog=SEARCH_EXAMPLES,
         formatter_class=raw,
     )
-    s.add_argument("k", type=int, help="cards per player, 1..26")
+    s.add_argument("k", type=size, help=f"cards per player, 1..{K_MAX}")
     s.add_argument(
         "--method",
         choices=("owner", "brute"),
@@ -91,9 +97,10 @@ def add_search(sub, raw) -> None:
         metavar="START:STOP",
         help="search ranks [START, STOP) only (default: all); slices run separately add up to the whole",
     )
-    s.add_argument("--jobs", type=int, default=None, help="threads (default: all cores)")
+    s.add_argument("--jobs", type=argtypes.cores, default=None, help="threads (default: all cores)")
     s.add_argument(
         "--backend",
+        choices=("scalar", "gpu"),
         default="scalar",
         help="scalar (the CPU search, default) or gpu (an NVIDIA GPU through numba-cuda: pip install -e .[gpu]); "
         "the same results either way",
@@ -127,11 +134,11 @@ def add_audit(sub, raw) -> None:
         epilog=AUDIT_EXAMPLES,
         formatter_class=raw,
     )
-    a.add_argument("file", help="the list of deals")
+    a.add_argument("file", type=argtypes.existing_file, help="the list of deals")
     a.add_argument("--csv", action="store_true", help="one row per deal: k,p1,p2,status")
     a.add_argument(
         "--max-states",
-        type=int,
+        type=max_states,
         default=BASIN_MAX_STATES,
         help="refuse a basin larger than this (default: %(default)s)",
     )
@@ -152,8 +159,8 @@ def add_basin(sub, raw) -> None:
     b.add_argument("p2", help="player 2's deck, same size (e.g. 100011)")
     b.add_argument(
         "--max-states",
-        type=int,
+        type=max_states,
         default=BASIN_MAX_STATES,
-        help="stop after this many basin states (default: %(default)s)",
+        help="stop after this many basin states (default: %(default)s; the most the kernel counts: no limit)",
     )
     b.set_defaults(func=cmd_basin)

@@ -14,6 +14,8 @@ from typing import Any
 from ...campaign.book import Campaign
 from ...core.errors import CardlabError
 from ...pipeline.running.plan import DEFAULT_CONFIG
+from ..rules import K_MAX
+from .commands import size
 
 CAMPAIGN_EXAMPLES = """examples:
   cardlab redblack campaign 22             k = 22's finished shards, its config block and ledger, the shards left
@@ -39,7 +41,7 @@ class RedBlackBook:
     )
 
     def add_arguments(self, c) -> None:
-        c.add_argument("k", type=int, help="cards per player, 1..26")
+        c.add_argument("k", type=size, help=f"cards per player, 1..{K_MAX}")
         c.add_argument(
             "--method", choices=("owner", "brute"), default="owner", help="the shards' method (default: owner)"
         )
@@ -52,10 +54,7 @@ class RedBlackBook:
 
     def campaign(self, args) -> Campaign:
         from ..campaign_next import campaign_of
-        from ..rules import K_MAX
 
-        if not 1 <= args.k <= K_MAX:
-            raise CardlabError(f"K must be between 1 and {K_MAX}, got {args.k}")
         if args.run is None and args.backend is not None:
             raise CardlabError("--backend chooses how --run computes shards; give it with --run")
         if args.run is not None and args.backend == "gpu":

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import sys
 
+from ...core import argtypes
 from ...core.errors import CardlabError
+from ..rules import K_MAX
 
 REPLAY_ROUNDS = 4  # rounds shown in full by `replay` before the summary
+
+# the domains of the commands' numbers (engines/core/argtypes.py), shared by search and campaign
+size = argtypes.integer(1, K_MAX, " cards per player")
+max_states = argtypes.integer(1, argtypes.INT64_MAX, " states")  # the basin kernel counts in int64
 
 
 def cmd_replay(args) -> int:
@@ -15,8 +21,6 @@ def cmd_replay(args) -> int:
     from ...cli import print_table
 
     rb.parse_deal(args.p1, args.p2)
-    if args.rounds < 0:
-        raise CardlabError("--rounds must be >= 0")
     outcome = rb.play(args.p1, args.p2)
     # a size the user gives is bounded: never more rounds than the game has (an infinite
     # game: until its cycle has been played once; at least the default), however large --rounds is
@@ -45,16 +49,11 @@ def cmd_search(args) -> int:
 
     from ...core.progress import Progress
     from ...kinds import check_backend
-
-    if not 1 <= args.k <= rb.K_MAX:
-        raise CardlabError(f"K must be between 1 and {rb.K_MAX}, got {args.k}")
     from ...registry import engine
 
     kind = engine("redblack").kind_of({"kind": "exhaustive"})
     search = kind.backends[check_backend(kind, args.backend, "--backend")]
     if args.jobs is not None:
-        if args.jobs < 1:
-            raise CardlabError(f"--jobs must be >= 1, got {args.jobs}")
         numba.set_num_threads(min(args.jobs, numba.config.NUMBA_NUM_THREADS))
     total = rb.canonical_deals(args.k)
     start, stop = parse_ranks(args.ranks, total)
@@ -156,8 +155,6 @@ def cmd_audit(args) -> int:
     from ..audit import MISSING, audit, read_deal_list
 
     deals = read_deal_list(args.file)
-    if args.max_states < 1:
-        raise CardlabError(f"--max-states must be >= 1, got {args.max_states}")
     progress = Progress(len(deals), "deals", label="audit", stream=sys.stderr)
     try:
         rows = audit(deals, args.max_states, progress)
@@ -192,8 +189,6 @@ def cmd_basin(args) -> int:
     import engines.redblack as rb
 
     rb.parse_deal(args.p1, args.p2)
-    if args.max_states < 1:
-        raise CardlabError(f"--max-states must be >= 1, got {args.max_states}")
     outcome = rb.play(args.p1, args.p2)
     if outcome.finished:
         print(
@@ -201,7 +196,7 @@ def cmd_basin(args) -> int:
             f"{outcome.winner} wins): it is in no cycle's basin"
         )
         return 0
-    bas = rb.basin(outcome.cycle_id, min(args.max_states, 2**63 - 1))  # the kernel counts in int64
+    bas = rb.basin(outcome.cycle_id, args.max_states)
     for p1, p2, _ in bas.deals:
         print(f"{p1} {p2}")
     n = len(args.p1) + len(args.p2)
