@@ -95,6 +95,15 @@ class Schedule:
     up to a core-hour of them (engines/campaign/work.py).  None: the config's."""
 
     @property
+    def cpu_estimate_s(self) -> float | None:
+        """The shard's CPU seconds on one warm core before any is measured, from its prices in
+        engines/prices.yaml (the live view's ETA, a campaign's price, recompute caps): its ``shard``
+        price, else ``per_unit`` times its units; None where the file prices neither."""
+        shard = kind_price(self.price, "shard")
+        per_unit = kind_price(self.price, "per_unit")
+        return shard if shard is not None else None if per_unit is None else per_unit * self.units
+
+    @property
     def batch_cpu_s(self) -> float | None:
         """A generous estimate of the shard's CPU seconds on one warm core, for a kind whose small shards may
         share one job (a job's start-up would cost more than such a shard's work): its :data:`BATCH_ESTIMATES`

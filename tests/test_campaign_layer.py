@@ -69,7 +69,7 @@ def test_a_narcotic_campaign_runs_resumes_and_rebuilds_its_ledger(tmp_path):
     wd = workdir(tmp_path / "wd", CONFIG)
     first = cardlab(wd, "campaign", "narcotic", str(R), "--run", "1", "--cores", "1")
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "r = 3: 1 shard (0, 2,000 decks) on 1 core" in first.stdout
+    assert "r = 3: 1 shard (0, 2,000 decks) priced at about < 1 s of CPU on 1 core" in first.stdout
     assert "keeps 1 shard (0) of 2,000 decks" in first.stdout
     top = cardlab(wd, "narcotic", "campaign", str(R), "--run", "1", "--from", "top", "--cores", "1")
     assert top.returncode == 0, top.stdout + top.stderr
@@ -105,7 +105,10 @@ def test_a_tally_campaign_runs_resumes_and_equals_a_plain_run(tmp_path):
     assert "narcotic_tally" not in dry.stdout  # the ledger keeps nothing yet: nothing planned
     first = cardlab(wd, "campaign", "narcotic", "tc", "--run", "2", "--cores", "1")
     assert first.returncode == 0, first.stdout + first.stderr
-    assert "tc: 2 shards (0..1, 600 games) on 1 core" in first.stdout
+    assert (
+        "tc: 2 shards (0..1, 600 games) priced at about < 1 s of CPU (the longest shard < 1 s of CPU) on 1 core"
+        in first.stdout
+    )
     assert "600 of 900 games played" in first.stdout and "keeps 2 shards (0..1) of 300 games" in first.stdout
     rest = cardlab(wd, "narcotic", "campaign", "tc", "--run", "5", "--cores", "1")
     assert rest.returncode == 0, rest.stdout + rest.stderr

@@ -183,6 +183,7 @@ def test_a_run_prints_its_price_and_starts_nothing_above_the_threshold(monkeypat
     the flag it starts (the runner is stood in for here)."""
     started = []
     monkeypatch.setattr("engines.campaign.shards.run_shards", lambda *a, **k: (started.append(a), (0, None))[1])
+    monkeypatch.setattr("engines.pipeline.running.runstate.lock_refusal", lambda *a: None)  # whatever runs here
     whole = str(R6.total)
     assert main(["campaign", "narcotic", "6", "--run", "1", "--per-shard", whole]) == 1
     out, err = capsys.readouterr()
@@ -213,5 +214,7 @@ def test_a_new_measurement_in_the_prices_file_moves_no_shard_between_jobs(prices
         for name in entry:
             entry[name] *= factor
     prices_file(scaled)
-    assert prices.kind_price("narcotic/sim", "per_unit") == pytest.approx(GOOD["kinds"]["narcotic/sim"]["per_unit"] * factor)
+    assert prices.kind_price("narcotic/sim", "per_unit") == pytest.approx(
+        GOOD["kinds"]["narcotic/sim"]["per_unit"] * factor
+    )
     assert [_batches_of(c) for c in configs] == before

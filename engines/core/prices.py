@@ -1,6 +1,6 @@
 """What work costs before a run measures it: engines/prices.yaml, measured data read here.
 
-The kinds price their shards (``Schedule.batch_cpu_s``, ``compile_cpu_s``) and the live view its
+The kinds price their shards (``Schedule.cpu_estimate_s``, ``compile_cpu_s``) and the live view its
 run's start-up and steps from that file; none of it is code, so no engine's version covers it.
 The file is checked against :data:`SCHEMA` when read: a price of the wrong shape is one line naming
 the file and the key, never a traceback in whatever first asked for a price."""

@@ -353,4 +353,4 @@ class CanonicalDecks(ExhaustiveDecks):
 
     def schedule(self, section: Mapping[str, Any], spec: Mapping[str, Any]) -> Schedule:
         """The block's ``threads``; the kernels' compilation."""
-        return replace(super().schedule(section, spec), price="narcotic/canonical")
+        return replace(super().schedule(section, spec), price="narcotic/canonical", units=int(spec.get("work", 0)))

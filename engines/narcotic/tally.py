@@ -224,8 +224,8 @@ class CampaignTally(ShardKind):
         """The campaign's ``threads``."""
         for block in campaign_blocks(section):
             if block["name"] == spec["experiment"]:
-                return Schedule(threads=block["threads"])
-        return Schedule()
+                return Schedule(threads=block["threads"], price="narcotic/tally", units=int(spec.get("work", 0)))
+        return Schedule(price="narcotic/tally", units=int(spec.get("work", 0)))
 
     def run(self, spec: Mapping[str, Any], progress, inputs: Sequence[str], backend: str) -> dict[str, dict]:
         """Play games [start, stop) of the shard (game i from stream (seed, i)) and sum their outcomes."""

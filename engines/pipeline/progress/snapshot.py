@@ -28,7 +28,7 @@ def planned_shards(plan: Plan) -> tuple[list[PlannedShard], dict[str, str]]:
     shards = []
     for s in plan:
         hints = s.kind.schedule(plan.config.get(s.game) or {}, s.spec)
-        estimate = hints.batch_cpu_s
+        estimate = hints.cpu_estimate_s
         shards.append(
             PlannedShard(
                 s.game, s.kind.name, s.experiment, s.variant, s.shard, s.work, s.unit,
