@@ -3,6 +3,18 @@
 -- (one row per simulation shard, upcard and outcome).  *_order columns give
 -- the seed's row order (2..10, A) and column order (bust, 17..21, natural).
 
+-- A deck count is a number users compare and sort (WHERE decks = 6, ORDER BY decks): the shards
+-- store it as text ('1'..'8', 'inf', the curve's '0.5'), so every table the warehouse loads holds it
+-- as DOUBLE, the infinite shoe as 'inf'::DOUBLE (sorted last; WHERE decks = 'inf' still reads).  The
+-- shards' bytes and result versions stay as they are.  IF EXISTS: a catalog of some tables only (a
+-- test's) takes the views it can; tests/test_warehouse_columns.py checks every decks column is typed.
+ALTER TABLE IF EXISTS blackjack_exact_probs ALTER decks TYPE DOUBLE;
+ALTER TABLE IF EXISTS blackjack_sim_counts ALTER decks TYPE DOUBLE;
+ALTER TABLE IF EXISTS blackjack_effects_of_removal ALTER decks TYPE DOUBLE;
+ALTER TABLE IF EXISTS blackjack_cutcard_exact ALTER decks TYPE DOUBLE;
+ALTER TABLE IF EXISTS blackjack_cutcard_counts ALTER decks TYPE DOUBLE;
+ALTER TABLE IF EXISTS blackjack_cutcard_curve ALTER decks TYPE DOUBLE;
+
 -- Exact probabilities: float64 and the exact fraction as text.
 CREATE OR REPLACE VIEW blackjack_exact AS
 SELECT decks, soft17, peek, upcard, outcome, probability, exact, upcard_order, outcome_order
@@ -79,12 +91,14 @@ GROUP BY experiment;
 -- probability when ONE card of rank `removed` leaves a full shoe (peek: no).
 
 -- Griffin's layout for the bust probability: one row per setting and upcard, one column per
--- removed rank, in percentage points; base_bust in percent; check = the deltas weighted by
--- each rank's count in the shoe less the upcard (law of total probability: 0 up to rounding).
+-- removed rank, in percentage points; base_bust in percent; total_probability_residual = the
+-- deltas weighted by each rank's count in the shoe less the upcard (by the law of total
+-- probability: 0 up to rounding).  decks::DOUBLE: the view reads the table before or after the
+-- ALTER above.
 CREATE OR REPLACE VIEW blackjack_bust_effects AS
 WITH e AS (
-    SELECT *,
-           (CASE WHEN removed = 'T' THEN 16 ELSE 4 END) * decks::INTEGER
+    SELECT * REPLACE (decks::DOUBLE AS decks),
+           (CASE WHEN removed = 'T' THEN 16 ELSE 4 END) * decks::DOUBLE
                - CASE WHEN removed = (CASE upcard WHEN '10' THEN 'T' ELSE upcard END) THEN 1 ELSE 0 END
                AS left_of_rank
     FROM blackjack_effects_of_removal
@@ -102,7 +116,7 @@ SELECT decks, soft17, peek, upcard, any_value(base_probability) * 100 AS base_bu
        sum(CASE WHEN removed = '9' THEN delta END) * 100 AS "9",
        sum(CASE WHEN removed = 'T' THEN delta END) * 100 AS "T",
        arg_max(removed, delta) AS largest_rise,
-       sum(left_of_rank * delta) / (52 * decks::INTEGER - 1) AS "check",
+       sum(left_of_rank * delta) / (52 * decks - 1) AS total_probability_residual,
        any_value(upcard_order) AS upcard_order
 FROM e
 GROUP BY decks, soft17, peek, upcard;

@@ -184,6 +184,17 @@ FROM g GROUP BY k, island;
 CREATE VIEW redblack_searched_ranges AS
 SELECT * FROM redblack_merged_ranges(true) ORDER BY k, range_start;
 
+-- Deals searched exhaustively per size k, each deal once: summing redblack_counts.deals per k counts
+-- a cost window's ranks again where a campaign shard searched them too (experiments
+-- exhaustive_kNN_windows and exhaustive_kNN of k = 21..23), and any ranks two experiments share.
+-- deals: the canonical deals in the ranks searched (the disjoint ranges above); complete: all of them.
+CREATE VIEW redblack_counts_by_size AS
+SELECT k, sum(range_stop - range_start) AS deals, any_value(canonical_deals) AS canonical_deals,
+       sum(range_stop - range_start) = any_value(canonical_deals) AS complete, count(*) AS ranges
+FROM redblack_searched_ranges
+GROUP BY k
+ORDER BY k;
+
 -- Exhaustive coverage per size k: the canonical deals whose rank has been searched (any
 -- method, overlapping shards and scattered windows counted once), the prefix [0, prefix_done)
 -- searched without a gap, whether the size is complete, and what the rest costs with the

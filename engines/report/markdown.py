@@ -2,9 +2,9 @@
 
 A browser shows a ``.md`` file as plain text, so every Markdown report is also
 rendered to HTML beside it, with its figures embedded like the index's.  The
-reports are written by cardlab itself, so this handles exactly the Markdown they
-use: headings, paragraphs, ``*``/``-`` lists, pipe tables, fenced code, inline
-code, bold, italic, images and links.
+rendering is markdown-it-py's CommonMark with pipe tables: a hand-written
+converter showed an indented fence or a code span it did not foresee as raw
+backticks on the page.
 """
 
 from __future__ import annotations
@@ -13,95 +13,68 @@ import html
 import re
 from pathlib import Path
 
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
 from ..core.store import write_text
 from .page import data_uri, html_page, scroll_box
 
-INLINE = re.compile(r"(`[^`]+`)|!\[([^\]]*)\]\(([^)\s]+)\)|\[([^\]]+)\]\(([^)\s]+)\)|\*\*(.+?)\*\*|(?<!\w)\*(\S.*?)\*")
+__all__ = ["render_page", "to_html"]
 
 
-def inline(text: str, base: Path | None) -> str:
-    out, pos = [], 0
-    for m in INLINE.finditer(text):
-        out.append(html.escape(text[pos : m.start()]))
-        code, alt, src, label, href, bold, ital = m.groups()
-        if code:
-            out.append(f"<code>{html.escape(code[1:-1])}</code>")
-        elif src is not None:
-            out.append(image(alt, src, base))
-        elif label is not None:
-            target = re.sub(r"\.md(#|$)", r".html\1", href)
-            out.append(f'<a href="{html.escape(target)}">{inline(label, base)}</a>')
-        elif bold is not None:
-            out.append(f"<b>{inline(bold, base)}</b>")
-        else:
-            out.append(f"<i>{inline(ital, base)}</i>")
-        pos = m.end()
-    out.append(html.escape(text[pos:]))
-    return "".join(out)
+def renderer() -> MarkdownIt:
+    """CommonMark with pipe tables; raw HTML is escaped (a quoted source's ``<`` is text, not markup);
+    a table sits in its own scrolling box like the index's (engines/report/page.py ``scroll_box``)."""
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    box_open, box_close = scroll_box("\0").split("\0")
+    md.add_render_rule("table_open", lambda *_: f"{box_open}<table>\n")
+    md.add_render_rule("table_close", lambda *_: f"</table>{box_close}\n")
+    return md
 
 
-def image(alt: str, src: str, base: Path | None) -> str:
+def anchor(text: str) -> str:
+    """A heading's id, close enough to GitHub's for the reports' own links: ``## On a GPU`` -> ``on-a-gpu``."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def image_source(src: str, base: Path | None) -> str:
+    """A PNG beside the report becomes a ``data:`` URI: the page loads nothing else (its policy forbids it)."""
     path = (base / src) if base is not None else Path(src)
-    if path.suffix == ".png" and path.is_file():
-        src = data_uri(path)
-    return f'<img src="{html.escape(src)}" alt="{html.escape(alt)}">'
+    return data_uri(path) if path.suffix == ".png" and path.is_file() else src
 
 
-def cells(line: str) -> list[str]:
-    return [c.strip() for c in line.strip().strip("|").split("|")]
+def page_link(href: str) -> str:
+    """A link to another report's Markdown opens its rendered page: ``redblack.md#x`` -> ``redblack.html#x``."""
+    return re.sub(r"\.md(#|$)", r".html\1", href)
+
+
+def plain_text(inline: Token) -> str:
+    """An inline token's words without their markup: a heading's ``code`` is a title's plain word."""
+    return "".join(c.content for c in inline.children or () if c.type in ("text", "code_inline"))
+
+
+def adapt(tokens: list[Token], base: Path | None) -> str:
+    """Give headings their ids, embed the figures, point links at pages; returns the first heading's text."""
+    title = ""
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            text = plain_text(tokens[i + 1])
+            title = title or text
+            tok.attrSet("id", anchor(text))
+        for child in tok.children or ():
+            if child.type == "image":
+                child.attrSet("src", image_source(str(child.attrGet("src")), base))
+            elif child.type == "link_open":
+                child.attrSet("href", page_link(str(child.attrGet("href"))))
+    return title
 
 
 def to_html(md: str, base: Path | None = None) -> tuple[str, str]:
     """(title, body HTML) of a Markdown text; images under ``base`` are embedded."""
-    lines = md.splitlines()
-    out: list[str] = []
-    title = ""
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if not line.strip():
-            i += 1
-        elif line.startswith("```"):
-            j = i + 1
-            while j < len(lines) and not lines[j].startswith("```"):
-                j += 1
-            out.append("<pre>" + html.escape("\n".join(lines[i + 1 : j])) + "</pre>")
-            i = j + 1
-        elif m := re.match(r"(#{1,6}) (.*)", line):
-            level = len(m.group(1))
-            title = title or m.group(2)
-            anchor = re.sub(r"[^a-z0-9]+", "-", m.group(2).lower()).strip("-")
-            out.append(f'<h{level} id="{anchor}">{inline(m.group(2), base)}</h{level}>')
-            i += 1
-        elif line.startswith("|") and i + 1 < len(lines) and re.match(r"\|[\s:|-]+\|?$", lines[i + 1]):
-            head = "".join(f"<th>{inline(c, base)}</th>" for c in cells(line))
-            rows, j = [], i + 2
-            while j < len(lines) and lines[j].startswith("|"):
-                rows.append("<tr>" + "".join(f"<td>{inline(c, base)}</td>" for c in cells(lines[j])) + "</tr>")
-                j += 1
-            out.append(
-                scroll_box(f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>")
-            )
-            i = j
-        elif re.match(r"[*-] ", line):
-            items, j = [], i
-            while j < len(lines) and re.match(r"[*-] ", lines[j]):
-                text = lines[j][2:]
-                j += 1
-                while j < len(lines) and lines[j].startswith("  ") and lines[j].strip():
-                    text += " " + lines[j].strip()
-                    j += 1
-                items.append(f"<li>{inline(text, base)}</li>")
-            out.append("<ul>" + "".join(items) + "</ul>")
-            i = j
-        else:
-            para, j = [], i
-            while j < len(lines) and lines[j].strip() and not re.match(r"(#{1,6} |```|\||[*-] )", lines[j]):
-                para.append(lines[j].strip())
-                j += 1
-            out.append(f"<p>{inline(' '.join(para), base)}</p>")
-            i = j
-    return title, "\n".join(out)
+    parser = renderer()
+    tokens = parser.parse(md)
+    title = adapt(tokens, base)
+    return title, parser.renderer.render(tokens, parser.options, {})
 
 
 def render_page(md_path: Path, out: Path | None = None) -> Path:

@@ -552,7 +552,7 @@ def test_warehouse_views_and_report(tmp_path):
         ).fetchall()
         largest = dict(
             con.execute(
-                "SELECT decks, max(abs(delta)) * 100 FROM blackjack_effects_of_removal "
+                "SELECT decks::INTEGER::VARCHAR, max(abs(delta)) * 100 FROM blackjack_effects_of_removal "
                 "WHERE outcome = 'bust' AND soft17 = 'stand' GROUP BY decks"
             ).fetchall()
         )

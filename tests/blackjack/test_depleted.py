@@ -253,7 +253,7 @@ def test_effects_table_schema_and_view():
     assert statements, "no CREATE VIEW blackjack_bust_effects in views.sql"
     con.execute(statements[-1])  # views.sql's, once it holds the view
     rows = con.execute(
-        'SELECT upcard, largest_rise, "check", "5" FROM blackjack_bust_effects ORDER BY upcard_order'
+        'SELECT upcard, largest_rise, total_probability_residual, "5" FROM blackjack_bust_effects ORDER BY upcard_order'
     ).fetchall()
     assert [r[0] for r in rows] == list(bj.UPCARDS)
     assert [r[1] for r in rows[:4]] == ["5"] * 4

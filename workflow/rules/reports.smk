@@ -1,12 +1,21 @@
 # Reports from the warehouse: one rule per game the config runs (its Markdown, CSV and
 # figures), then reports/index.html, one self-contained page with every answer.
-# A game's report reruns when what it reads changes (its shards, check records and views: the
-# list its `<game>_report_inputs` job writes), not whenever the warehouse is rebuilt: the
-# catalog is read after it is built (ancient: its time is no reason to rerun), so a change of
-# one game rebuilds the warehouse, that game's report and the index only. (The list is a job of
-# its own because Snakemake does not check a job downstream of one that reruns for its own
-# reasons, such as its set of inputs changed by undoing an edit.)
+# A game's report reruns when what it reads or how it writes changes (its shards, check records,
+# views and report code: the list its `<game>_report_inputs` job writes), not whenever the
+# warehouse is rebuilt: the catalog is read after it is built (ancient: its time is no reason to
+# rerun), so a change of one game rebuilds the warehouse, that game's report and the index only.
+# Every reason a report has to rerun sits on the list's job, never on the report's: Snakemake 9
+# checks no job downstream of one that reruns (the warehouse) for reasons of its own (dag.py
+# update_needrun masks it), so a report's own params would be ignored in every run that rebuilds
+# the warehouse; the list's job is not downstream of the warehouse, so it is always checked, and
+# `snakemake -n` lists exactly the reports the run then makes (tests/test_report_dry_run.py).
 from engines.report import code_version as report_code_version
+
+
+def report_code(game):
+    """What a game's report writes with: its declared report's modules and views, and the shared report code."""
+    return report_version(engine(game)) + report_code_version(game)
+
 
 for _game in RUN_GAMES:
 
@@ -27,6 +36,7 @@ for _game in RUN_GAMES:
             mem_mb=200,
         params:
             views=views_version(_game),
+            report=report_code(_game),
         script:
             "../scripts/report_inputs.py"
 
@@ -47,7 +57,6 @@ for _game in RUN_GAMES:
         params:
             step="game_report",
             game=_game,
-            version=report_version(engine(_game)) + report_code_version(_game),
         script:
             "../scripts/step.py"
 
@@ -70,7 +79,6 @@ rule report_index:
         games=RUN_GAMES,
         # figure captions, shared with Snakemake's own report (snakemake --report)
         captions="workflow/report",
-        version=report_code_version() + "".join(report_version(engine(g)) + report_code_version(g) for g in RUN_GAMES),
     script:
         "../scripts/step.py"
 

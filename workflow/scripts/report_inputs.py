@@ -4,6 +4,6 @@
 snakemake = snakemake  # noqa: F821 (injected by Snakemake)
 files = sorted(map(str, snakemake.input))
 with open(snakemake.output[0], "w") as out:
-    out.write("\n".join([f"views {snakemake.params.views}", *files]) + "\n")
+    out.write("\n".join([f"views {snakemake.params.views}", f"report {snakemake.params.report}", *files]) + "\n")
 with open(snakemake.log[0], "w") as out:
     out.write(f"{len(files)} input(s) of the report listed in {snakemake.output[0]}\n")

@@ -8,15 +8,16 @@ from pathlib import Path
 import duckdb
 
 from ...report.common import markdown_table, pyplot, query, records, save_figure, write_csv
+from .queries import deck_text
 
 CUTCARD_CSV, CUTCARD_PNG = "blackjack_cutcard.csv", "blackjack_cutcard.png"
 CUTCURVE_CSV, CUTCURVE_PNG = "blackjack_cutcurve.csv", "blackjack_cutcurve.png"
 # rounds shown in the figure: those dealt in at least this many shoes (the tail is noise)
 MIN_ROUNDS = 10000
 
-CUTCARD_SUMMARY_SQL = """
-SELECT s.experiment, s.decks, s.cut, printf('%.0f%%', 100 * s.penetration) AS penetration, s.players,
-       s.soft17, s.shoes, printf('%.4f', s.dealt) AS rounds_per_shoe,
+CUTCARD_SUMMARY_SQL = f"""
+SELECT s.experiment, {deck_text("s.decks")} AS decks, s.cut, printf('%.0f%%', 100 * s.penetration) AS penetration,
+       s.players, s.soft17, s.shoes, printf('%.4f', s.dealt) AS rounds_per_shoe,
        printf('%.4f%% ± %.4f', 100 * s.probability, 196 * s.standard_error) AS bust,
        printf('%.4f%%', 100 * s.full_shoe) AS full_shoe,
        printf('%+.4f ± %.4f', 100 * s.effect, 196 * s.standard_error) AS effect,
@@ -29,7 +30,7 @@ LEFT JOIN blackjack_cutcard_curve AS c
     ON c.decks = s.decks AND c.soft17 = s.soft17 AND c.players = s.players AND c.cut = s.cut
    AND c.round = 0 AND c.outcome = 'bust'
 WHERE s.round = 0 AND s.outcome = 'bust'
-ORDER BY s.decks::INTEGER, s.players, s.cut, s.experiment
+ORDER BY s.decks, s.players, s.cut, s.experiment
 """
 
 # the curve's cuts shown in the report's table (every cut is in the CSV and the figure)
@@ -39,26 +40,26 @@ CUTCURVE_TABLE_SQL = f"""
 SELECT cut, printf('%.0f%%', 100 * penetration) AS penetration, players, soft17, printf('%.4f', dealt) AS rounds,
        printf('%.5f%%', 100 * probability) AS bust, printf('%+.5f', 100 * (probability - full_shoe)) AS effect
 FROM blackjack_cutcard_curve
-WHERE round = 0 AND outcome = 'bust' AND decks = '1' AND cut IN {CURVE_CUTS}
+WHERE round = 0 AND outcome = 'bust' AND decks = 1 AND cut IN {CURVE_CUTS}
 ORDER BY players, soft17 DESC, cut
 """
 
-CUTCURVE_CSV_SQL = """
-SELECT experiment, decks, soft17, players, cut, penetration, round, outcome, dealt, probability, full_shoe,
-       probability - full_shoe AS effect, relative_error
-FROM blackjack_cutcard_curve ORDER BY decks, players, soft17, cut, round, outcome_order
+CUTCURVE_CSV_SQL = f"""
+SELECT experiment, {deck_text("c.decks")} AS decks, soft17, players, cut, penetration, round, outcome, dealt,
+       probability, full_shoe, probability - full_shoe AS effect, relative_error
+FROM blackjack_cutcard_curve AS c ORDER BY c.decks, players, soft17, cut, round, outcome_order
 """
 
 CUTCURVE_FIGURE_SQL = """
 SELECT players, soft17, cut, round, dealt, 100 * probability AS bust, 100 * full_shoe AS full_shoe
-FROM blackjack_cutcard_curve WHERE outcome = 'bust' AND decks = '1' ORDER BY players, soft17, cut, round
+FROM blackjack_cutcard_curve WHERE outcome = 'bust' AND decks = 1 ORDER BY players, soft17, cut, round
 """
 
 CUTCURVE_ANSWER_SQL = """
 SELECT players, soft17, 100 * probability AS bust, 100 * (probability - full_shoe) AS effect,
        100 * min(probability - full_shoe) OVER (PARTITION BY players, soft17) AS least,
        arg_min(cut, probability - full_shoe) OVER (PARTITION BY players, soft17) AS least_at
-FROM blackjack_cutcard_curve WHERE decks = '1' AND round = 0 AND outcome = 'bust'
+FROM blackjack_cutcard_curve WHERE decks = 1 AND round = 0 AND outcome = 'bust'
 QUALIFY cut = 39 ORDER BY players, soft17 DESC
 """
 
@@ -77,27 +78,28 @@ SELECT experiment, count(*) AS cells, count(*) FILTER (WHERE covered) AS covered
 FROM blackjack_cutcard_compare GROUP BY experiment ORDER BY experiment
 """
 
-CUTCARD_CSV_SQL = """
-SELECT s.experiment, s.decks, s.soft17, s.players, s.cut, s.penetration, s.round, s.outcome, s.shoes, s.rounds,
-       s.dealt, s.probability AS simulated, s.standard_error, s.lo95, s.hi95, e.dealt AS exact_dealt,
+CUTCARD_CSV_SQL = f"""
+SELECT s.experiment, {deck_text("s.decks")} AS decks, s.soft17, s.players, s.cut, s.penetration, s.round, s.outcome,
+       s.shoes, s.rounds, s.dealt, s.probability AS simulated, s.standard_error, s.lo95, s.hi95, e.dealt AS exact_dealt,
        e.probability AS exact, e.exact AS exact_fraction, s.full_shoe, s.effect AS simulated_effect,
        e.effect AS exact_effect
 FROM blackjack_cutcard_sim AS s
 LEFT JOIN blackjack_cutcard AS e USING (experiment, decks, soft17, players, cut, round, outcome)
-ORDER BY s.decks::INTEGER, s.players, s.cut, s.experiment, s.round, s.outcome_order
+ORDER BY s.decks, s.players, s.cut, s.experiment, s.round, s.outcome_order
 """
 
 CUTCARD_FIGURE_SQL = f"""
-SELECT s.experiment, s.decks, s.cut, s.players, s.penetration, s.round, 100 * s.probability AS bust,
-       196 * s.standard_error AS half_width, 100 * e.probability AS exact, 100 * s.full_shoe AS full_shoe
+SELECT s.experiment, {deck_text("s.decks")} AS decks, s.cut, s.players, s.penetration, s.round,
+       100 * s.probability AS bust, 196 * s.standard_error AS half_width, 100 * e.probability AS exact,
+       100 * s.full_shoe AS full_shoe
 FROM blackjack_cutcard_sim AS s
 LEFT JOIN blackjack_cutcard AS e USING (experiment, decks, soft17, players, cut, round, outcome)
 WHERE s.outcome = 'bust' AND s.soft17 = 'stand' AND s.round > 0 AND s.rounds >= {MIN_ROUNDS}
-ORDER BY s.decks::INTEGER, s.players, s.cut, s.experiment, s.round
+ORDER BY s.decks, s.players, s.cut, s.experiment, s.round
 """
 
 CUTCARD_ANSWER_SQL = """
-SELECT count(*) AS settings, min(decks::INTEGER) AS min_decks, max(decks::INTEGER) AS max_decks,
+SELECT count(*) AS settings, min(decks)::INTEGER AS min_decks, max(decks)::INTEGER AS max_decks,
        max(abs(effect)) * 100 AS largest, max(abs(effect) / standard_error) AS largest_z,
        (SELECT 100 * any_value(effect ORDER BY cut) FROM blackjack_cutcard WHERE round = 0 AND outcome = 'bust') AS exact,
        (SELECT any_value(experiment ORDER BY cut) FROM blackjack_cutcard WHERE round = 0 AND outcome = 'bust') AS exact_at,

@@ -31,12 +31,17 @@ def _pivot_cells(value_sql: str) -> str:
     )
 
 
+def deck_text(column: str = "decks") -> str:
+    """SQL: a deck count as the report writes it, ``2``, ``inf``, ``0.5``: the warehouse holds it as a
+    DOUBLE (``WHERE decks = 6`` works), whose text would be ``2.0``."""
+    return f"regexp_replace({column}::VARCHAR, '\\.0$', '')"
+
+
 # the variant shown first: the seed's (2 decks, stand, no peek) if computed, else the first one
-SEED_VARIANT_SQL = """
-SELECT decks, soft17, peek FROM blackjack_exact
-GROUP BY decks, soft17, peek
-ORDER BY (decks = '2' AND soft17 = 'stand' AND peek = 'no') DESC,
-         decks = 'inf', try_cast(decks AS INTEGER), soft17 DESC, peek
+SEED_VARIANT_SQL = f"""
+SELECT {deck_text("e.decks")} AS decks, soft17, peek FROM blackjack_exact AS e
+GROUP BY e.decks, soft17, peek
+ORDER BY (e.decks = 2 AND soft17 = 'stand' AND peek = 'no') DESC, e.decks, soft17 DESC, peek
 LIMIT 1
 """
 
@@ -59,7 +64,7 @@ GROUP BY upcard, upcard_order ORDER BY upcard_order
 """
 
 AGREEMENT_SQL = f"""
-SELECT experiment, shoe, decks, soft17, peek,
+SELECT experiment, shoe, {deck_text()} AS decks, soft17, peek,
        CASE WHEN shoe = 'continuous' THEN printf('%.2f', penetration) END AS penetration,
        d.dealt_per_upcard AS "hands dealt per upcard",
        min_hands_per_upcard AS "hands kept (fewest upcard)", cells,
@@ -72,14 +77,15 @@ JOIN (SELECT experiment, min(dealt) AS dealt_per_upcard FROM blackjack_sim GROUP
 ORDER BY shoe DESC, experiment
 """
 
-EXACT_CSV_SQL = """
-SELECT decks, soft17, peek, upcard, outcome, probability, exact FROM blackjack_exact
-ORDER BY decks = 'inf', try_cast(decks AS INTEGER), soft17 DESC, peek, upcard_order, outcome_order
+EXACT_CSV_SQL = f"""
+SELECT {deck_text("e.decks")} AS decks, soft17, peek, upcard, outcome, probability, exact
+FROM blackjack_exact AS e
+ORDER BY e.decks, soft17 DESC, peek, upcard_order, outcome_order
 """
 
-SIM_CSV_SQL = """
-SELECT experiment, shoe, decks, soft17, peek, penetration, upcard, outcome, hands, "count", simulated, exact,
-       difference, standard_error, z
+SIM_CSV_SQL = f"""
+SELECT experiment, shoe, {deck_text()} AS decks, soft17, peek, penetration, upcard, outcome, hands, "count",
+       simulated, exact, difference, standard_error, z
 FROM blackjack_compare ORDER BY experiment, upcard_order, outcome_order
 """
 
@@ -94,13 +100,13 @@ WHERE outcome = 'bust' AND decks = ? AND soft17 = ? AND peek = ?
 ORDER BY probability DESC, upcard_order
 """
 
-BUST_FIGURE_SQL = """
+BUST_FIGURE_SQL = f"""
 WITH b AS (SELECT decks, upcard, upcard_order, probability FROM blackjack_exact
            WHERE outcome = 'bust' AND soft17 = 'stand' AND peek = 'no')
-SELECT b.decks, b.upcard, b.upcard_order, 100 * b.probability,
+SELECT {deck_text("b.decks")} AS decks, b.upcard, b.upcard_order, 100 * b.probability,
        100 * (b.probability - i.probability) AS minus_infinite
 FROM b LEFT JOIN b AS i ON i.decks = 'inf' AND i.upcard = b.upcard
-ORDER BY b.decks = 'inf', try_cast(b.decks AS INTEGER), b.upcard_order
+ORDER BY b.decks, b.upcard_order
 """
 
 # Each effect of the rules on the bust probability: (title, value per upcard and deck count, HAVING).
@@ -140,29 +146,29 @@ ORDER BY upcard_order
 
 # per deck count (stand on soft 17): the largest effect of one card on the bust probability, where,
 # and its size against the single deck's
-EFFECTS_SIZE_SQL = """
+EFFECTS_SIZE_SQL = f"""
 WITH m AS (
     SELECT decks, max(abs(delta)) * 100 AS largest, arg_max(upcard, abs(delta)) AS upcard,
            arg_max(removed, abs(delta)) AS removed, arg_max(delta, abs(delta)) * 100 AS signed,
            avg(abs(delta)) * 100 AS mean_abs
     FROM blackjack_effects_of_removal WHERE outcome = 'bust' AND soft17 = 'stand'
     GROUP BY decks)
-SELECT decks, printf('%.3f', largest) AS largest, upcard, removed, printf('%+.3f', signed) AS signed,
-       printf('%.3f', mean_abs) AS mean_abs,
-       printf('%.1f', (SELECT largest FROM m WHERE decks = '1') / largest) AS smaller_than_1_deck
-FROM m ORDER BY decks::INTEGER
+SELECT {deck_text("m.decks")} AS decks, printf('%.3f', largest) AS largest, upcard, removed,
+       printf('%+.3f', signed) AS signed, printf('%.3f', mean_abs) AS mean_abs,
+       printf('%.1f', (SELECT largest FROM m WHERE decks = 1) / largest) AS smaller_than_1_deck
+FROM m ORDER BY m.decks
 """
 
-EFFECTS_CSV_SQL = """
-SELECT * EXCLUDE (upcard_order) FROM blackjack_bust_effects
-ORDER BY decks::INTEGER, soft17 DESC, peek, upcard_order
+EFFECTS_CSV_SQL = f"""
+SELECT * EXCLUDE (upcard_order) REPLACE ({deck_text("b.decks")} AS decks) FROM blackjack_bust_effects AS b
+ORDER BY b.decks, soft17 DESC, peek, upcard_order
 """
 
-EFFECTS_FIGURE_SQL = """
-SELECT decks, upcard, upcard_order, removed, removed_order, 100 * delta AS delta_pp
-FROM blackjack_effects_of_removal
-WHERE outcome = 'bust' AND soft17 = 'stand' AND decks IN ('1', '8')
-ORDER BY decks::INTEGER, upcard_order, removed_order
+EFFECTS_FIGURE_SQL = f"""
+SELECT {deck_text("e.decks")} AS decks, upcard, upcard_order, removed, removed_order, 100 * delta AS delta_pp
+FROM blackjack_effects_of_removal AS e
+WHERE outcome = 'bust' AND soft17 = 'stand' AND e.decks IN (1, 8)
+ORDER BY e.decks, upcard_order, removed_order
 """
 
 # The report's named queries (``COUNTS_SQL`` is ``counts``), as its GameReport declares them;
@@ -194,7 +200,7 @@ def rule_effect(con, value_sql: str, where: str, having: str = "TRUE") -> tuple[
     (``having`` keeps only the upcards where it holds)."""
     _, decks = query(
         con,
-        f"SELECT DISTINCT decks FROM blackjack_exact WHERE {where} ORDER BY decks = 'inf', try_cast(decks AS INTEGER)",
+        f"SELECT {deck_text()} FROM blackjack_exact WHERE {where} GROUP BY decks ORDER BY decks",
     )
     if not decks:
         return [], []

@@ -336,6 +336,14 @@ def write_manifest(manifest: str | os.PathLike, catalog: Path, metas: dict[str, 
     write_text(manifest, json.dumps(record, indent=1, sort_keys=True) + "\n")
 
 
+def loaded_files(manifest: str | os.PathLike) -> set[str]:
+    """The shard files the catalog the manifest describes was built from (none when it is unreadable)."""
+    try:
+        return set(json.loads(Path(manifest).read_text())["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return set()
+
+
 def manifest_current(manifest: str | os.PathLike) -> bool:
     """The manifest describes the catalog now in place (the same size and modification time)."""
     try:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from ...core.errors import CardlabError
 from ...core.fmt import listed
 from ...core.layout import RUN_LOCK, catalog_of
-from ..catalog.warehouse import manifest_current
+from ..catalog.warehouse import loaded_files, manifest_current
 from .runstate import hold_run_lock, lock_refusal, record_refusal
 
 # Snakemake options after which it runs no job (or runs none of ours): no clean-up then.
@@ -78,9 +78,15 @@ def rebuild_what_is_missing(planned_files: Sequence[str], manifest: str) -> list
             missing.append(f)
     if not os.path.exists(manifest):  # no warehouse built yet (or being rebuilt anyway)
         return missing
+    # Only a file the catalog was built from: one it never loaded (planned by a config change) is a new
+    # input of the warehouse job, which reruns by itself; removing the manifest then would rerun every
+    # game's report too (they read the catalog as `ancient`), which `snakemake -n` never lists.
+    loaded = loaded_files(manifest)
+    gone = [f for f in missing if f in loaded]
     if not manifest_current(manifest):
+        gone.append(catalog_of(manifest))
         missing.append(catalog_of(manifest))
-    if missing:
+    if gone:
         os.unlink(manifest)
-        print(f"cardlab: missing {listed(missing)}: recomputing it and rebuilding the warehouse", file=sys.stderr)
+        print(f"cardlab: missing {listed(gone)}: recomputing it and rebuilding the warehouse", file=sys.stderr)
     return missing
