@@ -203,3 +203,35 @@ def test_a_ledger_on_another_grid_than_the_campaigns_is_refused_naming_both_and_
     assert "cardlab campaign redblack 9 --keep" in message and "git checkout --" in message
     with ledger_root(str(tmp_path)), pytest.raises(LedgerError, match=r"100 deals.*the block has 200.*--keep"):
         kept_shards(*CAMPAIGN.place, 200, "the block", CAMPAIGN.grid())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"pid": 1e300, "started": 1}',
+        '{"pid": "1", "started": NaN}',
+        '{"pid": -4, "started": -1}',
+        '{"pid": 123, "started": 1e300}',
+        "[1, 2]",
+        "\udcff",
+        "",
+    ],
+)
+def test_a_damaged_run_state_file_counts_as_absent(tmp_path, text):
+    """The run lock's record, its refusal note and a campaign run's note go through their schemas: a bad
+    one is never believed (a pid of 1e300 would end os.kill in an OverflowError) and never raises."""
+    from engines.pipeline.running import runstate
+
+    lock = tmp_path / "cardlab-run.lock"
+    lock.write_bytes(text.encode("utf-8", "surrogateescape"))
+    (tmp_path / ("cardlab-run.lock" + runstate.REFUSED)).write_bytes(lock.read_bytes())
+    assert runstate._lock_record(str(lock)) in {(None, None), (123, None)}
+    assert runstate.run_start(str(lock)) is None
+    assert runstate.refusal_of(123, 0.0, str(lock)) is None
+    note = json.loads(text.replace("NaN", "0")) if text.startswith("{") else None
+    (tmp_path / "cardlab-run-1.json").write_bytes(
+        lock.read_bytes()
+        if note is None
+        else json.dumps({**note, "command": "x", "config": str(lock), "targets": []}).encode()
+    )
+    assert runstate.running_campaign(str(tmp_path)) is None

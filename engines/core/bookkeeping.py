@@ -9,7 +9,9 @@ non-negative where they count and bounded: seconds below ten years, integers wit
 columns; dates that exist) and is parsed by :func:`strict_json` (UTF-8, no NaN or Infinity, which Python's
 json would accept).  A file that fails is left out of the warehouse and of every estimate, and
 :func:`left_out` names it with what is wrong and the fix (``cardlab verify``, ``cardlab status``).
-Ledgers are checked against their grid by engines/core/ledger.py.
+The run lock's record, its refusal note and a campaign run's note (engines/pipeline/running/runstate.py)
+are read through :func:`parsed` too: one that fails counts as absent.  Ledgers are checked against
+their grid by engines/core/ledger.py, engines/prices.yaml by engines/core/prices.py.
 """
 
 from __future__ import annotations
@@ -125,7 +127,39 @@ MEASUREMENT = {
 }
 """A kept device measurement (engines/pipeline/catalog/measurements.py)."""
 
-SCHEMAS = {"timing record": TIMING_RECORD, "check record": CHECK_RECORD, "measurement": MEASUREMENT}
+PID = {"type": "integer", "minimum": 1, "maximum": 2**22}  # Linux's pid_max at most
+RUN_NOTE = {
+    "type": "object",
+    "required": ["pid", "command", "config", "targets"],
+    "properties": {
+        "pid": PID,
+        "command": {"type": "string"},
+        "config": {"type": "string", "minLength": 1},
+        "targets": {"type": "array", "items": {"type": "string"}},
+    },
+}
+"""A campaign run's note beside its run config (engines/pipeline/running/runstate.py): what ``cardlab
+status`` shows while it goes.  A note that fails is passed over, as one being written is."""
+LOCK_RECORD = {
+    "type": "object",
+    "properties": {"pid": PID, "started": {"type": "number", "minimum": 0, "maximum": EPOCH_MAX}},
+}
+"""What the run lock's holder writes in it (its pid and start); a field that fails is not said."""
+REFUSAL_NOTE = {
+    "type": "object",
+    "required": ["pid", "at", "refusal"],
+    "properties": {"pid": PID, "at": LOCK_RECORD["properties"]["started"], "refusal": {"type": "string"}},
+}
+"""The run lock's note of the last process it refused, and its words."""
+
+SCHEMAS = {
+    "timing record": TIMING_RECORD,
+    "check record": CHECK_RECORD,
+    "measurement": MEASUREMENT,
+    "run note": RUN_NOTE,
+    "lock record": LOCK_RECORD,
+    "refusal note": REFUSAL_NOTE,
+}
 FIXES = {
     "timing record": "delete it: the next run of its job writes it again (`git checkout -- {path}` if git tracks it)",
     "check record": "delete line {line} of {path}, or `git checkout -- {path}` if it was edited by mistake",

@@ -53,10 +53,7 @@ def hold_run_lock(lock_path: str = RUN_LOCK) -> bool:
 def run_start(lock_path: str | None = None) -> float | None:
     """When the run holding (or last holding) this directory's run lock began: it writes its start
     there when it takes the lock (:func:`hold_run_lock`); None if no run has."""
-    try:
-        return float(json.loads(Path(RUN_LOCK if lock_path is None else lock_path).read_text())["started"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    return _lock_record(RUN_LOCK if lock_path is None else lock_path)[1]
 
 
 def lock_refusal(lock_path: str | None = None) -> str | None:
@@ -90,26 +87,28 @@ def record_refusal(line: str, lock_path: str = RUN_LOCK) -> None:
 def refusal_of(pid: int, since: float, lock_path: str | None = None) -> str | None:
     """The words the run lock refused process ``pid`` with, if it did since ``since`` (a run that ended
     non-zero is told apart from one refused by the lock by the lock's own note, not by Snakemake's words)."""
-    try:
-        data = json.loads(Path((RUN_LOCK if lock_path is None else lock_path) + REFUSED).read_text())
-        ours = data["pid"] == pid and float(data["at"]) >= since
-        return str(data["refusal"]) if ours else None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    data = _read("refusal note", (RUN_LOCK if lock_path is None else lock_path) + REFUSED)
+    return data["refusal"] if data and data["pid"] == pid and data["at"] >= since else None
 
 
 def _lock_record(lock_path: str) -> tuple[int | None, float | None]:
     """The pid and start the lock's holder wrote (:func:`hold_run_lock`); None for what is missing or not a number."""
+    data = _read("lock record", lock_path) or {}
+    started = data.get("started")
+    return data.get("pid"), None if started is None else float(started)
+
+
+def _read(kind: str, path: str | os.PathLike) -> dict | None:
+    """A run-state file's fields through its schema (engines/core/bookkeeping.py); None when it is missing,
+    being written or fails (such a file counts as absent)."""
+    from ...core.bookkeeping import parsed
+
     try:
-        data = json.loads(Path(lock_path).read_text())
-    except (OSError, ValueError):
-        return None, None
-    data = data if isinstance(data, dict) else {}
-    pid, started = data.get("pid"), data.get("started")
-    pid = pid if isinstance(pid, int) and not isinstance(pid, bool) and pid > 0 else None
-    # a number time.localtime can say as a date (NaN, infinity and a negative fail the comparison)
-    ok = isinstance(started, int | float) and not isinstance(started, bool) and 0 < started < 1e11
-    return pid, float(started) if ok else None
+        raw = Path(path).read_bytes()
+    except OSError:
+        return None
+    data, _ = parsed(kind, raw)
+    return data  # type: ignore[return-value]
 
 
 def run_alive(lock_path: str | None = None) -> bool:
@@ -152,15 +151,11 @@ def running_campaign(state_dir: str = RUN_DIR) -> RunNote | None:
     """The campaign run going in this directory, from the note beside its config; None if none is
     (a note whose process is gone, left by a run killed outright, is stale and passed over)."""
     for note in sorted(Path(state_dir).glob("cardlab-run-*.json")):
-        try:
-            data = json.loads(note.read_text())
-            pid = int(data["pid"])
-            config = str(data["config"])
-            run = RunNote(str(data["command"]), config, frozenset(map(str, data["targets"])))
-        except (OSError, ValueError, KeyError, TypeError):
+        data = _read("run note", note)
+        if data is None:
             continue  # being written, or not ours
-        if _alive(pid) and os.path.isfile(config):
-            return run
+        if _alive(data["pid"]) and os.path.isfile(data["config"]):
+            return RunNote(data["command"], data["config"], frozenset(data["targets"]))
     return None
 
 
