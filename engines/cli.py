@@ -8,7 +8,6 @@ line ``error: <reason>`` on stderr and a non-zero exit code, never a traceback.
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib
 import importlib.util
 import sys
@@ -16,7 +15,8 @@ from collections.abc import Sequence
 
 from .core import argtypes
 from .core.errors import CardlabError, one_line
-from .core.layout import WAREHOUSE
+from .core.layout import WAREHOUSE, default_db
+from .core.tabular import print_text_table, write_csv
 from .registry import GAMES
 
 
@@ -26,38 +26,6 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):  # noqa: D401 (argparse API)
         # one line whatever the value quoted in it holds (a path or number with a line break in it)
         self.exit(2, f"error: {self.prog}: {one_line(message)}\n")
-
-
-def print_table(cols: Sequence[str], rows: Sequence[Sequence], out=None) -> None:
-    """A readable, aligned text table (numbers right-aligned)."""
-    out = sys.stdout if out is None else out  # looked up per call, so capture and redirection work
-
-    def cell(v) -> str:
-        if v is None:
-            return "NULL"
-        if isinstance(v, float):
-            return f"{v:.6g}"
-        return str(v)
-
-    cells = [[cell(v) for v in row] for row in rows]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(cols)]
-    numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) and rows for i in range(len(cols))]
-
-    def line(values):
-        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
-
-    print(line(list(cols)), file=out)
-    print("  ".join("-" * w for w in widths), file=out)
-    for r in cells:
-        print(line(r), file=out)
-    print(f"({len(rows)} row{'s' if len(rows) != 1 else ''})", file=out)
-
-
-def print_csv(cols: Sequence[str], rows: Sequence[Sequence], out=None) -> None:
-    out = sys.stdout if out is None else out
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(cols)
-    w.writerows(rows)
 
 
 def cmd_sql(args) -> int:
@@ -83,7 +51,7 @@ def cmd_sql(args) -> int:
     for i, (cols, rows) in enumerate(results):
         if i:
             print()
-        (print_csv if args.csv else print_table)(cols, rows)
+        (write_csv if args.csv else print_text_table)(cols, rows)
     return 0
 
 
@@ -133,13 +101,6 @@ def cmd_report(args) -> int:
     finally:
         con.close()
     return 0
-
-
-def default_db() -> str:
-    """The warehouse ``cardlab sql`` and ``cardlab report`` read: ``$CARDLAB_DB``, else the project's own."""
-    import os
-
-    return os.environ.get("CARDLAB_DB") or WAREHOUSE
 
 
 def version_text() -> str:
@@ -277,6 +238,9 @@ def build_parser(command: str | None = None) -> ArgumentParser:
     return p
 
 
+INTERNAL_ERROR = 70  # sysexits' EX_SOFTWARE: neither the input (1, 2) nor an interruption (130)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv[0] if argv else None)
@@ -301,6 +265,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # a bug of cardlab's: one line for the user, the traceback on request
+        import os
+
+        if os.environ.get("CARDLAB_DEBUG"):
+            raise
+        print(
+            f"error: internal error ({type(exc).__name__}: {one_line(str(exc))}): a bug in cardlab, not in your "
+            "input; CARDLAB_DEBUG=1 shows where, for a report",
+            file=sys.stderr,
+        )
+        return INTERNAL_ERROR
 
 
 def run() -> None:

@@ -6,6 +6,7 @@ import the workflow helpers with ``from wfhelp import ...``.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +18,11 @@ from wfhelp import ROOT, reference_dir, snakemake, workdir
 # busy machine takes seconds, and speed is measured in bench/, never in unit tests.
 settings.register_profile("cardlab", deadline=None)
 settings.load_profile("cardlab")
+
+# A bug reaching `cardlab`'s top level is one `internal error` line for a user; under test it stays the
+# traceback it is, so that no test that asks "no traceback, non-zero exit" passes on a bug (the top
+# level's own test, tests/test_cli_help.py, clears this).  Child processes inherit it.
+os.environ["CARDLAB_DEBUG"] = "1"
 
 # The files that take minutes run first: `make test` gives each of its two workers whole files in
 # collection order, and the real-SLURM file (about 3.5 minutes) collected last ran alone at the end.

@@ -38,6 +38,14 @@ def warehouse_path(root: str = RESULTS) -> str:
 
 
 WAREHOUSE = warehouse_path()
+
+
+def default_db() -> str:
+    """The warehouse the querying commands read (``cardlab sql``, ``cardlab report``, the cut-card command's
+    kept curve): ``$CARDLAB_DB``, else the project's own."""
+    return os.environ.get("CARDLAB_DB") or WAREHOUSE
+
+
 # The warehouse rule's declared output: Snakemake deletes a job's outputs before it runs and
 # when it fails, so it declares this small record of the build, never the catalog itself.
 MANIFEST_SUFFIX = ".manifest.json"

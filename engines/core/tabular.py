@@ -70,3 +70,10 @@ def text_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
         return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
 
     return "\n".join([line(list(header)), "  ".join("-" * w for w in widths), *map(line, cells)]) + "\n"
+
+
+def print_text_table(header: Sequence[str], rows: Sequence[Sequence[object]], out: TextIO | None = None) -> None:
+    """:func:`text_table`, then how many rows it holds (``(3 rows)``), to ``out`` (standard output when None)."""
+    out = sys.stdout if out is None else out
+    out.write(text_table(header, rows))
+    out.write(f"({len(rows)} row{'s' if len(rows) != 1 else ''})\n")

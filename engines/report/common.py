@@ -8,8 +8,6 @@ never knows where the warehouse lives.
 
 from __future__ import annotations
 
-import csv
-import io
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,12 +59,10 @@ def markdown_table(cols: Sequence[str], rows: Sequence[Sequence], formats: dict 
 
 
 def write_csv(path: Path, cols: Sequence[str], rows: Sequence[Sequence]) -> Path:
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(cols)
-    for row in rows:
-        w.writerow(["" if v is None else (repr(v) if isinstance(v, float) else v) for v in row])
-    return write_text(path, buf.getvalue())
+    """A report's CSV, atomically, through the one CSV writer (engines/core/tabular.py)."""
+    from ..core.tabular import csv_text
+
+    return write_text(path, csv_text(cols, rows))
 
 
 def save_figure(fig, path: Path) -> Path:

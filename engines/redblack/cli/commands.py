@@ -18,7 +18,7 @@ max_states = argtypes.integer(1, argtypes.INT64_MAX, " states")  # the basin ker
 def cmd_replay(args) -> int:
     import engines.redblack as rb
 
-    from ...cli import print_table
+    from ...core.tabular import print_text_table
 
     rb.parse_deal(args.p1, args.p2)
     outcome = rb.play(args.p1, args.p2)
@@ -30,7 +30,7 @@ def cmd_replay(args) -> int:
         f"RedBlack deal P1 {args.p1}  P2 {args.p2}: {len(args.p1) + len(args.p2)} cards "
         f"({(args.p1 + args.p2).count('0')} red, {(args.p1 + args.p2).count('1')} black), player 1 leads"
     )
-    print_table(["P1 pile", "P2 pile", "played pile", "comment"], rows, out=sys.stdout)
+    print_text_table(["P1 pile", "P2 pile", "played pile", "comment"], rows, out=sys.stdout)
     if outcome.finished:
         shown = "" if outcome.rounds <= args.rounds else f" (first {args.rounds} shown)"
         print(f"finite: ends after {outcome.rounds} rounds{shown}; player {outcome.winner} runs out of cards and wins")
@@ -87,9 +87,9 @@ def cmd_search(args) -> int:
             )
         )
     if args.csv:
-        from ...cli import print_csv
+        from ...core.tabular import write_csv
 
-        print_csv(
+        write_csv(
             ["k", "p1", "p2", "cycle_id", "period", "rounds_before_cycle"],
             [(args.k, d["p1"], d["p2"], d["cycle_id"], d["period"], d["rounds_before_cycle"]) for d in deals],
             out=sys.stdout,
@@ -161,9 +161,9 @@ def cmd_audit(args) -> int:
     finally:
         progress.close()
     if args.csv:
-        from ...cli import print_csv
+        from ...core.tabular import write_csv
 
-        print_csv(["k", "p1", "p2", "status"], [(r.k, r.p1, r.p2, r.status) for r in rows], out=sys.stdout)
+        write_csv(["k", "p1", "p2", "status"], [(r.k, r.p1, r.p2, r.status) for r in rows], out=sys.stdout)
         return 0
     by_k: dict[int, Counter] = {}
     for r in rows:
