@@ -64,7 +64,7 @@ def cleanup(results: str, config) -> Cleanup:
 def cmd_clean(args) -> int:
     import sys
 
-    from ..running.runstate import hold_run_lock
+    from ..running.runstate import hold_run_lock, lock_refusal
 
     config = run_config_files(args.config or ())
     found = cleanup(args.results, config)
@@ -85,11 +85,8 @@ def cmd_clean(args) -> int:
             "delete them with `cardlab clean --remove`"
         )
         return 0
-    if not hold_run_lock():
-        print(
-            "error: a snakemake is running in this directory (its temporaries are live); clean after it ends",
-            file=sys.stderr,
-        )
+    if not hold_run_lock():  # its temporaries are live: the one refusal, in the lock's words
+        print(f"error: {lock_refusal() or 'another snakemake run is working in this directory'}", file=sys.stderr)
         return 1
     for p in found.remove:
         p.unlink(missing_ok=True)
