@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+import yaml
 from bookkeeping_tree import CHECKS, GOOD_MEASUREMENT, MEASUREMENT, TIMING, folder, inside, make_tree, rebuild, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -168,3 +169,120 @@ def test_the_whole_warehouse_builds_past_a_damaged_bookkeeping_file(tree, damage
         if os.path.isdir(path):
             folder_gone(path)
         write(path, originals[kind])
+
+
+# The other files cardlab reads, damaged the same ways: each is refused in one CardlabError line naming the
+# file (a ledger, the prices file, a config) or counts as absent (the run lock's record, a campaign run's
+# note); never another exception, never a value believed out of its domain.
+def any_content():
+    return st.one_of(
+        st.binary(max_size=60),
+        values.map(lambda v: json.dumps(v).encode()),
+        st.none(),  # a folder in the file's place
+    )
+
+
+def put(path: Path, content: bytes | None) -> None:
+    import shutil
+
+    if path.is_dir():
+        shutil.rmtree(path)
+    elif path.exists():
+        path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(content=any_content(), field=st.sampled_from(["", "per_shard", "shards", "game"]), value=values)
+def test_a_damaged_ledger_is_read_or_refused_in_one_line_naming_it(tmp_path_factory, content, field, value):
+    from engines.campaign.book import Campaign
+    from engines.core.errors import CardlabError
+    from engines.core.ledger import read_ledger
+
+    root = tmp_path_factory.mktemp("ledger")
+    camp = Campaign(
+        "redblack", "exhaustive_k24", "owner", "k = 24", 10**6, "deals", ("t",), "cardlab campaign redblack 24"
+    )
+    path = root / "ledger" / "redblack" / "exhaustive_k24" / "owner.json"
+    if field:  # one field of a good ledger damaged
+        good = {
+            "game": "redblack",
+            "experiment": "exhaustive_k24",
+            "variant": "owner",
+            "per_shard": 1000,
+            "shards": [[0, 3]],
+        }
+        content = json.dumps({**good, field: value}).encode()
+    put(path, content)
+    try:
+        ledger = read_ledger(*camp.place, camp.grid(), root=str(root))
+    except CardlabError as exc:
+        assert str(path) in str(exc) and "\n" not in str(exc)
+        return
+    if ledger is not None:
+        assert 1 <= ledger.per_shard <= camp.total and all(0 <= n < camp.total for n in ledger)
+
+
+GOOD_PRICES = yaml.safe_load(Path(__file__).parent.parent.joinpath("engines/prices.yaml").read_text())
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(content=any_content(), key=st.sampled_from(["", "kinds", "run"]), value=values)
+def test_a_damaged_prices_file_is_refused_in_one_line_naming_it(tmp_path_factory, monkeypatch, content, key, value):
+    from engines.core import prices
+    from engines.core.errors import CardlabError
+
+    path = tmp_path_factory.mktemp("prices") / "prices.yaml"
+    if key:
+        content = yaml.safe_dump({**GOOD_PRICES, key: value}).encode()
+    put(path, content)
+    monkeypatch.setattr(prices, "PRICES", path)
+    prices._prices.cache_clear()
+    try:
+        per_unit = prices.kind_price("narcotic/sim", "per_unit")
+        start = prices.run_price("job_start")
+    except CardlabError as exc:
+        assert str(path) in str(exc) and "\n" not in str(exc)
+    else:
+        assert per_unit is None or 0 <= per_unit <= prices.MAX_PRICE
+        assert 0 <= start <= prices.MAX_PRICE
+    finally:
+        prices._prices.cache_clear()
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(content=any_content(), field=st.sampled_from(["", "pid", "config", "targets", "started"]), value=values)
+def test_a_damaged_run_state_file_counts_as_absent(tmp_path_factory, content, field, value):
+    from engines.pipeline.running import runstate
+
+    where = tmp_path_factory.mktemp("state")
+    config = where / "run.yaml"
+    config.write_text("{}")
+    if field:
+        good = {"pid": os.getpid(), "command": "c", "config": str(config), "targets": [], "started": 1.0}
+        content = json.dumps({**good, field: value}).encode()
+    put(where / "cardlab-run-1.json", content)
+    put(where / "cardlab-run.lock", content)
+    run = runstate.running_campaign(str(where))
+    assert run is None or (run.config == str(config) and all(isinstance(t, str) for t in run.targets))
+    started = runstate.run_start(str(where / "cardlab-run.lock"))
+    assert started is None or 0 <= started <= 2**33
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(content=any_content())
+def test_a_damaged_config_is_refused_in_one_line_naming_it(tmp_path_factory, content):
+    from engines.core.errors import CardlabError
+    from engines.pipeline.running.config import read_config
+    from engines.pipeline.running.plan import Plan
+
+    path = tmp_path_factory.mktemp("config") / "config.yaml"
+    put(path, content)
+    try:
+        Plan.build(*read_config([str(path)]))
+    except CardlabError as exc:
+        assert "\n" not in str(exc).strip() or str(path) in str(exc)
