@@ -203,7 +203,8 @@ def test_file_row_matches_the_robustness_case(row):
 
 
 def test_huge_rounds_are_bounded(tmp_path):
-    """Case 7: a --rounds far beyond the game shows the whole game and stops, in bounded memory."""
+    """Case 7: the largest --rounds (2^63-1, far beyond the game) shows the whole game and stops, in bounded
+    memory; the largest --max-states means no limit."""
     import resource
     import subprocess
 
@@ -211,7 +212,7 @@ def test_huge_rounds_are_bounded(tmp_path):
         resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
     proc = subprocess.run(
-        [sys.executable, "-m", "engines.cli", "redblack", "replay", "10", "110", "--rounds", "99999999999999999999"],
+        [sys.executable, "-m", "engines.cli", "redblack", "replay", "10", "110", "--rounds", "9223372036854775807"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -220,5 +221,5 @@ def test_huge_rounds_are_bounded(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.splitlines()[-1].startswith("infinite: enters a cycle of 2 rounds")
-    code = cardlab_main(["redblack", "basin", "10", "110", "--max-states", "99999999999999999999"])
+    code = cardlab_main(["redblack", "basin", "10", "110", "--max-states", "9223372036854775807"])
     assert code == 0

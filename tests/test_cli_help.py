@@ -59,7 +59,10 @@ def test_the_command_flushes_its_output_and_keeps_its_exit_status():
     full = subprocess.run([*cmd, "3000"], capture_output=True, text=True, timeout=300)
     assert full.returncode == 0 and len(full.stdout.splitlines()) == 3000 and full.stdout.endswith("\n")
     bad = subprocess.run([*cmd, "-1"], capture_output=True, text=True, timeout=300)
-    assert bad.returncode == 1 and bad.stderr == "error: deal: N must be >= 0, got -1\n"
+    assert (
+        bad.returncode == 2
+        and bad.stderr == "error: cardlab narcotic deal: argument N: 1..1,000,000,000 decks, not -1\n"
+    )
     early = subprocess.run(
         ["bash", "-o", "pipefail", "-c", f"{' '.join(cmd)} 200000 | head -1"], capture_output=True, text=True
     )
@@ -82,7 +85,10 @@ def test_narcotic_deal_makes_decks_for_play(capsys):
         timeout=300,
     )
     assert proc.returncode == 0 and len(proc.stdout.splitlines()) == 3
-    assert main(["narcotic", "deal", "-1"]) == 1
+    with pytest.raises(SystemExit) as refused:
+        main(["narcotic", "deal", "-1"])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err == "error: cardlab narcotic deal: argument N: 1..1,000,000,000 decks, not -1\n"
 
 
 def test_blackjack_table_names_its_variant(capsys):
@@ -133,3 +139,22 @@ def test_status_judges_the_reports_as_snakemake_does(tiny_pipeline, tmp_path, ca
     os.utime(inputs, (index + 120, index + 120))
     assert main(["status"]) == 0
     assert "warehouse  current;  reports to be rebuilt" in capsys.readouterr().out
+
+
+def test_a_bug_reaching_the_top_is_one_line_and_its_own_exit_status(monkeypatch, capsys):
+    """Whatever a command raises that is not the user's input (a bug) is one `internal error` line with
+    exit 70, never a traceback; CARDLAB_DEBUG=1 (set for the whole suite) lets the traceback through."""
+    import engines.blackjack.cli as blackjack_cli
+    import engines.cli as cli
+
+    def broken(args):
+        raise ZeroDivisionError("Fraction(0, 0)")
+
+    monkeypatch.setattr(blackjack_cli, "cmd_table", broken)  # the parser is built per call: it takes this one
+    monkeypatch.delenv("CARDLAB_DEBUG")
+    assert cli.main(["blackjack", "table"]) == cli.INTERNAL_ERROR
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: internal error (ZeroDivisionError: Fraction(0, 0))"), err
+    monkeypatch.setenv("CARDLAB_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        cli.main(["blackjack", "table"])

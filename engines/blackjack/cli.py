@@ -153,7 +153,7 @@ def kept_curve(db: str | None):
     def kept(decks: int, cut: int, players: int, soft17: str, by_round: bool):
         import duckdb
 
-        from ..cli import default_db
+        from ..core.layout import default_db
         from ..pipeline.catalog.warehouse import connect
         from .cutcard_law import kept_curve_law
 

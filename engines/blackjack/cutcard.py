@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from itertools import combinations_with_replacement
-from math import factorial, prod
 
 import numpy as np
 from numba import njit
@@ -86,18 +84,6 @@ def dealer_hand_sequences(shoe: Sequence[int], soft17: str) -> dict[tuple[int, .
             else:
                 partial[hand] = seqs
     return done
-
-
-def player_multisets(shoe: Sequence[int], players: int) -> list[tuple[tuple[int, ...], int]]:
-    """Every multiset of ``players`` cards the shoe holds, with its number of value sequences."""
-    out = []
-    for combo in combinations_with_replacement(range(1, 11), players):
-        counts = [0] * 11
-        for v in combo:
-            counts[v] += 1
-        if all(counts[v] <= shoe[v] for v in range(11)):
-            out.append((tuple(counts), factorial(players) // prod(factorial(c) for c in counts)))
-    return out
 
 
 def max_dealer_cards(shoe: Sequence[int], soft17: str) -> int:

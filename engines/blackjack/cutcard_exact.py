@@ -12,24 +12,23 @@ every multiset S of cards dealt by complete rounds, the integer ``C_r(S)``: the 
 sequences of S that are exactly r complete rounds.  Layer r + 1 adds every round U still in
 the shoe to every S with fewer than ``cut`` cards.  Results are exact :class:`Fraction`s.
 
-Cost grows with the number of multisets of fewer than ``cut`` cards: one deck at a cut of 8
-cards is seconds, deeper cuts of a full deck are for the simulation.
+Cost grows with the number of multisets reached (up to cut - 1 + players + the dealer's most cards,
+at most MAX_EXACT_CARDS): one deck at a cut of 8 cards is seconds; the deepest cuts the fractions
+reach take up to about a CPU-minute (2 decks at a cut of 10), deeper cuts are for the simulation.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import permutations
 from math import prod
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 from ..core.errors import CardlabError
-from .cutcard import check_cut, deal_shoe, dealer_hand_sequences, max_dealer_cards, player_multisets
+from .cutcard import check_cut, deal_shoe, dealer_hand_sequences, max_dealer_cards
 from .rules import OUTCOMES, outcome_index
 
 N_OUT = len(OUTCOMES)
@@ -42,19 +41,32 @@ def falling(n: int, k: int) -> int:
     return prod(range(n - k + 1, n + 1)) if k <= n else 0
 
 
-def round_weights(shoe: Sequence[int], players: int, soft17: str) -> dict[tuple[int, ...], list[int]]:
-    """W: multiset U of the cards one round deals (counts per value 0..10) -> value sequences per outcome.
+def round_weights(shoe: Sequence[int], players: int, soft17: str, stride: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """W: the multisets U one round can deal (mixed-radix keys over ``stride``) and their value sequences per outcome.
 
-    A round is ``players`` cards, then the dealer's hand; its sequences are a player sequence
-    followed by a dealer sequence, so their numbers multiply."""
+    A round is ``players`` cards, then the dealer's hand. Its sequences are the dealer's with one player card put
+    in front, ``players`` times over: each step adds every value the shoe still holds and sums the sequences that
+    meet in one multiset, over arrays (pairing each player multiset with each hand took minutes at 8 players)."""
     hands = dealer_hand_sequences(shoe, soft17)
-    out: dict[tuple[int, ...], list[int]] = defaultdict(lambda: [0] * N_OUT)
-    for p_cards, p_seq in player_multisets(shoe, players):
-        for hand, (o, h_seq) in hands.items():
-            u = tuple(a + b for a, b in zip(p_cards, hand))
-            if all(u[v] <= shoe[v] for v in range(11)):
-                out[u][o] += p_seq * h_seq
-    return dict(out)
+    keys = np.array(list(hands), np.int64) @ stride
+    w = np.zeros((len(hands), N_OUT), np.int64)
+    for i, (o, seqs) in enumerate(hands.values()):
+        w[i, o] = seqs
+    for _ in range(players):
+        held = _decode(keys, shoe, stride)
+        fits = [held[:, v] < shoe[v] for v in range(1, 11)]
+        keys, w = _merged(
+            np.concatenate([keys[f] + stride[v] for v, f in enumerate(fits, 1)]), np.concatenate([w[f] for f in fits])
+        )
+    return keys, w
+
+
+def _merged(keys: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each distinct key once, with the rows of ``w`` that share it summed."""
+    order = np.argsort(keys, kind="stable")
+    keys, w = keys[order], w[order]
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return keys[starts], np.add.reduceat(w, starts, axis=0)
 
 
 def sequence_weight(shoe: Sequence[int], dealt: Sequence[int]) -> int:
@@ -83,15 +95,14 @@ def exact_rounds(shoe: Sequence[int], cut: int, players: int, soft17: str) -> di
     shoe = tuple(int(c) for c in shoe)
     check_exact(shoe, cut, players, soft17)
     n = sum(shoe)
-    weights = round_weights(shoe, players, soft17)
     radix = np.array([c + 1 for c in shoe], np.int64)
     stride = np.concatenate(([1], np.cumprod(radix[:-1]))).astype(np.int64)
-    cards = np.array(list(weights), np.int64)
-    w = np.array(list(weights.values()), np.int64)
+    card_keys, w = round_weights(shoe, players, soft17, stride)
+    cards = _decode(card_keys, shoe, stride)
     keys, counts = np.zeros(1, np.int64), np.ones(1, np.int64)
     joint: list[list[Fraction]] = []  # P(round r dealt and outcome o)
     while len(keys):
-        ends, acc = _next_rounds(keys, counts, cards, cards @ stride, w, np.array(shoe, np.int64), stride)
+        ends, acc = _next_rounds(keys, counts, cards, card_keys, w, np.array(shoe, np.int64), stride)
         joint.append(_probabilities(ends, acc, shoe, stride, n))
         sizes = _decode(ends, shoe, stride).sum(axis=1)
         going = sizes < cut
@@ -114,7 +125,9 @@ def _probabilities(ends, acc, shoe, stride, n) -> list[Fraction]:
     dealt = _decode(ends, shoe, stride)
     groups = [[v for v in range(1, 11) if shoe[v] == c] for c in sorted(set(shoe[1:]))]
     signature = np.concatenate([np.sort(dealt[:, g], axis=1) for g in groups], axis=1)
-    radix = max(shoe) + 1  # one int64 per signature: unique on rows would sort them far slower
+    # one int64 per signature (unique on rows would sort them far slower): its digits are dealt counts, at most
+    # MAX_EXACT_CARDS, so the code is below 21^10; a radix of the shoe's largest count (129 for 8 decks) overflowed
+    radix = int(dealt.max()) + 1
     codes, which = np.unique(signature @ radix ** np.arange(signature.shape[1], dtype=np.int64), return_inverse=True)
     classes = (codes[:, None] // radix ** np.arange(signature.shape[1], dtype=np.int64)[None, :]) % radix
     which = which.reshape(-1)
@@ -137,8 +150,11 @@ def _probabilities(ends, acc, shoe, stride, n) -> list[Fraction]:
 @njit(cache=True)
 def _next_rounds(keys, counts, cards, card_keys, w, shoe, stride):
     """One more round after every multiset ``keys`` (with ``counts`` sequences): the end multisets
-    and, per outcome, the number of value sequences reaching them (int64: exact, see MAX_EXACT_CARDS)."""
-    index = Dict.empty(key_type=types.int64, value_type=types.int64)
+    and, per outcome, the number of value sequences reaching them (int64: exact, see MAX_EXACT_CARDS).
+
+    End multisets are found through an open-addressing table of plain arrays: numba's typed Dict took
+    most of a deep cut's minute."""
+    slots = np.full(1 << 12, -1, np.int64)  # a power of two, at most half full: -1 or the end's row
     acc = np.zeros((1024, w.shape[1]), np.int64)
     ends = np.zeros(1024, np.int64)
     left = np.empty(shoe.shape[0], np.int64)
@@ -155,19 +171,40 @@ def _next_rounds(keys, counts, cards, card_keys, w, shoe, stride):
             if not fits:
                 continue
             end = keys[i] + card_keys[u]
-            if end in index:
-                j = index[end]
-            else:
+            s = _slot(slots, ends, end)
+            j = slots[s]
+            if j < 0:
                 if m == ends.shape[0]:
                     ends = np.concatenate((ends, np.zeros(m, np.int64)))
                     acc = np.concatenate((acc, np.zeros((m, w.shape[1]), np.int64)))
                 j = m
-                index[end] = j
                 ends[j] = end
+                slots[s] = j
                 m += 1
+                if 2 * m > slots.shape[0]:
+                    slots = _rehashed(ends, m, 2 * slots.shape[0])
             for o in range(w.shape[1]):
                 acc[j, o] += counts[i] * w[u, o]
     return ends[:m], acc[:m]
+
+
+@njit(cache=True)
+def _slot(slots, ends, key):
+    """The slot holding ``key``, else the empty one where it goes (linear probing from a Fibonacci hash)."""
+    mask = np.uint64(slots.shape[0] - 1)
+    s = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(20) & mask)
+    while slots[s] >= 0 and ends[slots[s]] != key:
+        s = (s + 1) & np.int64(mask)
+    return s
+
+
+@njit(cache=True)
+def _rehashed(ends, m, size):
+    """A table of ``size`` slots holding the first ``m`` ends."""
+    slots = np.full(size, -1, np.int64)
+    for j in range(m):
+        slots[_slot(slots, ends, ends[j])] = j
+    return slots
 
 
 def summarise(joint: list[list[Fraction]]) -> dict:

@@ -16,12 +16,15 @@ import numpy as np
 
 from ..core.errors import CardlabError
 from ..core.stats import Z95
-from .cutcard import BLOCK_SHOES, check_cut, shoe_of_decks, simulate_cutcard
+from .cutcard import BLOCK_SHOES, check_cut, max_dealer_cards, shoe_of_decks, simulate_cutcard
 from .cutcard_bounds import MAX_SHOES
 from .cutcard_curve import cut_curve
-from .cutcard_exact import check_exact, exact_rounds
+from .cutcard_exact import MAX_EXACT_CARDS, check_exact, exact_rounds
 from .rules import OUTCOMES
 
+# The fractions' multisets hold up to cut - 1 + players + the dealer's most cards; at 19 or 20 (the deepest they
+# reach) they took 15-60 CPU-s here (2 decks cut 10: 61 s, 1 deck cut 11: 38 s, 8 decks cut 9: 22 s), at 18 3 s
+SLOW_FRACTION_CARDS = MAX_EXACT_CARDS - 1
 CURVE_DECKS = 1  # the forward pass holds one deck's compositions (two: 1.28e10)
 PASS_METHOD = "exact: a forward pass over the deck's 33,203,125 compositions (float64)"
 # Shoes simulated a call: the kernel allocates counts per block of shoes, so memory stays at a few MB
@@ -67,6 +70,9 @@ def exact_law(decks: int, cut: int, players: int, soft17: str, by_round: bool, n
         return CutcardLaw(
             PASS_METHOD, curve.rounds(cut), list(curve.average(cut)), per_round, relative_error=curve.relative_error,
         )  # fmt: skip
+    cards = cut - 1 + players + max_dealer_cards(shoe, soft17)
+    if notice and cards >= SLOW_FRACTION_CARDS:
+        notice(f"cutcard: exact fractions over multisets of up to {cards} cards (up to about a CPU-minute) ...")
     law = exact_rounds(shoe, cut, players, soft17)
     per_round = [
         (r + 1, float(d), [float(p) for p in row]) for r, (d, row) in enumerate(zip(law["dealt"], law["outcomes"]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import duckdb
@@ -19,6 +20,7 @@ from engines.blackjack import cutcard_law as law_module
 from engines.blackjack.cutcard import check_cut, max_dealer_cards, shoe_of_decks
 from engines.blackjack.cutcard_curve import Curve
 from engines.blackjack.cutcard_law import cutcard_law, kept_curve_law, simulated_law
+from engines.blackjack.cutcard_shards import full_shoe_law
 from engines.blackjack.rules import OUTCOMES
 from engines.cli import main as cardlab
 from engines.core.errors import CardlabError
@@ -273,3 +275,27 @@ def test_the_simulation_agrees_with_the_exact_law(cut, players, soft17, seed):
     for want, got, half in zip(exact.average, simulated.average, simulated.half_width):
         assert abs(got - want) <= 5 * half / Z95 + 1e-12
     assert simulated.rounds_per_shoe == pytest.approx(exact.rounds_per_shoe, rel=0.02)
+
+
+@pytest.mark.parametrize("players", [0, 1])
+@pytest.mark.parametrize("cut", [1, 2, 3])
+@pytest.mark.parametrize("decks", range(1, 9))
+def test_the_exact_fractions_hold_for_every_shoe(capsys, decks, cut, players):
+    """Regression: from 7-8 decks the fractions' class codes (digits in base the shoe's largest count, 129^9)
+    overflowed int64 and ended in Fraction(0, 0). The seven shares are exact fractions summing to 1; where one
+    round only can be dealt (a round deals at least players + 2 cards) they are the full shoe's law exactly,
+    else within 5 standard errors of simulated shoes."""
+    code, out, err = cutcard(
+        capsys, "--decks", str(decks), "--cut", str(cut), "--players", str(players), "--exact", "--csv"
+    )
+    assert (code, err) == (0, ""), err
+    rows = [r for r in csv.DictReader(io.StringIO(out)) if r["round"] == "0"]
+    exact = [Fraction(r["exact"]) for r in rows]
+    assert [r["outcome"] for r in rows] == list(OUTCOMES) and sum(exact) == 1 and min(exact) > 0
+    assert [float(r["probability"]) for r in rows] == [float(p) for p in exact]
+    if cut <= players + 2:
+        assert tuple(exact) == full_shoe_law(decks, "stand")
+    else:
+        simulated = simulated_law(decks, cut, players, "stand", 20_000, seed=decks)
+        for want, got, half in zip(exact, simulated.average, simulated.half_width):
+            assert abs(got - float(want)) <= 5 * half / Z95 + 1e-12

@@ -132,8 +132,10 @@ def test_the_command_prints_the_windows_and_refuses_bad_input(results, capsys, t
     assert "4 shards finished" in out and "4 on " in out
     assert cardlab(["redblack", "campaign", "23", "--results", str(results)]) == 0
     assert "no finished shard" in capsys.readouterr().out
-    assert cardlab(["redblack", "campaign", "27", "--results", str(results)]) == 1
-    assert "K must be between 1 and 26" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        cardlab(["redblack", "campaign", "27", "--results", str(results)])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err == "error: cardlab redblack campaign: argument k: 1..26 cards per player, not 27\n"
     assert cardlab(["redblack", "campaign", "22", "--results", str(tmp_path / "nowhere")]) == 1
     assert "no such results directory" in capsys.readouterr().err
 

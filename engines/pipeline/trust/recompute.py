@@ -38,6 +38,8 @@ from ...interface import source_version
 from ...registry import engine
 from ..running.plan import Plan
 
+MAX_CPU_S = 10 * 31_557_600  # ten years of one core: a budget beyond any recompute, and still a bound
+
 ALLOW_UNPRICED = "--allow-unpriced"
 
 IGNORED_META = ("packages", "data_sha256")
@@ -364,7 +366,7 @@ def add_options(parser: Any) -> None:
     )
     g.add_argument(
         "--max-cpu-s",
-        type=argtypes.real(0, open_lo=True, what=" CPU seconds"),
+        type=argtypes.real(0, MAX_CPU_S, " CPU seconds", open_lo=True),
         default=None,
         help="leave out drawn shards once their timing records' CPU seconds would pass this budget; a shard "
         "its record cannot price (computed on a GPU) counts as over it",
