@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import copy
 import math
+import os
 from types import SimpleNamespace
 
 import pytest
@@ -218,3 +219,27 @@ def test_a_new_measurement_in_the_prices_file_moves_no_shard_between_jobs(prices
         GOOD["kinds"]["narcotic/sim"]["per_unit"] * factor
     )
     assert [_batches_of(c) for c in configs] == before
+
+
+def test_the_next_shards_are_priced_by_the_finished_shards_records_not_the_kinds_estimate():
+    """k = 24's kept shards (tracked, with their timing records) measure the campaign at about 10 to 36
+    CPU-minutes a shard; priced from the new shards' plan alone, a shard cost the kind's generous per-deal
+    estimate (5.9 core-hours here) and every `--run` was refused as too long."""
+    from engines.core.layout import timing_of
+    from engines.pipeline.running.plan import load_config
+    from engines.pipeline.running.records import timing_of_log
+    from engines.redblack.cli.campaign import BOOK
+
+    args = SimpleNamespace(k=24, method="owner", results="results", run=None, backend=None)
+    campaign = BOOK.campaign(args)
+    state = BOOK.finished(campaign, "results", timing_of_log)
+    done = {s.shard for s in state.shards}
+    assert len(done) >= 40, "the kept k = 24 shards are tracked in git"
+    # the next shard down that no job has started (a campaign going here writes the records of its own)
+    below = next(n for n in range(min(done) - 1, 0, -1) if not os.path.exists(timing_of(campaign.log(n))))
+    prices = command.next_prices(BOOK, campaign, state, load_config(["config.yaml"]), [below], 5 * 10**10, None)
+    assert prices[below] is not None and 60 <= prices[below] <= 3 * 3600, prices  # a shard of minutes, not hours
+    alone = command.shard_prices_of(
+        BOOK.run_config(load_config(["config.yaml"]), campaign, [below], 5 * 10**10, None), campaign, [below]
+    )
+    assert alone[below] > command.LONG_SHARD_CPU_S  # what the plan of the new shard alone said

@@ -197,8 +197,9 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
     stamp = time.strftime("%Y%m%dT%H%M%S")
     log = f"{logs_dir(args.results)}/campaigns/{campaign.game}-{campaign.experiment}-{stamp}.log"
     items = sum(b - a for a, b in campaign.windows(shards, per_shard))
-    run_config = book.run_config(config, campaign, shards, per_shard, getattr(args, "backend", None))
-    prices = shard_prices_of(run_config, campaign, shards)
+    backend = getattr(args, "backend", None)
+    run_config = book.run_config(config, campaign, shards, per_shard, backend)
+    prices = next_prices(book, campaign, state, config, shards, per_shard, backend)
     refusal = None if getattr(args, "allow_long_shards", False) else long_shards_refusal(campaign, prices)
     print(
         f"{campaign.label}: {plural(len(shards), 'shard')} ({runs_words(shards)}, {items:,} {campaign.unit}) "
@@ -231,9 +232,20 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
     return rc
 
 
+def next_prices(
+    book: CampaignBook, campaign: Campaign, state: Any, config: dict, shards: list[int], per_shard: int, backend
+) -> dict[int, float | None]:
+    """The next shards' prices, planned beside the finished shards: their timing records measure the
+    campaign's rate on this grid (a plan of the new shards alone knows only the kind's estimate)."""
+    finished = [s.shard for s in state.shards]
+    priced_with = book.run_config(config, campaign, sorted({*finished, *shards}), per_shard, backend)
+    return shard_prices_of(priced_with, campaign, shards)
+
+
 def shard_prices_of(run_config: dict, campaign: Campaign, shards: list[int]) -> dict[int, float | None]:
     """Each shard's price in core-seconds on this machine, as the live view prices work left
-    (engines/campaign/work.py); None where nothing prices it."""
+    (engines/campaign/work.py), from a config planning them and the finished shards that measure them;
+    None where nothing prices it."""
     from ..pipeline.running.plan import Plan
     from .work import shard_prices
 
