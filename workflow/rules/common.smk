@@ -151,6 +151,13 @@ WAREHOUSE_CODE = [
 ]
 
 
+def report_code(game):
+    """What a game's report writes with: its declared report's modules and views, and the shared report code."""
+    from engines.report import code_version as report_code_version
+
+    return report_version(engine(game)) + report_code_version(game)
+
+
 def views_version(game):
     """What a game's tables in the warehouse depend on beyond its shards: the loader and its views."""
     from engines.interface import game_directory

@@ -9,14 +9,6 @@
 # update_needrun masks it), so a report's own params would be ignored in every run that rebuilds
 # the warehouse; the list's job is not downstream of the warehouse, so it is always checked, and
 # `snakemake -n` lists exactly the reports the run then makes (tests/test_report_dry_run.py).
-from engines.report import code_version as report_code_version
-
-
-def report_code(game):
-    """What a game's report writes with: its declared report's modules and views, and the shared report code."""
-    return report_version(engine(game)) + report_code_version(game)
-
-
 for _game in RUN_GAMES:
 
     rule:
