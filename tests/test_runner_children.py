@@ -120,14 +120,20 @@ def test_sigterm_and_sighup_stop_the_run_as_ctrl_c_does(tmp_path, monkeypatch, s
     the caller's own handler of that signal is back afterwards."""
     monkeypatch.setattr(runner, "STOP_GRACE_S", 0.2)
     log = tmp_path / "run.log"
-    before = signal.getsignal(signum)
-    result = runner.run_snakemake(
-        [sys.executable, "-c", DEAF_RUN], log, ready_then(log, lambda: os.kill(os.getpid(), signum)), 0.02
-    )
-    leftovers(job_pid(log))  # the run itself is reaped whenever run_snakemake returns
-    assert result == runner.RunResult(runner.INTERRUPTED, interrupted=True)
-    assert ended(job_pid(log))
-    assert signal.getsignal(signum) is before
+    # a caller that does not ignore the signal: the suite may run under nohup (SIGHUP ignored), and a
+    # signal the caller ignores stays ignored (the nohup test below), so this run would wait for ever
+    previous = signal.signal(signum, signal.SIG_DFL)
+    try:
+        before = signal.getsignal(signum)
+        result = runner.run_snakemake(
+            [sys.executable, "-c", DEAF_RUN], log, ready_then(log, lambda: os.kill(os.getpid(), signum)), 0.02
+        )
+        leftovers(job_pid(log))  # the run itself is reaped whenever run_snakemake returns
+        assert result == runner.RunResult(runner.INTERRUPTED, interrupted=True)
+        assert ended(job_pid(log))
+        assert signal.getsignal(signum) is before
+    finally:
+        signal.signal(signum, previous)
 
 
 def test_a_caller_under_nohup_keeps_running_when_its_terminal_closes(tmp_path):
