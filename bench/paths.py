@@ -136,16 +136,19 @@ def narcotic_row(target: Target, env: dict[str, str], folder: Path, args, verdic
         lambda n: [str(c), "run", str(n), "-r", "seed", "-s", "7", "-o", "/dev/null"], args.games, args.repeat
     )
     ratio = ours / theirs
-    verdict = (
-        verdicts.at_least(f"narcotic, {target.name} path, vs C", ratio, SEED_VS_C)
-        if target.name != "generic"
-        else "(generic: measured, no target)"
-    )
+    verdict = path_verdict(verdicts, target, f"narcotic, {target.name} path, vs C", ratio, SEED_VS_C)
     print(
         f"  narcotic {target.name:15} {ours:11,.0f} games/CPU-s, C -march={target.gcc_march:14} {theirs:9,.0f}: "
         f"{ratio:5.2f}x {verdict}"
     )
     print(f"  {'':24} of which {narcotic_split(env, args)}")
+
+
+def path_verdict(verdicts: Verdicts, target: Target, what: str, ratio: float, floor: float) -> str:
+    """A path's ratio against its floor; the generic path is measured with no target (issue 64)."""
+    if target.name == "generic":
+        return "(generic: measured, no target)"
+    return verdicts.at_least(what, ratio, floor)
 
 
 def redblack_row(target: Target, env: dict[str, str], assembly_s: float | None, args, verdicts: Verdicts) -> None:
@@ -159,11 +162,8 @@ def redblack_row(target: Target, env: dict[str, str], assembly_s: float | None, 
         print(f"  redblack {target.name:15} k={args.k} in {ours:6.2f} CPU-s {split}   (no assembly anchor: no ratio)")
         return
     ratio = assembly_s / ours
-    verdict = (
-        verdicts.at_least(f"redblack k={args.k}, {target.name} path, vs assembly", ratio, DEFAULT_VS_ASSEMBLY)
-        if target.name != "generic"
-        else "(generic: measured, no target)"
-    )
+    what = f"redblack k={args.k}, {target.name} path, vs assembly"
+    verdict = path_verdict(verdicts, target, what, ratio, DEFAULT_VS_ASSEMBLY)
     print(
         f"  redblack {target.name:15} k={args.k} in {ours:6.2f} CPU-s {split}, assembly {assembly_s:6.2f}: "
         f"{ratio:5.2f}x {verdict}"
