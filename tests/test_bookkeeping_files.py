@@ -168,6 +168,13 @@ def test_a_campaign_listing_reads_past_a_bad_timing_record(tree):
         assert "core-hours" not in "\n".join(describe(state, "results"))
 
 
+def test_the_campaign_command_names_the_timing_records_it_read_past(tree, capsys):
+    write(TIMING, timing_with(cpu_s="abc"))
+    assert main(["campaign", "redblack", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"1 timing record left out of the CPU above (each fails its schema): {TIMING}" in out, out
+
+
 def test_a_job_rewrites_a_bad_record_of_its_own(tree):
     """The fix verify names for a timing record (delete it, or let the next run write it) holds: a bad record is
     no timing to any reader, and the job's recorder writes a record that passes."""

@@ -18,8 +18,8 @@ import time
 from typing import Any
 
 from ..core.errors import CardlabError
-from ..core.fmt import duration, plural
-from ..core.layout import RESULTS, ledger_path, logs_dir
+from ..core.fmt import duration, listed, plural
+from ..core.layout import RESULTS, ledger_path, logs_dir, timing_of
 from ..core.ledger import Ledger, LedgerError, read_ledger, record_kept, write_ledger
 from .book import Campaign, CampaignBook, agreed_per_shard, next_shards, runs_words
 
@@ -157,6 +157,11 @@ def status_lines(book: CampaignBook, campaign: Campaign, state: Any, args) -> li
             f"  {where}'s {label} block is not a campaign block: it plans its own {campaign.unit}, not a "
             "ledger's shards (with `campaign: true` it plans exactly the shards the ledger keeps)"
         ]
+    if bad := campaign_left_out(campaign, args.results):
+        lines.append(
+            f"  {plural(len(bad), 'timing record')} left out of the CPU above (each fails its schema): "
+            f"{listed([b.path for b in bad], 2)}; `cardlab verify` for the fix"
+        )
     ledger = the_ledger(campaign, args.results, block_grid(book, campaign, args))
     path = ledger_path(*campaign.place, root=args.results)
     if ledger is None:
@@ -177,6 +182,14 @@ def status_lines(book: CampaignBook, campaign: Campaign, state: Any, args) -> li
             "(a campaign block plans them, so a run recomputes them)"
         )
     return lines
+
+
+def campaign_left_out(campaign: Campaign, results: str) -> list:
+    """The campaign's timing records that fail their schema (engines/core/bookkeeping.py): read past."""
+    from ..core.bookkeeping import left_out
+
+    mine = os.path.dirname(timing_of(campaign.log(0, results))) + os.sep
+    return [b for b in left_out(results) if b.path.startswith(mine)]
 
 
 def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -> int:
