@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 SEED_MAX = 2**64 - 1  # seeds feed splitmix64 streams (engines/core/rng.py): one unsigned 64-bit word
 INT64_MAX = 2**63 - 1  # what a warehouse BIGINT column holds
+TEN_YEARS_S = 10 * 31_557_600  # seconds: beyond any job or budget, and still a bound (no infinity)
 
 
 def bound_words(lo: float | None, hi: float | None) -> str:

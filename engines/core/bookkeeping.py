@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
+from .argtypes import INT64_MAX, TEN_YEARS_S
 from .layout import MAX_SHARD, check_record_files, measurement_files, timings_dir
 
-TEN_YEARS_S = 10 * 365.25 * 86400
-INT64_MAX = 2**63 - 1  # the warehouse's BIGINT columns (work, threads)
 MAX_PEAK_MB = 2**30  # a petabyte: no job's memory comes near it
 MAX_FIGURE = 1e18  # a measured figure (rates of deals a second are some 1e10)
 EPOCH_MAX = 2**33  # seconds since 1970: the year 2242

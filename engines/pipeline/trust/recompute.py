@@ -38,7 +38,7 @@ from ...interface import source_version
 from ...registry import engine
 from ..running.plan import Plan
 
-MAX_CPU_S = 10 * 31_557_600  # ten years of one core: a budget beyond any recompute, and still a bound
+MAX_CPU_S = argtypes.TEN_YEARS_S  # ten years of one core: a budget beyond any recompute, and still a bound
 
 ALLOW_UNPRICED = "--allow-unpriced"
 
