@@ -10,10 +10,10 @@ import sys
 
 from engines.core.errors import CardlabError
 from engines.core.layout import WILDCARDS
-from engines.pipeline.running.config import check_config_files
-from engines.pipeline.running.failures import report_failures
-from engines.pipeline.running.plan import DEFAULT_CONFIG, run_config_files
-from engines.pipeline.running.terminal import install_terminal_filter
+from engines.pipeline.planning.config import check_config_files
+from engines.pipeline.snakemake.failures import report_failures
+from engines.pipeline.planning.plan import DEFAULT_CONFIG, run_config_files
+from engines.pipeline.snakemake.terminal import install_terminal_filter
 
 # a dry run's "Job stats" once, and a hint that points at what the profile shows
 install_terminal_filter(logger)

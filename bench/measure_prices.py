@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engines.core.layout import timing_of  # noqa: E402
 from engines.core.prices import kind_price  # noqa: E402
-from engines.pipeline.running.plan import DEFAULT_CONFIG, load_plan  # noqa: E402
-from engines.pipeline.running.records import cpu_per_thread, read_timing  # noqa: E402
+from engines.pipeline.bookkeeping.records import cpu_per_thread, read_timing  # noqa: E402
+from engines.pipeline.planning.plan import DEFAULT_CONFIG, load_plan  # noqa: E402
 
 
 def measured(config: str, results: str) -> dict[str, tuple[float, float, int, set[str]]]:

@@ -19,7 +19,7 @@ extended to N ranks each (a GPU needs far more than 10^6 deals a launch to fill)
 the full deck in GPU-hours from them, with a 95 % interval over the windows.  ``--shards N``
 then computes the next N shards left of the campaign of size ``--k`` (default 23) from the
 bottom (a CPU campaign beside it works from the top) with the gpu backend, written with their logs exactly as a
-campaign job writes them (engines/pipeline/running/jobs.py), for `cardlab redblack campaign 23
+campaign job writes them (engines/pipeline/compute/jobs.py), for `cardlab redblack campaign 23
 --keep`; ``--until S`` starts no shard that would end after S seconds of the run.
 ``--json PATH`` writes every figure printed; ``--keep PATH`` writes them as a kept
 measurement (``results/measurements/redblack/<name>.json``, tracked: the warehouse's
@@ -167,10 +167,10 @@ def gpu_shards(k: int, count: int, per_shard: int | None, until: float, started:
     """The next `count` shards of size k's campaign from the bottom, on the GPU, as campaign jobs write them
     (on the grid of its ledger or config block, else `per_shard` deals a shard)."""
     from engines.campaign.command import the_ledger
-    from engines.pipeline.running.jobs import run_shard
-    from engines.pipeline.running.records import timing_of_log as read_timing
+    from engines.pipeline.bookkeeping.records import timing_of_log as read_timing
+    from engines.pipeline.compute.jobs import run_shard
     from engines.redblack.campaign import campaign_state
-    from engines.redblack.campaign_next import campaign_of, plan_run
+    from engines.redblack.campaign.next import campaign_of, plan_run
     from engines.redblack.search_shards import ExhaustiveSearch
     from engines.redblack.tables import SEARCH_TABLES
 

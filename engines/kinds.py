@@ -51,7 +51,7 @@ BATCH_ESTIMATES: dict[str, tuple[str, float]] = {
     "blackjack/cutsim": ("unit", 1.5e-6),
 }
 """CPU seconds a shard (``shard``) or a unit of its work (``unit``) is estimated at when small shards are
-packed into jobs (engines/pipeline/running/batches.py), by price key.  Frozen here, apart from the
+packed into jobs (engines/pipeline/planning/batches.py), by price key.  Frozen here, apart from the
 measured prices in engines/prices.yaml they were first copied from: Snakemake reruns a shard whose job
 changes, so the job grouping must not follow a better measurement (a price is a measurement, not an
 input of results).  Editing an entry may move shards between jobs, and Snakemake reruns those."""
@@ -62,8 +62,8 @@ class Schedule:
     """How the pipeline runs, batches and prices one shard: hints that never change what it computes.
 
     A kind returns one from :meth:`ShardKind.schedule`; Snakemake's rules read ``threads``, the job
-    its ``backend``, engines/pipeline/running/batches.py the ``batch_*`` fields and the live view's ETA
-    ``kernels``, ``compile_cpu_s`` and ``cost_follows_shard``, engines/campaign/work.py its ``ledger``.
+    its ``backend``, engines/pipeline/planning/batches.py the ``batch_*`` fields and the live view's ETA
+    ``kernels``, ``compile_cpu_s`` and ``cost_follows_shard``, engines/pipeline/commands/campaign_work.py its ``ledger``.
     A kind names its prices (``price``: measured data in engines/prices.yaml, which no version covers);
     ``schedule`` methods are left out of result versions (``core.provenance.SCHEDULING_HOOKS``)."""
 
@@ -92,7 +92,7 @@ class Schedule:
     ledger: LedgerGrid | None = None
     """The grid of the campaign ledger that plans the shard (engines/core/ledger.py), where the plan holds
     it because a ledger keeps it, not because the config names it: such a shard is recomputed unasked only
-    up to a core-hour of them (engines/campaign/work.py).  None: the config's."""
+    up to a core-hour of them (engines/pipeline/commands/campaign_work.py).  None: the config's."""
 
     @property
     def cpu_estimate_s(self) -> float | None:

@@ -24,9 +24,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 import live_recording  # noqa: E402 (tests/: the recordings' reader)
 
 from engines.core.prices import run_price  # noqa: E402
+from engines.pipeline.bookkeeping.records import Measure  # noqa: E402
 from engines.pipeline.progress import costs  # noqa: E402
 from engines.pipeline.progress import model as progress_model  # noqa: E402
-from engines.pipeline.running.records import Measure  # noqa: E402
 
 RUNS = [
     "live_cold.json", "live_warm.json", "live_cold2.json", "live_warm2.json", "live_cold3.json",

@@ -12,8 +12,8 @@ from pathlib import Path
 from engines.cli import main
 from engines.core.layout import WAREHOUSE, check_record_path, manifest_of, measurement_path
 from engines.pipeline.catalog.warehouse import build
-from engines.pipeline.running.jobs import run_shard
-from engines.pipeline.running.plan import load_plan
+from engines.pipeline.compute.jobs import run_shard
+from engines.pipeline.planning.plan import load_plan
 
 SMALL = """
 redblack:

@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engines.core.layout import timing_of  # noqa: E402
+from engines.pipeline.bookkeeping.records import step_cpu, step_record  # noqa: E402
 from engines.pipeline.progress.model import PlannedShard, RecordFile, Snapshot  # noqa: E402
-from engines.pipeline.running.records import step_cpu, step_record  # noqa: E402
 
 # Recordings made before job records (format "logs") hold their jobs' log lines: a start line per attempt,
 # progress lines, a timing line at the end.  A replay turns them into the record the job would have written.
@@ -84,8 +84,8 @@ def record(
     the clone's config.yaml (``config_text`` None) and its kept results, which stay kept."""
     import yaml
 
+    from engines.pipeline.planning.plan import Plan
     from engines.pipeline.progress.snapshot import planned_shards
-    from engines.pipeline.running.plan import Plan
 
     work = clone or fresh_copy()
     try:
@@ -246,8 +246,8 @@ def _today(config: str) -> dict[tuple, dict]:
     if config not in _TODAY:
         import yaml
 
+        from engines.pipeline.planning.plan import Plan
         from engines.pipeline.progress.snapshot import planned_shards
-        from engines.pipeline.running.plan import Plan
 
         today, _units = planned_shards(Plan.build(yaml.safe_load(config), "config"))
         _TODAY[config] = {shard_key(p.__dict__): {name: getattr(p, name) for name in FILLED} for p in today}

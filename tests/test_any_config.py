@@ -11,7 +11,7 @@ from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab, planned_stages, snakem
 
 from engines.core.errors import CardlabError
 from engines.core.layout import log_of_shard_file
-from engines.pipeline.running.plan import load_config, run_config_files, snakemake_config_files
+from engines.pipeline.planning.plan import load_config, run_config_files, snakemake_config_files
 
 OTHER = """
 narcotic:

@@ -17,7 +17,7 @@ from wfhelp import ROOT, snakemake, workdir
 
 from engines.cli import main as cardlab_main
 from engines.core.errors import CardlabError
-from engines.pipeline.running.plan import validate_config
+from engines.pipeline.planning.plan import validate_config
 
 DOC = ROOT / "docs" / "bad-input.md"
 

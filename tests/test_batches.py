@@ -1,4 +1,4 @@
-"""Small shards share a job (engines/pipeline/running/batches.py): which shards, how many, and that
+"""Small shards share a job (engines/pipeline/planning/batches.py): which shards, how many, and that
 the files are the same bytes however shards are grouped."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from wfhelp import ROOT, WAREHOUSE_RULE, cardlab, digests, planned_jobs, snakema
 from engines.core.errors import CardlabError
 from engines.core.layout import shard_path
 from engines.core.prices import kind_price
-from engines.pipeline.running.batches import BATCH_CPU_S, SMALL_SHARD_CPU_S, batch_limit, plan_batches
-from engines.pipeline.running.plan import validate_config
+from engines.pipeline.planning.batches import BATCH_CPU_S, SMALL_SHARD_CPU_S, batch_limit, plan_batches
+from engines.pipeline.planning.plan import validate_config
 from engines.registry import GAMES, engine
 
 DEFAULT = validate_config(yaml.safe_load((ROOT / "config.yaml").read_text()), "config.yaml")
@@ -161,7 +161,8 @@ def test_batched_and_unbatched_runs_write_the_same_files(tmp_path: Path):
 
 
 def test_a_failing_shard_of_a_batch_names_itself_in_its_own_log(tmp_path: Path, monkeypatch):
-    from engines.pipeline.running import jobs, steps
+    from engines.pipeline.compute import jobs
+    from engines.pipeline.snakemake import steps
 
     eng = engine("narcotic")
     specs = eng.plan({"experiments": [{"name": "seed", "rules": "seed", "games": 30, "shards": 3, "seed": 1}]})
@@ -207,7 +208,7 @@ def jobs_of(config_text: str) -> dict[str, list]:
     """Every job of a config: a batch's rule name -> its specs, and each other shard by its key -> its spec."""
     import yaml
 
-    from engines.pipeline.running.plan import Plan
+    from engines.pipeline.planning.plan import Plan
 
     plan = Plan.build(yaml.safe_load(config_text), "config")
     jobs = {b.rule: list(b.specs) for batches in plan.batches.values() for b in batches}

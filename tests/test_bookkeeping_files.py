@@ -28,7 +28,7 @@ from engines.cli import main
 from engines.core.bookkeeping import left_out, strict_json
 from engines.core.layout import WAREHOUSE
 from engines.core.ledger import LedgerError, kept_shards, ledger_root, read_ledger, record_kept
-from engines.pipeline.running.records import read_timing, timing_of_log
+from engines.pipeline.bookkeeping.records import read_timing, timing_of_log
 from engines.pipeline.trust.verify import verify
 from engines.redblack.campaign import campaign_state, describe
 
@@ -178,7 +178,7 @@ def test_the_campaign_command_names_the_timing_records_it_read_past(tree, capsys
 def test_a_job_rewrites_a_bad_record_of_its_own(tree):
     """The fix verify names for a timing record (delete it, or let the next run write it) holds: a bad record is
     no timing to any reader, and the job's recorder writes a record that passes."""
-    from engines.pipeline.running.records import JobRecorder
+    from engines.pipeline.bookkeeping.records import JobRecorder
 
     write(TIMING, timing_with(cpu_s="abc"))
     assert read_timing(TIMING) is None
@@ -227,7 +227,7 @@ def test_a_ledger_on_another_grid_than_the_campaigns_is_refused_naming_both_and_
 def test_a_damaged_run_state_file_counts_as_absent(tmp_path, text):
     """The run lock's record, its refusal note and a campaign run's note go through their schemas: a bad
     one is never believed (a pid of 1e300 would end os.kill in an OverflowError) and never raises."""
-    from engines.pipeline.running import runstate
+    from engines.pipeline.bookkeeping import runstate
 
     lock = tmp_path / "cardlab-run.lock"
     lock.write_bytes(text.encode("utf-8", "surrogateescape"))

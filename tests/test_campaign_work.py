@@ -1,5 +1,5 @@
 """A run about to recompute more than a core-hour of shards that only a campaign's ledger plans asks first
-(engines/campaign/work.py): `cardlab run` y/N on a terminal, else --allow-campaign-work;
+(engines/pipeline/commands/campaign_work.py): `cardlab run` y/N on a terminal, else --allow-campaign-work;
 snakemake --config allow_campaign_work=true; the default config needs no leave."""
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ import pytest
 import yaml
 from wfhelp import ROOT, SNAKEMAKE, workdir
 
-from engines.campaign.work import (
+from engines.core.errors import CardlabError
+from engines.core.layout import ledger_path
+from engines.pipeline.commands.campaign_work import (
     LIMIT_CPU_S,
     campaign_work,
     check_snakemake_run,
     leave_for_run,
     with_leave,
 )
-from engines.core.errors import CardlabError
-from engines.core.layout import ledger_path
-from engines.pipeline.running.plan import Plan, load_plan
+from engines.pipeline.planning.plan import Plan, load_plan
 from engines.redblack.campaign import CampaignState
-from engines.redblack.campaign_next import plan_run, run_config
+from engines.redblack.campaign.next import plan_run, run_config
 from engines.redblack.tables import SEARCH_TABLES
 
 K, D = 24, 50_000_000_000

@@ -184,7 +184,7 @@ def test_a_run_prints_its_price_and_starts_nothing_above_the_threshold(monkeypat
     the flag it starts (the runner is stood in for here)."""
     started = []
     monkeypatch.setattr("engines.campaign.shards.run_shards", lambda *a, **k: (started.append(a), (0, None))[1])
-    monkeypatch.setattr("engines.pipeline.running.runstate.lock_refusal", lambda *a: None)  # whatever runs here
+    monkeypatch.setattr("engines.pipeline.bookkeeping.runstate.lock_refusal", lambda *a: None)  # whatever runs here
     whole = str(R6.total)
     assert main(["campaign", "narcotic", "6", "--run", "1", "--per-shard", whole]) == 1
     out, err = capsys.readouterr()
@@ -195,8 +195,8 @@ def test_a_run_prints_its_price_and_starts_nothing_above_the_threshold(monkeypat
 
 
 def _batches_of(config_path: str) -> dict:
-    from engines.pipeline.running.config import read_config
-    from engines.pipeline.running.plan import Plan
+    from engines.pipeline.planning.config import read_config
+    from engines.pipeline.planning.plan import Plan
 
     plan = Plan.build(*read_config([config_path]))  # not load_plan: it keeps the plan while the file stands
     return {g: [(b.rule, b.specs) for b in bs] for g, bs in plan.batches.items()}
@@ -226,8 +226,8 @@ def test_the_next_shards_are_priced_by_the_finished_shards_records_not_the_kinds
     CPU-minutes a shard; priced from the new shards' plan alone, a shard cost the kind's generous per-deal
     estimate (5.9 core-hours here) and every `--run` was refused as too long."""
     from engines.core.layout import timing_of
-    from engines.pipeline.running.plan import load_config
-    from engines.pipeline.running.records import timing_of_log
+    from engines.pipeline.bookkeeping.records import timing_of_log
+    from engines.pipeline.planning.plan import load_config
     from engines.redblack.cli.campaign import BOOK
 
     args = SimpleNamespace(k=24, method="owner", results="results", run=None, backend=None)

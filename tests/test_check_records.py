@@ -1,4 +1,4 @@
-"""Check records bound to the files they checked (engines/pipeline/trust/check_records.py): a line speaks for
+"""Check records bound to the files they checked (engines/pipeline/catalog/check_records.py): a line speaks for
 the data hashes it names only.  A shard forged or changed after its check, a copied line, a line for a
 shard that is not kept, a string "false": each is named by plain `cardlab verify` (file:line, non-zero
 exit, a fix that works) and never counted as matched by the warehouse."""
@@ -18,10 +18,10 @@ from wfhelp import bound_record
 
 from engines.cli import main
 from engines.core.layout import WAREHOUSE, check_record_path, ledger_path, manifest_of
+from engines.pipeline.catalog.check_records import Kept, judge_records
 from engines.pipeline.catalog.warehouse import build
-from engines.pipeline.running.jobs import run_shard
-from engines.pipeline.running.plan import load_plan
-from engines.pipeline.trust.check_records import Kept, judge_records
+from engines.pipeline.compute.jobs import run_shard
+from engines.pipeline.planning.plan import load_plan
 from engines.pipeline.trust.verify import verify
 
 SMALL = """

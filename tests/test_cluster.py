@@ -56,8 +56,8 @@ def test_cluster_generic_run_equals_local_run(tmp_path, tmp_path_factory):
 
 def cluster_jobs(config: str) -> int:
     """The shard jobs a config makes: its batch jobs and the shards in none."""
-    from engines.pipeline.running.batches import plan_batches
-    from engines.pipeline.running.plan import validate_config
+    from engines.pipeline.planning.batches import plan_batches
+    from engines.pipeline.planning.plan import validate_config
     from engines.registry import engine
 
     jobs = 0

@@ -93,9 +93,9 @@ def test_timing_records_name_the_kind_of_cpu(tmp_path):
     this one; a record still running (no attempt finished) gives no row."""
     from engines.core.layout import log_path, shard_path, timing_of
     from engines.core.machine import machine
+    from engines.pipeline.bookkeeping.records import JobRecorder, write_record
     from engines.pipeline.catalog.warehouse import timing_table
-    from engines.pipeline.running.jobs import timing
-    from engines.pipeline.running.records import JobRecorder, write_record
+    from engines.pipeline.compute.jobs import timing
 
     assert machine() and "(" in machine()
     measured = timing({"work": 10}, "deals", 1.5, 1.25, 1)
@@ -126,7 +126,7 @@ def test_every_kept_timing_record_of_a_device_s_job_names_the_device():
     from pathlib import Path
 
     from engines.kinds import on_gpu
-    from engines.pipeline.running.records import cpu_priced
+    from engines.pipeline.bookkeeping.records import cpu_priced
 
     root = Path(__file__).resolve().parent.parent
     listed = subprocess.run(["git", "ls-files", "results/timings"], cwd=root, capture_output=True, text=True)
@@ -152,7 +152,7 @@ def test_an_eta_drops_the_seconds_of_a_long_forecast():
 
 
 def test_shard_order_gives_the_first_shard_the_highest_priority():
-    from engines.pipeline.running.plan import shard_priority
+    from engines.pipeline.planning.plan import shard_priority
 
     shards = range(10)
     first = {o: max(shards, key=lambda n: shard_priority(o, n, 9)) for o in ("ascending", "descending")}

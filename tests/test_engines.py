@@ -19,8 +19,8 @@ from engines.core.progress import Progress
 from engines.core.store import read_meta
 from engines.interface import SPEC_KEYS, Engine, result_version, source_version, stages_of, unit_of
 from engines.kinds import Schedule, ShardKind, chosen_backend, default_backend
-from engines.pipeline.running import jobs
-from engines.pipeline.running.plan import validate_config
+from engines.pipeline.compute import jobs
+from engines.pipeline.planning.plan import validate_config
 from engines.registry import ENGINES, GAMES, engine
 
 

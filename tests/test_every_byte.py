@@ -151,8 +151,8 @@ def test_verify_names_a_damaged_shard_and_recompute_gives_the_original_bytes(fin
 def test_a_measured_cost_is_named_however_short(tmp_path, cpu_s, said):
     """A small shard's timing can say 0.0 CPU-s: measured, not missing."""
     from engines.core.layout import log_path, timing_of
-    from engines.pipeline.running.jobs import timing
-    from engines.pipeline.running.records import write_record
+    from engines.pipeline.bookkeeping.records import write_record
+    from engines.pipeline.compute.jobs import timing
     from engines.pipeline.trust.repair import recompute_cost
 
     shard = tmp_path / "results/redblack/redblack_found/exhaustive_k06/owner/shard=0000.parquet"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from wfhelp import cardlab, snakemake, workdir
 
-from engines.pipeline.running.failures import failed_jobs, job_name, record_failure, report_failures
-from engines.pipeline.running.records import JobRecorder, read_timing
+from engines.pipeline.bookkeeping.records import JobRecorder, read_timing
+from engines.pipeline.snakemake.failures import failed_jobs, job_name, record_failure, report_failures
 
 
 def test_a_failure_is_recorded_and_a_finished_attempt_before_it_kept(tmp_path):

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 
 from engines.core.bookkeeping import INT64_MAX, TEN_YEARS_S, left_out
 from engines.core.store import read_meta
+from engines.pipeline.bookkeeping.records import finished_timing, parse, read_record, read_shard_record, step_cpu
+from engines.pipeline.catalog.check_records import check_records_table, kept_now
 from engines.pipeline.catalog.measurements import measurements_table
 from engines.pipeline.catalog.warehouse import timing_table
-from engines.pipeline.running.plan import load_plan
-from engines.pipeline.running.records import finished_timing, parse, read_record, read_shard_record, step_cpu
-from engines.pipeline.trust.check_records import check_records_table, kept_now
+from engines.pipeline.planning.plan import load_plan
 
 FIELDS = {
     "timing record": ("state", "work", "unit", "wall_s", "cpu_s", "threads", "machine", "peak_mb", "step", "reading"),
@@ -257,7 +257,7 @@ def test_a_damaged_prices_file_is_refused_in_one_line_naming_it(tmp_path_factory
 @settings(max_examples=120, **SETTINGS)
 @given(content=any_content(), field=st.sampled_from(["", "pid", "config", "targets", "started"]), value=values)
 def test_a_damaged_run_state_file_counts_as_absent(tmp_path_factory, content, field, value):
-    from engines.pipeline.running import runstate
+    from engines.pipeline.bookkeeping import runstate
 
     where = tmp_path_factory.mktemp("state")
     config = where / "run.yaml"
@@ -277,8 +277,8 @@ def test_a_damaged_run_state_file_counts_as_absent(tmp_path_factory, content, fi
 @given(content=any_content())
 def test_a_damaged_config_is_refused_in_one_line_naming_it(tmp_path_factory, content):
     from engines.core.errors import CardlabError
-    from engines.pipeline.running.config import read_config
-    from engines.pipeline.running.plan import Plan
+    from engines.pipeline.planning.config import read_config
+    from engines.pipeline.planning.plan import Plan
 
     path = tmp_path_factory.mktemp("config") / "config.yaml"
     put(path, content)

@@ -2,7 +2,7 @@
 
 A shard its config computes on the gpu backend declares ``gpu=1`` in its rule's resources (the SLURM
 plugin's ``--gpus=1``; a local ``--resources gpu=N`` runs at most N at once), every other shard
-``gpu=0``.  A local job claims a free device of the machine (engines/pipeline/running/devices.py) and
+``gpu=0``.  A local job claims a free device of the machine (engines/pipeline/compute/devices.py) and
 its timing record names it.  The GPU is numba-cuda's simulator; ``CUDA_VISIBLE_DEVICES=0,1`` stands
 for a machine with two GPUs.  The run is held at an exact point by tests/barrier.py, never by time.
 """

@@ -1,17 +1,25 @@
-"""The shape of engines/: imports run one way, no circles, small functions and modules.
+"""The shape of engines/: a module's folder is its layer, imports run one way, no circles.
 
 Every module is parsed with ast: imports at module level and inside functions alike
-(relative ones resolved), so a circle hidden in a function is still one.  Layers, lowest
-first (a module may import its own layer and the ones below):
+(relative ones resolved), so a circle hidden in a function is still one.  Each folder is one
+layer, lowest first (a module may import its own layer and the ones below):
 
-    core      engines/core/*
-    engines   engines/interface.py, engines/registry.py, engines/<game>/* (not report, cli)
-    warehouse engines/pipeline/*/{config,plan,jobs,warehouse,...}.py (by module: PIPELINE_LAYER)
-    verify    engines/pipeline/*/{verify,resume,repair,clean,...}.py, engines/report/*, engines/<game>/report.py
-    steps     engines/pipeline/running/steps.py (the only module that knows Snakemake's job object)
-    cli       engines/cli.py, engines/<game>/cli.py, engines/pipeline/*/{view,run}.py, engines/campaign/*
+    core         engines/core/
+    engines      engines/interface.py, kinds.py, registry.py; engines/<game>/ (its own folders apart)
+    report       engines/report/, engines/<game>/report/
+    planning     engines/pipeline/planning/     the config checked and planned into shards and jobs
+    bookkeeping  engines/pipeline/bookkeeping/  timing records, the run lock and a campaign run's note
+    compute      engines/pipeline/compute/      one shard computed and written, on its device
+    catalog      engines/pipeline/catalog/      the warehouse, check records, kept measurements
+    trust        engines/pipeline/trust/        verify, recompute, repair, clean
+    progress     engines/pipeline/progress/     the progress model, its costs, a snapshot of the files
+    snakemake    engines/pipeline/snakemake/    the one door to Snakemake
+    commands     engines/pipeline/commands/     cardlab run, status and the live view
+    campaign     engines/campaign/, engines/<game>/campaign/
+    cli          engines/cli.py, engines/<game>/cli/
 
-and nothing under engines/report/ imports engines/pipeline/ (report code receives a connection).
+A folder this map does not know fails the test: a new folder says where it sits.  Nothing
+under engines/report/ imports engines/pipeline/ (report code receives a connection).
 """
 
 from __future__ import annotations
@@ -22,34 +30,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ROOT / "engines"
-LAYERS = ["core", "engines", "warehouse", "verify", "steps", "cli"]
-PIPELINE_LAYER = {
-    "config": "warehouse",
-    "plan": "warehouse",
-    "batches": "warehouse",  # part of the plan: which small shards share a job
-    "check_records": "warehouse",
-    "measurements": "warehouse",
-    "jobs": "warehouse",
-    "warehouse": "warehouse",
-    "verify": "verify",
-    "resume": "verify",
-    "repair": "verify",
-    "clean": "verify",
-    "recompute": "verify",
-    "terminal": "verify",
-    "steps": "steps",
-    "view": "cli",
-    "run": "cli",
-    # operations: reading a run's files and modelling its progress below, running Snakemake on top
-    "records": "warehouse",  # every job writes its timing record; jobs (warehouse) and the readers above use it
-    "devices": "warehouse",  # which GPU a shard job computes on (jobs claims it)
-    "runstate": "verify",
-    "model": "verify",
-    "costs": "verify",
-    "failures": "verify",
-    "snapshot": "steps",
-    "runner": "cli",
-}
+LAYERS = [
+    "core",
+    "engines",
+    "report",
+    "planning",
+    "bookkeeping",
+    "compute",
+    "catalog",
+    "trust",
+    "progress",
+    "snakemake",
+    "commands",
+    "campaign",
+    "cli",
+]
+# a game's own folders: engines/<game>/<folder>/
+GAME_FOLDERS = {"report": "report", "campaign": "campaign", "cli": "cli"}
+MAX_FUNCTION_IMPORTS = 20
 MAX_FUNCTION_LINES = 80
 MAX_MODULE_LINES = 450
 # numba kernels and intrinsics: their length is the kernel's, not a structure to split
@@ -98,22 +96,38 @@ def imports_of(module: str) -> list[tuple[str, int]]:
     return found
 
 
+def folder_of(module: str) -> str:
+    """The folder a module's file is in, relative to the repository (a package: its own folder)."""
+    return str(modules()[module].parent.relative_to(ROOT))
+
+
+class UnknownFolder(Exception):
+    pass
+
+
 def layer_of(module: str) -> str:
-    parts = module.split(".")
-    if len(parts) == 1 or parts[1] in ("interface", "registry"):
+    """The layer of a module: its folder's, from the map in this module's docstring."""
+    parts = folder_of(module).split("/")
+    games = {p.name for p in ENGINES.iterdir() if (p / "engine.py").exists()}
+    if parts == ["engines"]:
         return "engines"
-    if parts[1] == "core":
-        return "core"
-    if parts[1] == "cli":
+    if parts == ["engines", "cli"]:
         return "cli"
-    if parts[1] == "report":
-        return "verify"
-    if parts[1] == "campaign":  # the book is data a game writes; the command runs Snakemake
-        return "engines" if parts[-1] == "book" else "cli"
-    if parts[1] == "pipeline":
-        return PIPELINE_LAYER.get(parts[-1], "steps") if len(parts) > 2 else "core"
-    role = parts[2] if len(parts) > 2 else ""  # a game package
-    return {"report": "verify", "cli": "cli"}.get(role, "engines")
+    if parts[1] == "core" and len(parts) == 2:
+        return "core"
+    if parts[1] == "report" and len(parts) == 2:
+        return "report"
+    if parts[1] == "campaign" and len(parts) == 2:
+        return "campaign"
+    if parts[1] == "pipeline" and len(parts) == 3 and parts[2] in LAYERS:
+        return parts[2]
+    if parts[1] == "pipeline" and len(parts) == 2:
+        return "core"  # the package's __init__: a docstring, no imports
+    if parts[1] in games and len(parts) == 2:
+        return "engines"
+    if parts[1] in games and len(parts) == 3 and parts[2] in GAME_FOLDERS:
+        return GAME_FOLDERS[parts[2]]
+    raise UnknownFolder(f"{module}: folder {'/'.join(parts)} is in no layer (add it to tests/test_layers.py)")
 
 
 def graph() -> dict[str, set[str]]:
@@ -183,7 +197,7 @@ def long_functions(path: Path) -> list[str]:
 
 def test_the_import_parser_sees_function_level_and_relative_imports():
     found = dict(imports_of("engines.pipeline.trust.verify"))
-    assert "engines.pipeline.running.plan" in found  # module level, relative
+    assert "engines.pipeline.planning.plan" in found  # module level, relative
     assert "engines.pipeline.catalog.warehouse" in found  # inside a function
     assert "engines.core.store" in found  # inside a function, two dots
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
@@ -221,11 +235,79 @@ def test_layers_import_downwards_only():
 
 def test_the_layers_name_the_modules_the_brief_names():
     assert layer_of("engines.core.layout") == "core"
-    assert layer_of("engines.pipeline.catalog.warehouse") == "warehouse"
-    assert layer_of("engines.pipeline.trust.verify") == layer_of("engines.report.common") == "verify"
-    assert layer_of("engines.pipeline.running.steps") == "steps"
-    assert layer_of("engines.cli") == layer_of("engines.redblack.cli") == "cli"
-    assert layer_of("engines.narcotic.kernel") == "engines"
+    assert layer_of("engines.pipeline.catalog.warehouse") == "catalog"
+    assert layer_of("engines.pipeline.trust.verify") == "trust"
+    assert layer_of("engines.report.common") == layer_of("engines.narcotic.report") == "report"
+    assert layer_of("engines.pipeline.snakemake.steps") == "snakemake"
+    assert layer_of("engines.cli") == layer_of("engines.redblack.cli") == layer_of("engines.narcotic.cli") == "cli"
+    assert layer_of("engines.narcotic.kernel") == layer_of("engines.kinds") == "engines"
+    assert layer_of("engines.redblack.campaign.next") == layer_of("engines.campaign.command") == "campaign"
+
+
+def test_every_module_is_in_a_folder_of_a_layer():
+    unknown = []
+    for m in modules():
+        try:
+            layer_of(m)
+        except UnknownFolder as e:
+            unknown.append(str(e))
+    assert not unknown, "\n  ".join(["folders in no layer:", *unknown])
+
+
+def test_a_folder_the_map_does_not_know_fails():
+    try:
+        layer_of_folder = layer_of.__wrapped__ if hasattr(layer_of, "__wrapped__") else layer_of
+        modules()["engines.pipeline.nowhere.x"] = ENGINES / "pipeline" / "nowhere" / "x.py"
+        layer_of_folder("engines.pipeline.nowhere.x")
+    except UnknownFolder:
+        pass
+    else:
+        raise AssertionError("a module in an unknown folder was given a layer")
+    finally:
+        modules().pop("engines.pipeline.nowhere.x", None)
+
+
+def test_no_import_cycle_between_folders():
+    folders: dict[str, set[str]] = {}
+    for m in modules():
+        folders.setdefault(folder_of(m), set()).update(
+            folder_of(t) for t, _ in imports_of(m) if folder_of(t) != folder_of(m)
+        )
+    found = cycles(folders)
+    assert not found, "folders that import each other: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+def test_every_pipeline_and_campaign_folder_says_what_it_owns_and_may_import():
+    silent = []
+    for init in [*sorted((ENGINES / "pipeline").glob("*/__init__.py")), ENGINES / "campaign" / "__init__.py"]:
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        if "owns" not in doc.lower() or "imports" not in doc.lower():
+            silent.append(str(init.relative_to(ROOT)))
+    assert not silent, "a folder's docstring says what it owns and what it imports: " + ", ".join(silent)
+
+
+def function_level_imports() -> list[str]:
+    """'module line' for every import of an engines module inside a function (TYPE_CHECKING blocks apart)."""
+    out = []
+    for m, path in modules().items():
+        tree = ast.parse(path.read_text(), str(path))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").startswith("engines")):
+                    out.append(f"{m} line {node.lineno}")
+                elif isinstance(node, ast.Import) and any(a.name.startswith("engines") for a in node.names):
+                    out.append(f"{m} line {node.lineno}")
+    return sorted(set(out))
+
+
+def test_imports_inside_functions_are_few():
+    found = function_level_imports()
+    assert len(found) <= MAX_FUNCTION_IMPORTS, (
+        f"{len(found)} imports of engines modules inside functions (at most {MAX_FUNCTION_IMPORTS}): "
+        "import at the top, so the arrows show:\n  " + "\n  ".join(found)
+    )
 
 
 def test_no_function_over_80_lines_outside_numba_kernels():

@@ -18,7 +18,7 @@ from engines.cli import main as cardlab
 from engines.core.errors import CardlabError
 from engines.core.layout import ledger_path
 from engines.core.ledger import Ledger, LedgerError, LedgerGrid, parse_ledger, read_ledger, record_kept
-from engines.pipeline.running.plan import Plan
+from engines.pipeline.planning.plan import Plan
 from engines.redblack.search_shards import ledger_grid
 from engines.redblack.tables import SEARCH_TABLES
 

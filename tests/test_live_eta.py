@@ -26,8 +26,8 @@ from pathlib import Path
 import live_recording
 import pytest
 
+from engines.pipeline.commands.view import view
 from engines.pipeline.progress.model import model
-from engines.pipeline.progress.view import view
 
 DATA = Path(__file__).parent / "data"
 PAIRS = [
@@ -140,7 +140,7 @@ def test_kept_shards_are_said_apart_and_the_tallies_are_this_runs_work():
 def test_the_cores_of_a_snakemake_command_line():
     import os
 
-    from engines.pipeline.running.run import cores_of
+    from engines.pipeline.commands.run import cores_of
 
     every = os.cpu_count()
     assert cores_of(["snakemake", "--cores", "3"]) == 3 and cores_of(["snakemake", "--cores=4", "-n"]) == 4
@@ -153,9 +153,9 @@ def test_a_snapshot_on_disk_tells_kept_files_and_the_steps_left(tmp_path, monkey
     the steps' CPU seconds come from those records, an earlier run's too."""
     import os
 
+    from engines.pipeline.bookkeeping.records import write_record
     from engines.pipeline.progress.snapshot import snapshot
-    from engines.pipeline.running.records import write_record
-    from engines.pipeline.running.steps import step_timing
+    from engines.pipeline.snakemake.steps import step_timing
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "config.yaml").write_text(
@@ -194,8 +194,8 @@ def test_a_file_the_run_writes_again_is_this_run_s_work_not_kept(tmp_path, monke
     import os
 
     from engines.core.store import write_parquet
+    from engines.pipeline.planning.plan import load_plan
     from engines.pipeline.progress.snapshot import snapshot
-    from engines.pipeline.running.plan import load_plan
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "config.yaml").write_text(
@@ -241,7 +241,7 @@ def test_the_live_view_is_redrawn_in_place_on_a_terminal_and_printed_into_a_file
 
     from rich.console import Console
 
-    from engines.pipeline.progress.view import Redraw
+    from engines.pipeline.commands.view import Redraw
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "config.yaml").write_text("blackjack:\n  exact: {decks: [1], soft17: [stand], peek: ['no']}\n")

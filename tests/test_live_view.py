@@ -20,6 +20,9 @@ import pytest
 from engines.core.fmt import count
 from engines.core.prices import run_price
 from engines.core.progress import Progress
+from engines.pipeline.bookkeeping.records import RecordFile, read_shard_record
+from engines.pipeline.commands.view import eta_text, view
+from engines.pipeline.compute.jobs import timing
 from engines.pipeline.progress.costs import (
     PRIOR_CPU_S,
     PRIOR_JOBS,
@@ -33,9 +36,6 @@ from engines.pipeline.progress.costs import (
     step_slowdown,
 )
 from engines.pipeline.progress.model import ETA_DRIFT_S, PlannedShard, Shown, Snapshot, model, shard_states, smoothed
-from engines.pipeline.progress.view import eta_text, view
-from engines.pipeline.running.jobs import timing
-from engines.pipeline.running.records import RecordFile, read_shard_record
 
 FIXTURE = Path(__file__).parent / "data" / "live_campaign.json"
 
@@ -339,9 +339,9 @@ def test_an_empty_log_is_a_job_that_has_started():
 
 
 def test_attempts_of_a_record_are_told_apart(tmp_path):
-    """A job's attempt writes its record anew (engines/pipeline/running/records.py): the attempt under way is its
+    """A job's attempt writes its record anew (engines/pipeline/bookkeeping/records.py): the attempt under way is its
     progress, and the timing of an attempt that finished before it stays."""
-    from engines.pipeline.running.records import JobRecorder, read_record
+    from engines.pipeline.bookkeeping.records import JobRecorder, read_record
 
     s = shard(work=1000)
     path = tmp_path / "shard.json"
@@ -467,8 +467,8 @@ def test_the_live_view_validates_the_config_again_only_when_a_config_file_change
     # it redraws every second: validating the config each time cost a third of a CPU-second a frame
     import os
 
+    from engines.pipeline.planning import config as config_module
     from engines.pipeline.progress import snapshot as status
-    from engines.pipeline.running import config as config_module
 
     cfg = tmp_path / "config.yaml"
     cfg.write_text("blackjack:\n  exact:\n    decks: [1]\n    soft17: [stand]\n    peek: ['no']\n")
@@ -511,7 +511,7 @@ def test_a_campaign_moved_to_another_kind_of_cpu_is_priced_by_the_latest_kind():
 
 def test_a_cpu_campaign_moved_to_a_gpu_is_priced_at_the_gpu_s_rate_from_its_first_reading():
     """Shards 2..5 of a campaign ran on a CPU from the top (100 s for 1,000 deals each); shard 0 now runs on a
-    GPU from the bottom, which its record names from its start (engines/pipeline/running/jobs.py), and has
+    GPU from the bottom, which its record names from its start (engines/pipeline/compute/jobs.py), and has
     read 500 deals in 0.5 s.  The rest (its 500 and shard 1's 1,000) is priced at the GPU's 1,000 deals/s:
     1.5 s, not with shard 1 between the GPU's rate and the CPU's (about 10 s), as it would be until a GPU
     shard finished."""

@@ -7,7 +7,7 @@ import yaml
 
 from engines.core.prices import PRICES, kind_price, run_price
 from engines.core.provenance import code_of
-from engines.pipeline.running.plan import DEFAULT_CONFIG, load_plan
+from engines.pipeline.planning.plan import DEFAULT_CONFIG, load_plan
 
 
 def test_every_planned_shard_names_prices_the_file_has_and_every_price_is_named():
@@ -59,8 +59,8 @@ def test_the_bench_measures_a_price_from_the_timing_records(tmp_path, monkeypatc
     import importlib.util
 
     from engines.core.layout import timing_of
-    from engines.pipeline.running.jobs import timing
-    from engines.pipeline.running.records import write_record
+    from engines.pipeline.bookkeeping.records import write_record
+    from engines.pipeline.compute.jobs import timing
 
     spec_of = importlib.util.spec_from_file_location("measure_prices", PRICES.parent.parent / "bench/measure_prices.py")
     bench = importlib.util.module_from_spec(spec_of)

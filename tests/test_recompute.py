@@ -14,8 +14,8 @@ import pytest
 from engines.core.layout import WAREHOUSE, check_record_path, manifest_of
 from engines.core.store import HASH_KEY, read_verified, write_parquet
 from engines.pipeline.catalog.warehouse import build
-from engines.pipeline.running.jobs import run_shard
-from engines.pipeline.running.plan import load_plan
+from engines.pipeline.compute.jobs import run_shard
+from engines.pipeline.planning.plan import load_plan
 from engines.pipeline.trust.recompute import cmd_recompute
 from engines.pipeline.trust.verify import verify
 

@@ -2,7 +2,7 @@
 other games' reports are in neither, and a report whose code changed is in both.
 
 Two ways they parted (workflow/rules/reports.smk): a real run removed the warehouse manifest when a
-config change planned a new shard (engines/pipeline/running/resume.py), so every report's `ancient`
+config change planned a new shard (engines/pipeline/snakemake/resume.py), so every report's `ancient`
 input was missing and every report ran, which the dry run never listed; and a report's own params
 were never checked while the warehouse reran (Snakemake masks the jobs downstream of a rerunning one).
 """

@@ -18,7 +18,7 @@ from conftest import env_of
 from wfhelp import planned_jobs, snakemake
 
 from engines.core.progress import Progress
-from engines.pipeline.running import jobs
+from engines.pipeline.compute import jobs
 from engines.registry import GAMES, engine
 
 CHROMIUM_FLAGS = [

@@ -33,7 +33,7 @@ from engines.core.errors import CardlabError
 from engines.core.layout import temp_files
 from engines.core.store import META_KEY, read_meta, write_parquet
 from engines.pipeline.catalog.warehouse import build, check_file
-from engines.pipeline.running import jobs
+from engines.pipeline.compute import jobs
 from engines.registry import engine
 
 
@@ -599,7 +599,7 @@ def test_every_spelling_of_a_dry_run_changes_no_file(finished_run):
     ],
 )
 def test_only_a_command_that_runs_jobs_cleans_up(argv, runs):
-    from engines.pipeline.running.resume import asks_for_a_run
+    from engines.pipeline.snakemake.resume import asks_for_a_run
 
     assert asks_for_a_run(argv) is runs
 

@@ -1,9 +1,9 @@
-"""The one Snakemake runner (engines/pipeline/running/runner.py): its command line and its follow loop, with a
+"""The one Snakemake runner (engines/pipeline/snakemake/runner.py): its command line and its follow loop, with a
 fake process and a fake sleep (no clock, no Snakemake)."""
 
 from __future__ import annotations
 
-from engines.pipeline.running import runner
+from engines.pipeline.snakemake import runner
 
 
 class FakeProc:

@@ -1,6 +1,6 @@
-"""The runner owns its children (engines/pipeline/running/runner.py): however its caller ends (an exception in
+"""The runner owns its children (engines/pipeline/snakemake/runner.py): however its caller ends (an exception in
 the live view, Ctrl-C, SIGTERM, SIGHUP, even SIGKILL) the Snakemake it started ends too, jobs included; and a
-run refused by the run lock says so in the lock's words (engines/pipeline/running/runstate.py).
+run refused by the run lock says so in the lock's words (engines/pipeline/bookkeeping/runstate.py).
 
 The children are small Python programs standing in for Snakemake: each says it is ready in its log (an event
 the test waits on, never a timer), and a process the test does not own is waited on through a pidfd."""
@@ -20,8 +20,9 @@ import pytest
 
 from engines.core import layout
 from engines.core.errors import CardlabError
-from engines.pipeline.running import run as run_command
-from engines.pipeline.running import runner, runstate
+from engines.pipeline.bookkeeping import runstate
+from engines.pipeline.commands import run as run_command
+from engines.pipeline.snakemake import runner
 
 ROOT = Path(__file__).resolve().parent.parent
 LINUX = pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="pidfd: Linux only")
@@ -176,7 +177,7 @@ def test_a_caller_killed_outright_takes_its_run_with_it(tmp_path, leftovers):
     caller = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(ROOT)!r})
-        from engines.pipeline.running import runner
+        from engines.pipeline.snakemake import runner
         proc = runner.start([sys.executable, "-c", {child!r}], sys.stdout)
         runner.let_stop_signals_in()
         print(proc.pid, flush=True)
@@ -225,7 +226,7 @@ def test_a_run_ignoring_sigint_from_its_shell_is_still_stopped(tmp_path, monkeyp
 HOLD_LOCK = textwrap.dedent("""
     import sys
     sys.path.insert(0, sys.argv[1])
-    from engines.pipeline.running.runstate import hold_run_lock
+    from engines.pipeline.bookkeeping.runstate import hold_run_lock
     assert hold_run_lock()
     print("held", flush=True)
     sys.stdin.readline()
@@ -302,11 +303,13 @@ def test_a_run_refused_after_the_look_says_the_locks_words_not_snakemakes(tmp_pa
     line = "another snakemake run is working in this directory (pid 7; it holds x): wait for it"
     # a stand-in Snakemake refused by the lock: it notes the refusal as prepare_run does, and exits 1
     refused = f"import sys; sys.path.insert(0, {str(ROOT)!r})\n" + (
-        "from engines.pipeline.running.runstate import record_refusal\n"
+        "from engines.pipeline.bookkeeping.runstate import record_refusal\n"
         f"record_refusal({line!r}, {layout.RUN_LOCK!r}); sys.exit(1)\n"
     )
     Path(layout.RUN_LOCK).parent.mkdir(parents=True)
-    monkeypatch.setattr("engines.campaign.work.leave_for_run", lambda cmd, *a: cmd)  # no config to plan here
+    monkeypatch.setattr(
+        "engines.pipeline.commands.campaign_work.leave_for_run", lambda cmd, *a: cmd
+    )  # no config to plan here
     monkeypatch.setattr(run_command, "snakemake_command", lambda extra: [sys.executable, "-c", refused])
     assert run_command.cmd_run(run_args()) == 1
     out, err = capsys.readouterr()

@@ -114,7 +114,7 @@ def test_reference_report_and_cli_are_not_in_a_shard_version(game):
 SHARD_JOB_IMPORTS = """
 import json, sys
 from pathlib import Path
-from engines.pipeline.running.jobs import run_shard
+from engines.pipeline.compute.jobs import run_shard
 from engines.registry import engine
 
 game, out = sys.argv[1], Path(sys.argv[2])

@@ -189,7 +189,7 @@ def planned_stages(output: str) -> set[str]:
 def planned_shards(game: str, section: dict, root: Path) -> list[str]:
     """Every planned shard of ``section`` computed in-process (no Snakemake); the files written."""
     from engines.core.layout import shard_path
-    from engines.pipeline.running.jobs import run_shard
+    from engines.pipeline.compute.jobs import run_shard
     from engines.registry import engine
 
     eng = engine(game)

@@ -7,4 +7,7 @@ shards are read, which block plans it), and the one command (:mod:`.command`, pa
 :mod:`.cli`) that says where a campaign stands, runs its next shards through the pipeline's
 Snakemake runner and keeps them in its ledger: ``cardlab campaign GAME NAME``, of which each
 game's ``campaign`` command is a thin wrapper.
+
+Owns: campaign state, the one campaign command.  Imports: every pipeline folder, engines/core, the
+games' engines; a game's book (``engines/<game>/campaign/``) imports this folder's ``book``.
 """

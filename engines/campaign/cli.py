@@ -8,7 +8,7 @@ import os
 
 from ..core import argtypes
 from ..core.layout import RESULTS
-from ..pipeline.running.plan import DEFAULT_CONFIG
+from ..pipeline.planning.plan import DEFAULT_CONFIG
 from ..registry import GAMES
 from .book import CampaignBook
 

@@ -31,7 +31,7 @@ ALLOW_LONG = "--allow-long-shards"
 
 def campaign_command(book: CampaignBook, args) -> int:
     """Run the command the parsed arguments ask for; returns the exit status."""
-    from ..pipeline.running.records import timing_of_log as read_timing
+    from ..pipeline.bookkeeping.records import timing_of_log as read_timing
 
     if args.run is not None and args.keep:
         raise CardlabError("--run keeps each shard it finishes in the ledger; give --run or --keep, not both")
@@ -194,8 +194,8 @@ def campaign_left_out(campaign: Campaign, results: str) -> list:
 
 def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -> int:
     """`--run N`: Snakemake computes the next N shards left, each kept in the ledger as it finishes."""
-    from ..pipeline.running.plan import load_config
-    from ..pipeline.running.runstate import lock_refusal
+    from ..pipeline.bookkeeping.runstate import lock_refusal
+    from ..pipeline.planning.plan import load_config
     from .shards import run_shards
 
     if refused := lock_refusal():  # before the header that announces a run
@@ -222,7 +222,9 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
     if refusal:
         raise CardlabError(refusal)
     run_config["shard_order"] = "descending" if shards[0] > shards[-1] else "ascending"  # the run's order
-    run_config["allow_campaign_work"] = True  # this command asks for the work (engines/campaign/work.py)
+    run_config["allow_campaign_work"] = (
+        True  # this command asks for the work (engines/pipeline/commands/campaign_work.py)
+    )
 
     def finished(name: str) -> str:
         a, b = campaign.window(int(name), per_shard)
@@ -257,10 +259,10 @@ def next_prices(
 
 def shard_prices_of(run_config: dict, campaign: Campaign, shards: list[int]) -> dict[int, float | None]:
     """Each shard's price in core-seconds on this machine, as the live view prices work left
-    (engines/campaign/work.py), from a config planning them and the finished shards that measure them;
+    (engines/pipeline/commands/campaign_work.py), from a config planning them and the finished shards that measure them;
     None where nothing prices it."""
-    from ..pipeline.running.plan import Plan
-    from .work import shard_prices
+    from ..pipeline.commands.campaign_work import shard_prices
+    from ..pipeline.planning.plan import Plan
 
     plan = Plan.build(dict(run_config), f"the run config of {campaign.label}")
     planned = [plan.shard(*campaign.place, n) for n in shards]

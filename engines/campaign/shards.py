@@ -4,11 +4,11 @@ A campaign (``cardlab redblack campaign K --run N``) runs a few shards at a time
 user's config does not plan yet: the caller hands over a run config (the user's, with the
 windows of those shards) and the shards' files.  The config goes to a file under
 ``.snakemake/`` for the run and is deleted after it; Snakemake runs through the one runner
-(engines/pipeline/running/runner.py) with its output in a log file; the terminal gets one line per
+(engines/pipeline/snakemake/runner.py) with its output in a log file; the terminal gets one line per
 finished shard and, every minute while shards run, one on how far the running ones are
 (their timing records' latest readings) and the whole run, each with the ETA of ``cardlab
 status``'s live view of the run's shards (one model of the time left:
-engines/pipeline/progress/model.py, said by engines/pipeline/progress/view.py).  Beside the run
+engines/pipeline/progress/model.py, said by engines/pipeline/commands/view.py).  Beside the run
 config a note names the run (the command, the process, the shards' files) so that
 ``cardlab status`` shows the run's shards while it goes.  A run refused by the run lock is
 said in the lock's words.  On Ctrl-C (or SIGTERM, SIGHUP, or anything failing here) snakemake
@@ -29,11 +29,11 @@ import yaml
 from ..core.errors import CardlabError
 from ..core.fmt import duration, plural
 from ..core.layout import RESULTS, timing_of
+from ..pipeline.bookkeeping.records import last_reading
+from ..pipeline.bookkeeping.runstate import RUN_DIR, RunNote, lock_refusal, refusal_of, write_run_note
+from ..pipeline.commands.view import eta_text, run_frame
 from ..pipeline.progress.model import Estimate, Shown
-from ..pipeline.progress.view import eta_text, run_frame
-from ..pipeline.running.records import last_reading
-from ..pipeline.running.runner import log_tail, run_snakemake, snakemake_command
-from ..pipeline.running.runstate import RUN_DIR, RunNote, lock_refusal, refusal_of, write_run_note
+from ..pipeline.snakemake.runner import log_tail, run_snakemake, snakemake_command
 
 POLL_S = 5.0
 PROGRESS_S = 60.0  # between lines on the running shards

@@ -2,14 +2,14 @@
 
 A result file (a Parquet shard) that is bad stops what depends on it (engines/pipeline/catalog/warehouse.py).
 A bookkeeping file only describes results: a job's timing record (``results/timings/**.json``,
-engines/pipeline/running/records.py), a line of a check record (``results/checks/*/*/*.jsonl``,
-engines/pipeline/trust/check_records.py) or a kept device measurement (``results/measurements/*/*.json``,
+engines/pipeline/bookkeeping/records.py), a line of a check record (``results/checks/*/*/*.jsonl``,
+engines/pipeline/catalog/check_records.py) or a kept device measurement (``results/measurements/*/*.json``,
 engines/pipeline/catalog/measurements.py).  Each kind has a JSON Schema here (types; numbers finite,
 non-negative where they count and bounded: seconds below ten years, integers within the warehouse's
 columns; dates that exist) and is parsed by :func:`strict_json` (UTF-8, no NaN or Infinity, which Python's
 json would accept).  A file that fails is left out of the warehouse and of every estimate, and
 :func:`left_out` names it with what is wrong and the fix (``cardlab verify``, ``cardlab status``).
-The run lock's record, its refusal note and a campaign run's note (engines/pipeline/running/runstate.py)
+The run lock's record, its refusal note and a campaign run's note (engines/pipeline/bookkeeping/runstate.py)
 are read through :func:`parsed` too: one that fails counts as absent.  Ledgers are checked against
 their grid by engines/core/ledger.py, engines/prices.yaml by engines/core/prices.py.
 """
@@ -70,12 +70,12 @@ TIMING_RECORD = {
         "state": {"enum": ["running", "done", "failed"]},
         "reading": READING,
         "last": {**TIMING, "type": ["object", "null"]},  # the attempt before (null: none finished)
-        "error": {"type": "string"},  # a failed job's cause (engines/pipeline/running/failures.py)
+        "error": {"type": "string"},  # a failed job's cause (engines/pipeline/snakemake/failures.py)
         "log": {"type": "string"},
     },
 }
 """A job's timing record: ``running`` (started, its latest reading, the attempt before as ``last``),
-``done`` with its timing (engines/pipeline/running/records.py) or ``failed`` with its cause.  A field
+``done`` with its timing (engines/pipeline/bookkeeping/records.py) or ``failed`` with its cause.  A field
 not recorded (an older record's) is NULL in the warehouse, so none is required but the state."""
 
 HASH = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
@@ -137,7 +137,7 @@ RUN_NOTE = {
         "targets": {"type": "array", "items": {"type": "string"}},
     },
 }
-"""A campaign run's note beside its run config (engines/pipeline/running/runstate.py): what ``cardlab
+"""A campaign run's note beside its run config (engines/pipeline/bookkeeping/runstate.py): what ``cardlab
 status`` shows while it goes.  A note that fails is passed over, as one being written is."""
 LOCK_RECORD = {
     "type": "object",

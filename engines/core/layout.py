@@ -21,7 +21,7 @@ RESULTS = "results"
 MAX_SHARD = 10**6 - 1
 # 0000..9999, then 10000..999999 with no leading zero: exactly what f"{n:04d}" writes for 0 <= n <= MAX_SHARD
 SHARD_NUMBER = r"(?:\d{4}|[1-9]\d{4,5})"
-# Path parts the config names (experiment names are also checked by engines.pipeline.running.config)
+# Path parts the config names (experiment names are also checked by engines.pipeline.planning.config)
 EXPERIMENT = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
 VARIANT = r"[A-Za-z0-9][A-Za-z0-9_.=+-]*"
 # The Snakefile's wildcard_constraints
@@ -49,7 +49,7 @@ def default_db() -> str:
 # The warehouse rule's declared output: Snakemake deletes a job's outputs before it runs and
 # when it fails, so it declares this small record of the build, never the catalog itself.
 MANIFEST_SUFFIX = ".manifest.json"
-# Held by the process that runs a campaign here (engines/pipeline/running/runstate.py; read by cardlab status)
+# Held by the process that runs a campaign here (engines/pipeline/bookkeeping/runstate.py; read by cardlab status)
 RUN_LOCK = ".snakemake/cardlab-run.lock"
 TEMP_SUFFIX = ".tmp"
 TEMP_SUFFIXES = (TEMP_SUFFIX, TEMP_SUFFIX + ".wal")  # a temporary DuckDB catalog has a WAL beside it
@@ -152,7 +152,7 @@ def log_of_shard_file(path: str | os.PathLike) -> str | None:
 
 
 def timings_dir(root: str | os.PathLike = RESULTS) -> str:
-    """Where every job's timing record lives (engines/pipeline/running/records.py), laid out as the logs are."""
+    """Where every job's timing record lives (engines/pipeline/bookkeeping/records.py), laid out as the logs are."""
     return f"{root}/timings"
 
 

@@ -1,5 +1,5 @@
 """Progress for long work: a bar on a terminal, periodic lines in a job log (for a person), and each
-line's :class:`Reading` to a callback (a job's timing record: engines/pipeline/running/records.py)."""
+line's :class:`Reading` to a callback (a job's timing record: engines/pipeline/bookkeeping/records.py)."""
 
 from __future__ import annotations
 

@@ -104,7 +104,6 @@ class NarcoticEngine(Engine):
     work_unit = "games"
     tables = {**TABLES, **TALLY_TABLES, **EXACT_TABLES}
     kinds = (GameSimulation(), CampaignTally(), ExhaustiveDecks(), CanonicalDecks())
-    tooling_modules = ("campaign.py",)  # `cardlab campaign narcotic`: reads shards, never computes one
     sharded_field = "games"
     report_files = (
         ReportFile("narcotic.md"),

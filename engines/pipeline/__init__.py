@@ -1,12 +1,15 @@
-"""The pipeline: what Snakemake runs and what reads the results it leaves, in four rooms.
+"""The pipeline: what Snakemake runs and what reads the results it leaves.
 
-* :mod:`.running` — running jobs: the config validated and planned into shards and batches, each
-  job's step (a shard's tables written with provenance, its timing record), ``cardlab run``, one run
-  at a time in a directory, a failure said in one line.
-* :mod:`.progress` — where a run stands and what is left costs (measured rates, the prices in
-  engines/prices.yaml), the model of the time left, the live view and ``cardlab status`` (rich).
-* :mod:`.trust` — whether the results are what they say: ``cardlab verify`` (every byte, the plan,
-  check records of recomputed samples), ``--recompute``, repair and clean.
-* :mod:`.catalog` — the warehouse: every planned shard file checked and loaded into one DuckDB catalog,
-  with the timings and kept measurements beside them.
+Each folder is one layer and imports only the folders above it in this list (and engines/core,
+the games, engines/report): tests/test_layers.py takes a module's layer from its folder.
+
+* :mod:`.planning` — the config checked and planned into shards and the jobs that run them.
+* :mod:`.bookkeeping` — the files that describe a run: timing records, the run lock, a campaign run's note.
+* :mod:`.compute` — one shard computed and written with its provenance, on its device.
+* :mod:`.catalog` — the warehouse: every planned shard file checked and loaded into DuckDB, with
+  timings, check records and kept measurements.
+* :mod:`.trust` — ``cardlab verify`` (and ``--recompute``), ``recompute`` (repair) and ``clean``.
+* :mod:`.progress` — what the work left costs and the pure model of the time left.
+* :mod:`.snakemake` — the one door to Snakemake: its options, its process, its messages, its job object.
+* :mod:`.commands` — ``cardlab run``, ``cardlab status`` and the live view, a campaign's work a run would redo.
 """

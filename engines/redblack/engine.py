@@ -28,7 +28,6 @@ class RedBlackEngine(Engine):
     # planning order: the basin job reads the search shards planned before it
     kinds = (ExhaustiveSearch(), SampleSearch(), CostWindows(), Audit(), Basin())
     sharded_field = "deals"
-    tooling_modules = ("campaign.py", "campaign_next.py")  # `cardlab redblack campaign`
     report_files = (
         ReportFile("infinite_games.md"),
         ReportFile("infinite_games.csv", "infinite_games"),

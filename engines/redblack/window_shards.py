@@ -20,7 +20,7 @@ probes (variant ``startup``), jobs that load and run the kernel on a few ranks a
 no rows: probe 0 runs before every window (on a cold numba cache it compiles the kernels,
 so no window's time includes compiling), probes 1..STARTUP_PROBES after it measure a
 warm job's start-up, which the view subtracts from each window's time.  Sharing one job
-(engines/pipeline/running/batches.py; the group is the size's, whole or not at all), probe 0 loads
+(engines/pipeline/planning/batches.py; the group is the size's, whole or not at all), probe 0 loads
 the kernels in that process and the others measure what is left to subtract: almost nothing.
 """
 

@@ -153,7 +153,7 @@ def provenance_html(
 # ----------------------------------------------------------------------------- independent checks
 
 # Every kept campaign with its independent recomputations (view campaign_checks,
-# engines/pipeline/trust/check_records.py); the section shows it only once some campaign has a check record.
+# engines/pipeline/catalog/check_records.py); the section shows it only once some campaign has a check record.
 CAMPAIGN_CHECKS_SQL = """
 SELECT game, experiment, variant, shards_kept, shards_checked, shards_matched, checks, mismatches,
        stale, superseded, orphans, invalid, first_checked, last_checked, machines, check_cpu_s

@@ -440,7 +440,7 @@ def test_plan_rejects_bad_sections():
 
 
 def test_config_schema_accepts_defaults_and_names_bad_fields():
-    from engines.pipeline.running.plan import validate_config
+    from engines.pipeline.planning.plan import validate_config
 
     validate_config({"blackjack": SECTION})
     for bad, field in (
@@ -489,7 +489,7 @@ def test_warehouse_views_and_report(tmp_path):
     from engines.blackjack import report as report_blackjack
     from engines.core import layout
     from engines.pipeline.catalog import warehouse
-    from engines.pipeline.running import jobs
+    from engines.pipeline.compute import jobs
 
     section = {
         "exact": {"decks": [2, 6], "soft17": ["stand"], "peek": ["no"]},

@@ -205,7 +205,7 @@ def test_shards_views_and_report(tmp_path):
     from engines.blackjack import report as report_blackjack
     from engines.core import layout
     from engines.pipeline.catalog import warehouse
-    from engines.pipeline.running import jobs
+    from engines.pipeline.compute import jobs
 
     eng = engine("blackjack")
     section = {

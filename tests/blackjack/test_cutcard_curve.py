@@ -146,7 +146,7 @@ def test_the_default_config_s_curves_are_kept_and_not_recomputed(tmp_path):
     from wfhelp import ROOT, snakemake, workdir
 
     from engines.core.layout import log_path, shard_path, timing_of
-    from engines.pipeline.running.plan import load_config
+    from engines.pipeline.planning.plan import load_config
     from engines.registry import engine
 
     section = {"cutcurve": (load_config(ROOT / "config.yaml").get("blackjack") or {}).get("cutcurve")}

@@ -49,7 +49,7 @@ from engines.narcotic.exact import (
 from engines.narcotic.kernel import play, shuffled_decks
 from engines.narcotic.reference import play_reference
 from engines.narcotic.rules import Rules, all_rules
-from engines.pipeline.running.plan import Plan, validate_config
+from engines.pipeline.planning.plan import Plan, validate_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")
@@ -339,7 +339,7 @@ def test_canonical_results_match_their_version():
 
 
 def test_the_default_config_enumerates_r4_under_every_rule_combination():
-    from engines.pipeline.running.plan import load_config
+    from engines.pipeline.planning.plan import load_config
 
     section = load_config(ROOT / "config.yaml")["narcotic"]
     r4 = [s for s in NARCOTIC.plan(section) if s["kind"] == "canonical" and s["ranks"] == 4]

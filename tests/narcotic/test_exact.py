@@ -20,7 +20,7 @@ from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.interface import views_sql
 from engines.narcotic.exact import EXACT_RESULT_VERSION, ranked_sequences, sequence_count
-from engines.pipeline.running.plan import validate_config
+from engines.pipeline.planning.plan import validate_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")

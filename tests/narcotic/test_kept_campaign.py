@@ -15,7 +15,7 @@ import yaml
 from wfhelp import ROOT, snakemake, workdir
 
 from engines.core.layout import log_path, shard_path, timing_of, timing_of_shard_file
-from engines.pipeline.running.plan import load_config
+from engines.pipeline.planning.plan import load_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")

@@ -14,7 +14,7 @@ from engines.core.errors import CardlabError
 from engines.core.stats import wilson
 from engines.interface import result_version, source_version
 from engines.narcotic.report.markdown import campaign_section
-from engines.pipeline.running.plan import validate_config
+from engines.pipeline.planning.plan import validate_config
 from engines.registry import engine
 
 NARCOTIC = engine("narcotic")

@@ -8,7 +8,7 @@ from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.interface import result_version
 from engines.kinds import chosen_backend
-from engines.pipeline.running.plan import validate_config
+from engines.pipeline.planning.plan import validate_config
 from engines.redblack.engine import SEARCH_RESULT_VERSION, RedBlackEngine
 from engines.redblack.exhaustive import search_range
 from engines.redblack.search_shards import ExhaustiveSearch

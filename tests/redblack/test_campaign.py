@@ -12,7 +12,7 @@ from wfhelp import ROOT, snakemake, workdir
 from engines.cli import main as cardlab
 from engines.core.errors import CardlabError
 from engines.core.layout import shard_path
-from engines.pipeline.running.plan import validate_config
+from engines.pipeline.planning.plan import validate_config
 from engines.redblack import basin, canonical_deals, play, unrank_deal
 from engines.redblack.audit import LISTED_FINITE, LISTED_INFINITE, MISSING, audit, read_deal_list
 from engines.registry import engine

@@ -17,7 +17,7 @@ from engines.core.ledger import read_ledger
 from engines.core.store import read_table
 from engines.redblack import canonical_deals, search_range
 from engines.redblack.campaign import CampaignState, FinishedShard
-from engines.redblack.campaign_next import campaign_block, plan_run, run_config, shard_runs
+from engines.redblack.campaign.next import campaign_block, plan_run, run_config, shard_runs
 from engines.redblack.search_shards import ledger_grid
 
 K, D = 9, 1000
@@ -186,7 +186,7 @@ def test_the_running_shards_are_read_from_their_job_records(tmp_path):
     """The record's latest reading, the model's share of the run (numbers), then its words."""
     from engines.campaign.shards import run_share, running_line
     from engines.core.progress import Progress
-    from engines.pipeline.running.records import JobRecorder, last_reading
+    from engines.pipeline.bookkeeping.records import JobRecorder, last_reading
 
     record = tmp_path / "shard=0003.json"
     job = JobRecorder(record, 1, 0.0)
@@ -227,7 +227,7 @@ def fake_run(tmp_path, monkeypatch, write: int, wait: bool):
     """run_shards of 2 shards in a fresh workflow directory, Snakemake replaced by the stand-in."""
     import sys
 
-    from engines.pipeline.running import runner
+    from engines.pipeline.snakemake import runner
 
     wd = workdir(tmp_path / "wd", CONFIG)
     monkeypatch.chdir(wd)
@@ -300,7 +300,7 @@ def test_status_shows_the_running_campaign_runs_shards(tmp_path, monkeypatch, ca
     --config config.yaml, the whole config; once the note is gone, the config again.  The run's
     state is written as the run writes it: nothing to wait for."""
     from engines.cli import main
-    from engines.pipeline.running.runstate import RunNote, write_run_note
+    from engines.pipeline.bookkeeping.runstate import RunNote, write_run_note
 
     wd = workdir(tmp_path / "wd", CONFIG)
     monkeypatch.chdir(wd)

@@ -14,7 +14,7 @@ from engines.core.errors import CardlabError
 from engines.core.layout import ShardPlace, log_path, place_path, timing_of
 from engines.core.ledger import ledger_root
 from engines.interface import views_sql
-from engines.pipeline.running.records import timing_of_log as read_timing
+from engines.pipeline.bookkeeping.records import timing_of_log as read_timing
 from engines.redblack import canonical_deals
 from engines.redblack.campaign import campaign_state
 from engines.redblack.search_shards import block_sizes

@@ -1,6 +1,6 @@
 """A block's ``backend`` reaches the shard job, and never changes a plan, a file or a result version.
 
-The shard step reads the backend from the run's config at run time (engines/pipeline/running/steps.py),
+The shard step reads the backend from the run's config at run time (engines/pipeline/snakemake/steps.py),
 not from a rule parameter, so switching a campaign between CPU and GPU reruns nothing; a GPU
 shard's files are the CPU's bytes, and its timing record names the GPU (so CPU cost models never
 pool it with a CPU kind).  The GPU runs on numba-cuda's simulator, in a subprocess.
@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 
 from engines.core.errors import CardlabError
-from engines.pipeline.running.plan import Plan
-from engines.pipeline.running.steps import backend_of
-from engines.redblack.campaign_next import CampaignRun, run_config
+from engines.pipeline.planning.plan import Plan
+from engines.pipeline.snakemake.steps import backend_of
+from engines.redblack.campaign.next import CampaignRun, run_config
 from engines.redblack.search_shards import ExhaustiveSearch
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,8 +82,8 @@ def test_campaign_backend_without_run_is_refused(tmp_path):
 SCRIPT = textwrap.dedent(
     """
     import json, sys
-    from engines.pipeline.running.jobs import run_shard
-    from engines.pipeline.running.records import timing_of_log as read_timing
+    from engines.pipeline.compute.jobs import run_shard
+    from engines.pipeline.bookkeeping.records import timing_of_log as read_timing
     from engines.redblack.search_shards import ExhaustiveSearch
     from engines.redblack.tables import SEARCH_TABLES
 

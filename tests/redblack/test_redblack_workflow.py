@@ -10,7 +10,7 @@ from wfhelp import shards_warehouse
 
 from engines import redblack as rb
 from engines.core.errors import CardlabError
-from engines.pipeline.running.plan import validate_config
+from engines.pipeline.planning.plan import validate_config
 from engines.registry import engine
 
 SECTION = {

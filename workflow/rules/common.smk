@@ -1,4 +1,4 @@
-# Shared helpers for the rules: the plan of the validated config (engines/pipeline/running/plan.py),
+# Shared helpers for the rules: the plan of the validated config (engines/pipeline/planning/plan.py),
 # built once, and the paths, params and threads each shard rule reads from it.
 import sys
 
@@ -14,9 +14,9 @@ from engines.core.layout import (
 from engines.core.provenance import files_version
 from engines.interface import report_outputs_of, report_version, stages_of
 from engines.kinds import GPU_BACKEND, chosen_backend
-from engines.campaign.work import check_snakemake_run
-from engines.pipeline.running.plan import Plan, run_config_files, shard_priority
-from engines.pipeline.running.resume import asks_for_a_run, prepare_run
+from engines.pipeline.commands.campaign_work import check_snakemake_run
+from engines.pipeline.planning.plan import Plan, run_config_files, shard_priority
+from engines.pipeline.snakemake.resume import asks_for_a_run, prepare_run
 from engines.registry import GAMES, engine
 
 # A config that cannot be planned stops the run in its own words, one line a problem, naming
@@ -24,7 +24,7 @@ from engines.registry import GAMES, engine
 try:
     PLAN = Plan.build(config, " + ".join(run_config_files(workflow.overwrite_configfiles)))
     CFG = PLAN.config
-    # game -> the jobs that compute several small shards each (engines/pipeline/running/batches.py);
+    # game -> the jobs that compute several small shards each (engines/pipeline/planning/batches.py);
     # every other shard is a job of its own under its stage's rule
     BATCHES = {g: PLAN.batches.get(g, []) for g in GAMES}
 except CardlabError as exc:
@@ -48,9 +48,9 @@ def planned_files(game):
 # place of Snakemake's lock files, which a killed run leaves behind: the profiles' nolock),
 # and a missing planned file (or a catalog the manifest does not describe) removes the
 # manifest so the warehouse rebuilds. Only in the main process of a command that runs jobs:
-# a dry run (-n) changes no file (engines/pipeline/running/resume.py, docs/scaling.md).
+# a dry run (-n) changes no file (engines/pipeline/snakemake/resume.py, docs/scaling.md).
 # A run that would recompute more than a core-hour of shards only a campaign's ledger plans (their files
-# missing) stops first, unless `--config allow_campaign_work=true` (engines/campaign/work.py).
+# missing) stops first, unless `--config allow_campaign_work=true` (engines/pipeline/commands/campaign_work.py).
 if workflow.is_main_process and asks_for_a_run(sys.argv):
     try:
         check_snakemake_run(PLAN)
@@ -145,8 +145,8 @@ def game_check_records(game):
 # the loader, and what judges the check records the catalog holds (table recompute_checks, view campaign_checks)
 WAREHOUSE_CODE = [
     "pipeline/catalog/warehouse.py",
-    "pipeline/trust/check_records.py",
-    "pipeline/trust/campaign_checks.sql",
+    "pipeline/catalog/check_records.py",
+    "pipeline/catalog/campaign_checks.sql",
     "core/store.py",
 ]
 

@@ -28,7 +28,7 @@ for _game in GAMES:
                 "../scripts/step.py"
 
 
-# Small shards computed one after another by one job (engines/pipeline/running/batches.py): a rule of
+# Small shards computed one after another by one job (engines/pipeline/planning/batches.py): a rule of
 # named outputs, which Snakemake prefers to the stage's rule for those files (no wildcards).
 for _game in GAMES:
     for _batch in BATCHES[_game]:

@@ -1,4 +1,4 @@
-# Thin glue: Snakemake's `snakemake` object -> engines.pipeline.running.steps (all logic lives in engines/).
-from engines.pipeline.running.steps import run
+# Thin glue: Snakemake's `snakemake` object -> engines.pipeline.snakemake.steps (all logic lives in engines/).
+from engines.pipeline.snakemake.steps import run
 
 run(snakemake)  # noqa: F821 (injected by Snakemake)

@@ -33,9 +33,9 @@ from ...core.layout import (
 from ...core.store import HASH_KEY, open_shard, read_meta, verified_table, write_text
 from ...interface import result_version, views_sql
 from ...registry import GAMES, engine
-from ..running.plan import Plan
-from ..running.records import read_timing
-from ..trust.check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table, kept_now
+from ..bookkeeping.records import read_timing
+from ..planning.plan import Plan
+from .check_records import CAMPAIGN_CHECKS_VIEW, check_records_table, kept_campaigns_table, kept_now
 from .measurements import measurements_table
 
 STORAGE_VERSION = "v1.5.0"
@@ -179,7 +179,7 @@ def build(
 ) -> Path:
     """Check every file, then build the catalog into a temporary file and swap it in.
 
-    ``plan`` (path -> (game, table, spec), as :func:`engines.pipeline.running.plan.planned` gives) is
+    ``plan`` (path -> (game, table, spec), as :func:`engines.pipeline.planning.plan.planned` gives) is
     the config's plan: then every file must be planned, every planned file given, and each
     must hold its planned shard.  Rows are loaded from the very bytes that were checked.
     A failure leaves the previous catalog in place.  ``manifest``, if given, is written

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ...core.prices import run_price
-from ..running.records import Measure
+from ..bookkeeping.records import Measure
 
 if TYPE_CHECKING:
     import numpy as np

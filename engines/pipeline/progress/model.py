@@ -15,7 +15,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..running.records import RecordFile, ShardRecord, read_shard_record
+from ..bookkeeping.records import RecordFile, ShardRecord, read_shard_record
 from .costs import (
     compiling,
     compiling_left,

@@ -1,7 +1,7 @@
 """A campaign's files now, as a :class:`~engines.pipeline.progress.model.Snapshot`: the plan, the shard files,
 the timing records, the run, whether the warehouse and reports are current, and the bookkeeping files every
 reader leaves out (engines/core/bookkeeping.py).  The plan is the pipeline's
-(engines/pipeline/running/plan.py), built again only when a config file changes: the live view asks every second.
+(engines/pipeline/planning/plan.py), built again only when a config file changes: the live view asks every second.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 from ...core.bookkeeping import left_out
 from ...core.layout import RESULTS, report_inputs_path, timing_of, timings_dir, warehouse_path
 from ...registry import engine
-from ..running.plan import DEFAULT_CONFIG, Plan, load_plan
-from ..running.records import mtime, read_record, shard_records, step_cpu, step_record
-from ..running.runstate import run_alive, run_start
+from ..bookkeeping.records import mtime, read_record, shard_records, step_cpu, step_record
+from ..bookkeeping.runstate import run_alive, run_start
+from ..planning.plan import DEFAULT_CONFIG, Plan, load_plan
 from .model import PlannedShard, Snapshot
 
 REPORT_INDEX = "index.html"

@@ -1,3 +1,7 @@
-"""Trust: ``cardlab verify`` (every shard byte for byte, the plan's files, nothing extra), the check
-records of shards recomputed to compare (``recompute``, ``check_records``: bound to the bytes they
-checked), damaged files moved aside for the next run (``repair``) and what no plan owns (``clean``)."""
+"""Trust: ``cardlab verify`` (every shard byte for byte, the plan's files, nothing extra), shards
+recomputed to compare (``recompute``), damaged files moved aside for the next run (``repair``, the
+``cardlab recompute`` command) and what no plan owns (``clean``).
+
+Owns: the judgement of a results tree.  Imports: engines/core, the games' engines, planning,
+bookkeeping, compute (to recompute a shard), catalog.
+"""

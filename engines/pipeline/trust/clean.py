@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.layout import log_of_shard_file, log_path, timing_of
-from ..running.plan import add_plan_options, run_config_files
+from ..planning.plan import add_plan_options, run_config_files
 
 
 @dataclass
@@ -48,7 +48,7 @@ def orphan_logs(orphans: list[Path], plan: dict, results: str) -> list[Path]:
 
 def cleanup(results: str, config) -> Cleanup:
     """What no plan of ``config`` owns under ``results``, sorted into removable, kept and tracked."""
-    from ..running.plan import load_plan
+    from ..planning.plan import load_plan
     from .repair import is_tracked
     from .verify import unplanned
 
@@ -64,7 +64,7 @@ def cleanup(results: str, config) -> Cleanup:
 def cmd_clean(args) -> int:
     import sys
 
-    from ..running.runstate import hold_run_lock, lock_refusal
+    from ..bookkeeping.runstate import hold_run_lock, lock_refusal
 
     config = run_config_files(args.config or ())
     found = cleanup(args.results, config)

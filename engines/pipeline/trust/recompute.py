@@ -13,7 +13,7 @@ check record, ``results/checks/<game>/<experiment>/<variant>.jsonl`` (when, on w
 CPU, at what cost, whether it matched, and the data hash of each file compared): the warehouse
 loads the records (table ``recompute_checks``), the reports say how much of each campaign was
 checked, and plain ``cardlab verify`` names a line that no longer describes the files
-(engines/pipeline/trust/check_records.py).
+(engines/pipeline/catalog/check_records.py).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from ...core.errors import CardlabError
 from ...core.layout import RESULTS, check_record_path, log_path, parse_shard_path, shard_path
 from ...interface import source_version
 from ...registry import engine
-from ..running.plan import Plan
+from ..planning.plan import Plan
 
 MAX_CPU_S = argtypes.TEN_YEARS_S  # ten years of one core: a budget beyond any recompute, and still a bound
 
@@ -106,7 +106,7 @@ def target_of(path: str, plan: Plan) -> Target:
     kind = engine(game).kind_of(spec)
     files = {t: shard_path(game, t, spec, root=root) for t in kind.tables}
     read = kind.inputs(spec, plan.specs(game))
-    from ..running.records import cpu_priced, timing_of_log
+    from ..bookkeeping.records import cpu_priced, timing_of_log
 
     timing = timing_of_log(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=root))
     cpu_s = cpu_priced(timing)
@@ -189,8 +189,8 @@ def accept_unpriced(unpriced: Sequence[Target], allowed: bool, ask=input, intera
 def recompute(target: Target) -> Outcome:
     """Compute the shard again in a scratch directory and compare it with its files (run in a worker)."""
     from ...core.store import HASH_KEY, read_verified
-    from ..running.jobs import run_shard
-    from ..running.records import timing_of_log
+    from ..bookkeeping.records import timing_of_log
+    from ..compute.jobs import run_shard
 
     out = Outcome(target)
     current = engine(target.game).kind_of(target.spec).result_version or source_version(engine(target.game))
@@ -240,7 +240,7 @@ def record(outcome: Outcome, results: str) -> None:
     edit of their game, so a record of them would not outlive the next change).  The line names the
     data hash of each file compared (``files``) and of its recomputation (``recomputed``), so it speaks
     for those bytes only: a file changed after its check makes the line stale
-    (engines/pipeline/trust/check_records.py)."""
+    (engines/pipeline/catalog/check_records.py)."""
     from ...core.machine import machine
 
     t = outcome.target

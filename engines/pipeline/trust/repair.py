@@ -15,14 +15,14 @@ from ...core import argtypes
 from ...core.errors import CardlabError
 from ...core.fmt import duration
 from ...core.layout import RESULTS, parse_shard_path, timing_of_shard_file
-from ..running.plan import DEFAULT_CONFIG
+from ..planning.plan import DEFAULT_CONFIG
 
 DAMAGED = "damaged"  # results/damaged/<path inside results>.<n>: files recompute moved aside
 
 
 def recompute_cost(path: str | os.PathLike) -> str:
     """What recomputing a shard file costs, from its job's timing record ('' when unmeasured)."""
-    from ..running.records import read_timing
+    from ..bookkeeping.records import read_timing
 
     record = timing_of_shard_file(path)
     timing = read_timing(record)
@@ -66,7 +66,7 @@ def quarantine(path: Path, results: Path) -> Path:
 
 
 def cmd_recompute(args) -> int:
-    from ..running.plan import load_plan, snakemake_executable
+    from ..planning.plan import load_plan, snakemake_executable
 
     results = Path(args.results)
     plan = load_plan(args.config, str(results)).files

@@ -4,7 +4,7 @@ Every planned shard file must be present once, readable, with cardlab provenance
 from the current engine version and the planned spec, and hold the planned number
 of rows.  Files nobody planned (a removed experiment, a changed shard count, a
 stray copy), temporaries left by killed jobs, check record lines that do not describe
-the kept files as they are now (engines/pipeline/trust/check_records.py: stale, orphan, invalid
+the kept files as they are now (engines/pipeline/catalog/check_records.py: stale, orphan, invalid
 or mismatched), timing records and kept measurements that fail their schema (engines/core/bookkeeping.py:
 left out of the warehouse, so named here) and a warehouse that is older than its shards (their data hashes) or its
 check records are reported too.  Any problem gives a non-zero exit code.
@@ -25,7 +25,7 @@ from pathlib import Path
 from ...core.errors import CardlabError
 from ...core.layout import RESULTS, is_temp, warehouse_path
 from ...registry import GAMES, engine
-from ..running.plan import DEFAULT_CONFIG, add_plan_options, load_plan, run_config_files
+from ..planning.plan import DEFAULT_CONFIG, add_plan_options, load_plan, run_config_files
 
 FIX = "rerun `snakemake --cores all`"
 
@@ -169,7 +169,7 @@ def check_duplicates(metas: dict[str, dict], results: str, report: Report) -> No
 
 
 def record_fix(j, opts: str) -> str:
-    """A fix that works for a check record line that is not ``matched`` (engines/pipeline/trust/check_records.py)."""
+    """A fix that works for a check record line that is not ``matched`` (engines/pipeline/catalog/check_records.py)."""
     delete = f"delete line {j.line} of {j.record_file}"
     restore = f"`git checkout -- {j.record_file}` if the record was edited by mistake"
     if not j.line:  # the file itself cannot be read (a folder in its place)
@@ -193,7 +193,7 @@ def check_records(results: str, metas: dict[str, dict], kept: list[Path], report
     """Every check record line judged against the kept files now: one not matched (nor superseded by
     a later line) is a problem naming its file:line and a fix."""
     from ...core.store import read_meta
-    from .check_records import judge_records, kept_now
+    from ..catalog.check_records import judge_records, kept_now
 
     current = dict(metas)
     for p in kept:  # sound kept files the config does not plan (is_kept checked every byte)
@@ -224,8 +224,8 @@ CHECKS_SQL = "SELECT game, experiment, variant, line, status FROM recompute_chec
 def check_warehouse(db: Path, metas: dict[str, dict], results: str, report: Report) -> None:
     """The warehouse must hold exactly the current shards (same engine versions, rows and data hashes)
     and the check records as they read now."""
+    from ..catalog.check_records import judge_records, kept_now
     from ..catalog.warehouse import connect
-    from .check_records import judge_records, kept_now
 
     if not db.exists():
         report.add("warehouse", f"{db}: no warehouse yet; {FIX}")

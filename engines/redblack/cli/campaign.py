@@ -3,7 +3,7 @@ redblack K`` (engines/campaign/command.py owns what both do: the ledger, --run, 
 
 What is RedBlack's own is here: which campaign K and --method name (:data:`BOOK`), how its
 finished shards are read (engines/redblack/campaign.py), the run config that plans the next
-windows (engines/redblack/campaign_next.py), and what the report's warehouse says the rest costs.
+windows (engines/redblack/campaign/next.py), and what the report's warehouse says the rest costs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from ...campaign.book import Campaign
 from ...core.errors import CardlabError
-from ...pipeline.running.plan import DEFAULT_CONFIG
+from ...pipeline.planning.plan import DEFAULT_CONFIG
 from ..rules import K_MAX
 from .commands import size
 
@@ -53,7 +53,7 @@ class RedBlackBook:
         )
 
     def campaign(self, args) -> Campaign:
-        from ..campaign_next import campaign_of
+        from ..campaign.next import campaign_of
 
         if args.run is None and args.backend is not None:
             raise CardlabError("--backend chooses how --run computes shards; give it with --run")
@@ -70,7 +70,7 @@ class RedBlackBook:
         return campaign_state(k, method, results, timing=timing)
 
     def block(self, config: Mapping[str, Any] | None, campaign: Campaign, where: str) -> dict | None:
-        from ..campaign_next import campaign_block
+        from ..campaign.next import campaign_block
 
         return campaign_block(config or {}, *_size(campaign), where)
 
@@ -84,7 +84,7 @@ class RedBlackBook:
     def run_config(
         self, config: Mapping[str, Any], campaign: Campaign, shards: Sequence[int], per_shard: int, backend: str | None
     ) -> dict:
-        from ..campaign_next import CampaignRun, run_config
+        from ..campaign.next import CampaignRun, run_config
 
         k, method = _size(campaign)
         return run_config(

@@ -17,13 +17,13 @@ from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from ..campaign.book import Campaign, agreed_per_shard, next_shards, runs_words
-from ..core.errors import CardlabError
-from ..core.layout import RESULTS, ShardPlace, log_path, place_path
-from .campaign import GAME, CampaignState, merge_windows
-from .rules import canonical_deals
-from .search_shards import EXHAUSTIVE_VARIANT, block_sizes, exhaustive_experiment, ledger_grid
-from .tables import SEARCH_TABLES
+from ...campaign.book import Campaign, agreed_per_shard, next_shards, runs_words
+from ...core.errors import CardlabError
+from ...core.layout import RESULTS, ShardPlace, log_path, place_path
+from ..rules import canonical_deals
+from ..search_shards import EXHAUSTIVE_VARIANT, block_sizes, exhaustive_experiment, ledger_grid
+from ..tables import SEARCH_TABLES
+from . import GAME, CampaignState, merge_windows
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ def run_config(config: Mapping[str, Any], run: CampaignRun, where: str, backend:
         block["backend"] = backend
     section["exhaustive"] = blocks
     out["shard_order"] = "descending" if run.shards[0] > run.shards[-1] else "ascending"  # the run's order
-    out["allow_campaign_work"] = True  # this command asks for the work (engines/campaign/work.py)
+    out["allow_campaign_work"] = True  # this command asks for the work (engines/pipeline/commands/campaign_work.py)
     return out
 
 

@@ -36,7 +36,7 @@ def full_schema() -> dict:
             "allow_campaign_work": {
                 "type": "boolean",
                 "description": "let a run recompute more than a core-hour of shards that only a campaign's ledger "
-                "plans (engines/campaign/work.py); `snakemake --config allow_campaign_work=true`",
+                "plans (engines/pipeline/commands/campaign_work.py); `snakemake --config allow_campaign_work=true`",
             },
             "shard_order": {
                 "enum": ["ascending", "descending"],
@@ -153,7 +153,7 @@ def check_config(config: Any, source: str = "config") -> dict:
     """The config if every field is valid; otherwise a CardlabError listing every problem.
 
     What only a game's planner can judge (e.g. a continuous shoe of infinitely many decks)
-    is checked when the plan is built (:meth:`engines.pipeline.running.plan.Plan.build`), which
+    is checked when the plan is built (:meth:`engines.pipeline.planning.plan.Plan.build`), which
     plans once and reports in the same form."""
     if config is None:
         config = {}

@@ -12,15 +12,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..campaign.book import grid_of
-from ..core.errors import CardlabError
-from ..core.fmt import duration, plural
-from ..core.layout import RESULTS, ShardPlace, log_path, place_path, shards_present
-from ..core.store import read_table
-from ..kinds import on_gpu
-from .rules import K_MAX, canonical_deals
-from .search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment
-from .tables import SEARCH_TABLES
+from ...campaign.book import grid_of
+from ...core.errors import CardlabError
+from ...core.fmt import duration, plural
+from ...core.layout import RESULTS, ShardPlace, log_path, place_path, shards_present
+from ...core.store import read_table
+from ...kinds import on_gpu
+from ..rules import K_MAX, canonical_deals
+from ..search_shards import EXHAUSTIVE_VARIANT, exhaustive_experiment
+from ..tables import SEARCH_TABLES
 
 GAME = "redblack"
 COUNTS = "redblack_counts"

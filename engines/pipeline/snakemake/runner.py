@@ -1,6 +1,6 @@
 """The one way cardlab runs Snakemake: its command line, its process, the loop that follows it, its end.
 
-``cardlab run`` (engines/pipeline/running/run.py) and a campaign's ``--run`` (engines/campaign/shards.py)
+``cardlab run`` (engines/pipeline/commands/run.py) and a campaign's ``--run`` (engines/campaign/shards.py)
 both start Snakemake here: :func:`snakemake_command` builds the command line (targets first, then
 the config files, cores and the caller's extra options), :func:`run_snakemake` starts it in a session
 of its own at a niceness with its output in a log file and calls the caller's ``tick`` every ``every``
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from .plan import snakemake_executable
+from ..planning.plan import snakemake_executable
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # each stops a run as Ctrl-C does

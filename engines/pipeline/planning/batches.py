@@ -9,7 +9,7 @@ than all its searches.  So shards a kind estimates at no more than ``SMALL_SHARD
 shards of their stage and group into jobs of at most ``batch_cpu_s`` estimated CPU seconds
 (the config's top-level ``batch_cpu_s``, default ``BATCH_CPU_S``; 0 gives every shard a job
 of its own).  Each shard of a batch is still seeded, computed, timed, logged and written on its
-own (engines/pipeline/running/jobs.py), so its files are the same bytes whichever way shards are
+own (engines/pipeline/compute/jobs.py), so its files are the same bytes whichever way shards are
 grouped, and the batches follow from the config alone: every run of a config makes the same
 jobs.  A batch holds shards of one group only, and is named by it: by default a group is an
 experiment (a kind may declare a wider one, e.g. RedBlack's small exhaustive sizes), so

@@ -1,12 +1,12 @@
 """``cardlab run [snakemake options]``: snakemake with a compact live view.
 
 It starts ``snakemake`` (default options: ``--cores all``) through the one runner
-(engines/pipeline/running/runner.py) with its own output sent to ``results/logs/snakemake.log``
+(engines/pipeline/snakemake/runner.py) with its own output sent to ``results/logs/snakemake.log``
 and redraws ``cardlab status`` on the terminal until the run ends (exit status:
 snakemake's).  A directory another run holds is refused at once in the run lock's words (and, should
 one take it between that look and Snakemake's, in the same words from the lock's note); whatever ends
 ``cardlab run`` ends its Snakemake too (the runner).  Resuming after a killed run is the workflow's own
-(engines/pipeline/running/resume.py), so ``snakemake --cores all`` and ``cardlab run`` resume alike.
+(engines/pipeline/snakemake/resume.py), so ``snakemake --cores all`` and ``cardlab run`` resume alike.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import time
 
 from ...core.errors import CardlabError
 from ...core.layout import RESULTS
-from ..progress.view import Redraw
-from .failures import report_failures
-from .plan import DEFAULT_CONFIG, snakemake_config_files
-from .runner import log_tail, run_snakemake, snakemake_command
-from .runstate import RUN_LOG, lock_refusal, refusal_of
+from ..bookkeeping.runstate import RUN_LOG, lock_refusal, refusal_of
+from ..planning.plan import DEFAULT_CONFIG, snakemake_config_files
+from ..snakemake.failures import report_failures
+from ..snakemake.runner import log_tail, run_snakemake, snakemake_command
+from .view import Redraw
 
 DEFAULT_ARGS = ("--cores", "all")
 
@@ -29,8 +29,8 @@ DEFAULT_ARGS = ("--cores", "all")
 def cmd_run(args) -> int:
     """snakemake with its output in results/logs/snakemake.log and the live summary on the terminal."""
     # imported here: building the parser (every command's start-up) must load no heavy module
-    from ...campaign.work import FLAG, leave_for_run
-    from .resume import asks_for_a_run
+    from ..snakemake.resume import asks_for_a_run
+    from .campaign_work import FLAG, leave_for_run
 
     given = list(args.snakemake_args or ())
     allow = FLAG in given  # cardlab's own option among snakemake's

@@ -1,7 +1,7 @@
 """Running one planned shard: a game engine's tables written with their provenance.
 
 This module runs the engine on a spec (see :mod:`engines.interface`) and writes each table
-atomically with the provenance record, and the job's timing record (engines/pipeline/running/records.py)
+atomically with the provenance record, and the job's timing record (engines/pipeline/bookkeeping/records.py)
 as it goes, naming the machine as engines/core/machine.py does.  Paths come from :mod:`engines.core.layout`.
 """
 
@@ -21,8 +21,8 @@ from ...core.threads import set_threads
 from ...interface import result_version, unit_of
 from ...kinds import GPU_BACKEND
 from ...registry import engine
+from ..bookkeeping.records import JobRecorder
 from .devices import claim_device
-from .records import JobRecorder
 
 # A job's first log line, "<game> <experiment>/<variant>/<shard>: numba threads N" (a person reading
 # a log that holds several attempts, Snakemake appending, tells them apart by it)
@@ -41,7 +41,7 @@ def timing(
     """How long a shard's computation took, and on what kind of CPU (the warehouse's shard_timings), or
     on what device where a backend computed it elsewhere (a GPU: its ``machine`` is the GPU's name, so
     no CPU kind's rate ever pools with it, ``cpu`` the CPU that waited on it, and ``device_id`` the device
-    as CUDA numbered it for the job: engines/pipeline/running/devices.py).
+    as CUDA numbered it for the job: engines/pipeline/compute/devices.py).
 
     Timings live in job records, not in the Parquet files, which must be the same bytes on every run."""
     return {

@@ -13,11 +13,11 @@ import importlib.util
 import sys
 from collections.abc import Sequence
 
-from .core import argtypes
-from .core.errors import CardlabError, one_line
-from .core.layout import WAREHOUSE, default_db
-from .core.tabular import print_text_table, write_csv
-from .registry import GAMES
+from ..core import argtypes
+from ..core.errors import CardlabError, one_line
+from ..core.layout import WAREHOUSE, default_db
+from ..core.tabular import print_text_table, write_csv
+from ..registry import GAMES
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -31,7 +31,7 @@ class ArgumentParser(argparse.ArgumentParser):
 def cmd_sql(args) -> int:
     import duckdb
 
-    from .pipeline.catalog.warehouse import connect
+    from ..pipeline.catalog.warehouse import connect
 
     try:
         statements = duckdb.extract_statements(args.query)
@@ -79,7 +79,7 @@ def run_statement(con, stmt) -> tuple[list[str], list[tuple]] | None:
 
 
 def cmd_warehouse(args) -> int:
-    from .pipeline.catalog.warehouse import build
+    from ..pipeline.catalog.warehouse import build
 
     files = list(args.files)
     if args.from_file:
@@ -90,8 +90,8 @@ def cmd_warehouse(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .pipeline.catalog.warehouse import connect
-    from .report.common import build_game
+    from ..pipeline.catalog.warehouse import connect
+    from ..report.common import build_game
 
     con = connect(args.db)
     try:
@@ -106,8 +106,8 @@ def cmd_report(args) -> int:
 def version_text() -> str:
     import importlib.metadata
 
-    from .interface import source_version
-    from .registry import engine
+    from ..interface import source_version
+    from ..registry import engine
 
     engines = ", ".join(f"{g} {source_version(engine(g))}" for g in GAMES)
     return f"cardlab {importlib.metadata.version('cardlab')} (engines: {engines})"
@@ -158,8 +158,8 @@ COMMAND_MODULES = (
             ("trust.verify", ["verify"]),
             ("trust.clean", ["clean"]),
             ("trust.repair", ["recompute"]),
-            ("progress.view", ["status"]),
-            ("running.run", ["run"]),
+            ("commands.view", ["status"]),
+            ("commands.run", ["run"]),
         )
         for command in commands
     }

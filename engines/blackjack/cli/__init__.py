@@ -7,12 +7,12 @@ import argparse
 import os
 import sys
 
-from ..core import argtypes
-from ..core.errors import CardlabError, one_line, squeeze
-from ..core.tabular import csv_text
-from .cutcard_bounds import DEFAULT_SHOES, MAX_SHOES, MOST_CARDS
-from .depleted import card_label, depleted_table, parse_cards
-from .rules import OUTCOMES, PEEK, SOFT17, parse_decks
+from ...core import argtypes
+from ...core.errors import CardlabError, one_line, squeeze
+from ...core.tabular import csv_text
+from ..cutcard_bounds import DEFAULT_SHOES, MAX_SHOES, MOST_CARDS
+from ..depleted import card_label, depleted_table, parse_cards
+from ..rules import OUTCOMES, PEEK, SOFT17, parse_decks
 
 TABLE_EXAMPLES = """examples:
   cardlab blackjack table                                  2 decks, stand on soft 17, no peek (the seed's)
@@ -66,7 +66,7 @@ def format_csv(table: dict) -> str:
 
 def title(decks: str, soft17: str, peek: str) -> str:
     """The variant in words, as the reports name it."""
-    from .report.labels import variant_title
+    from ..report.labels import variant_title
 
     return f"Exact dealer outcomes: {variant_title(decks, soft17, peek)}"
 
@@ -101,7 +101,7 @@ CUTCARD_EXAMPLES = """examples:
 
 def cutcard_lines(args, law) -> list[str]:
     """The answer in words: the setting and method, rounds a shoe, the law per round dealt beside the full shoe."""
-    from .cutcard_shards import full_shoe_law
+    from ..cutcard_shards import full_shoe_law
 
     who = "dealer only" if args.players == 0 else f"{args.players} player card{'s' * (args.players > 1)} a round"
     deck_words = f"{args.decks} deck{'s' * (args.decks > 1)}"
@@ -153,9 +153,9 @@ def kept_curve(db: str | None):
     def kept(decks: int, cut: int, players: int, soft17: str, by_round: bool):
         import duckdb
 
-        from ..core.layout import default_db
-        from ..pipeline.catalog.warehouse import connect
-        from .cutcard_law import kept_curve_law
+        from ...core.layout import default_db
+        from ...pipeline.catalog.warehouse import connect
+        from ..cutcard_law import kept_curve_law
 
         path = db or default_db()
         if not os.path.lexists(path):
@@ -182,7 +182,7 @@ def kept_curve(db: str | None):
 
 
 def cmd_cutcard(args) -> int:
-    from .cutcard_law import cutcard_law
+    from ..cutcard_law import cutcard_law
 
     method = "exact" if args.exact else "simulate" if args.shoes is not None else "auto"
     law = cutcard_law(

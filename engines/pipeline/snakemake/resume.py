@@ -4,7 +4,7 @@ Resuming after a kill is Snakemake's own, by the profiles' settings: ``rerun-inc
 reruns the jobs a killed run had in flight, and ``nolock`` leaves out Snakemake's lock
 files, which a SIGKILLed run leaves behind and the next run refuses to start over.  In
 their place the Snakefile's main process holds an flock for the run's life
-(:func:`engines.pipeline.running.runstate.hold_run_lock`): the kernel drops it when its holder dies, so it is never
+(:func:`engines.pipeline.bookkeeping.runstate.hold_run_lock`): the kernel drops it when its holder dies, so it is never
 stale, and a second run in the same directory stops at once.  What Snakemake does not
 do: a planned shard deleted under a newer warehouse is not recomputed ("Nothing to be
 done"), so a missing one removes the warehouse's manifest (:func:`rebuild_what_is_missing`).
@@ -22,8 +22,8 @@ from collections.abc import Sequence
 from ...core.errors import CardlabError
 from ...core.fmt import listed
 from ...core.layout import RUN_LOCK, catalog_of
+from ..bookkeeping.runstate import hold_run_lock, lock_refusal, record_refusal
 from ..catalog.warehouse import loaded_files, manifest_current
-from .runstate import hold_run_lock, lock_refusal, record_refusal
 
 # Snakemake options after which it runs no job (or runs none of ours): no clean-up then.
 NO_RUN_OPTIONS = frozenset(

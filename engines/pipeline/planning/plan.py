@@ -158,7 +158,7 @@ class Plan:
 
     @cached_property
     def batches(self) -> dict[str, list[Batch]]:
-        """game -> the jobs that compute several small shards each (engines/pipeline/running/batches.py)."""
+        """game -> the jobs that compute several small shards each (engines/pipeline/planning/batches.py)."""
         from .batches import batch_limit, plan_batches
 
         limit = batch_limit(self.config)

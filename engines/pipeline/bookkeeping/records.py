@@ -108,7 +108,7 @@ def read_shard_record(text: str, mtime: float, work: int) -> ShardRecord | None:
 
 
 def step_record(text: str) -> dict | None:
-    """A step's timing once the step has finished (engines/pipeline/running/steps.py), else None."""
+    """A step's timing once the step has finished (engines/pipeline/snakemake/steps.py), else None."""
     data = parse(text)
     return data if data.get("state") == "done" and data.get("step") and data.get("cpu_s") else None
 
@@ -199,7 +199,7 @@ class JobRecorder:
         write_record(path, self.head)
 
     def on_device(self, device_id: str, machine: str | None) -> None:
-        """The GPU the job computes on (engines/pipeline/running/devices.py), and its name: the live view
+        """The GPU the job computes on (engines/pipeline/compute/devices.py), and its name: the live view
         prices the shards left at the rate of the machine the latest ones run on."""
         self.head |= {"device_id": device_id, "machine": machine}
         write_record(self.path, self.head)

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..campaign.book import grid_of, runs_words
-from ..core.errors import CardlabError
-from ..core.fmt import plural
-from ..core.layout import RESULTS, ShardPlace, log_path, place_path, shards_present
-from .rules import Rules, experiment_rules
+from ...campaign.book import grid_of, runs_words
+from ...core.errors import CardlabError
+from ...core.fmt import plural
+from ...core.layout import RESULTS, ShardPlace, log_path, place_path, shards_present
+from ..rules import Rules, experiment_rules
 
 GAME = "narcotic"
 TABLE = "narcotic_exhaustive"
@@ -75,7 +75,7 @@ class CampaignState:
 
 def campaign_block(config: Mapping[str, Any] | None, rules: Rules, where: str) -> dict | None:
     """The canonical block of ``narcotic.exhaustive`` that plans these rules (None: the config has none)."""
-    from .exact import exhaustive_blocks
+    from ..exact import exhaustive_blocks
 
     section = (config or {}).get("narcotic") or {}
     for block in exhaustive_blocks(section):
@@ -90,8 +90,8 @@ def campaign_state(rules: Rules, results: str = RESULTS, timing=None) -> Campaig
     (``timing``: the pipeline's reader of a job's timing, which this layer cannot import)."""
     import pyarrow.parquet as pq
 
-    from .canonical import canonical_count, orderings_per_deck
-    from .exact import CANONICAL_EXPERIMENT
+    from ..canonical import canonical_count, orderings_per_deck
+    from ..exact import CANONICAL_EXPERIMENT
 
     shards = []
     for n in shards_present(GAME, TABLE, CANONICAL_EXPERIMENT, rules.variant, results):
@@ -139,7 +139,7 @@ def describe(state: CampaignState, book_lines: list[str]) -> list[str]:
 def run_config(config: Mapping[str, Any], rules: Rules, windows: list[tuple[int, int]], per_shard: int) -> dict:
     """The user's config with the exhaustive section planning exactly the run's shards of these rules: every
     canonical block of the rules' deck size that plans them dropped, a window block of them added."""
-    from .exact import exhaustive_blocks
+    from ..exact import exhaustive_blocks
 
     out = deepcopy(dict(config))
     section = out.setdefault("narcotic", {})
@@ -171,7 +171,7 @@ def run_config(config: Mapping[str, Any], rules: Rules, windows: list[tuple[int,
 
 def tally_block(config: Mapping[str, Any] | None, name: str, where: str) -> dict | None:
     """The ``narcotic.campaigns`` entry named ``name``, checked (None: the config has none)."""
-    from .tally import campaign_blocks
+    from ..tally import campaign_blocks
 
     section = (config or {}).get("narcotic") or {}
     return next((b for b in campaign_blocks(section) if b["name"] == name), None)
@@ -197,7 +197,7 @@ def tally_state(name: str, rules: Rules, total: int, results: str = RESULTS, tim
     tables (a shard missing one is not finished) and sums that add up (else an error naming the file)."""
     import pyarrow.parquet as pq
 
-    from .tally import TALLY_TABLES
+    from ..tally import TALLY_TABLES
 
     first, second = TALLY_TABLES
 
@@ -224,7 +224,7 @@ def tally_state(name: str, rules: Rules, total: int, results: str = RESULTS, tim
 def describe_tally(name: str, state: CampaignState, book_lines: list[str]) -> list[str]:
     """What the campaign command prints for a tally campaign: the games played and won so far (with the
     win rate's 95 % interval), the CPU and the rest's price, then the layer's lines."""
-    from ..core.stats import wilson
+    from ...core.stats import wilson
 
     rules, played, total = state.rules, state.played, state.total
     done = f" ({runs_words(s.shard for s in state.shards)})" if state.shards else ""

@@ -1,7 +1,7 @@
 """Why a run failed, said where the user looks: the terminal, not only a job's log.
 
 Every job ends a failure with one ``error: <cause and fix>`` line, in its log for a person and in
-its timing record for the run (engines/pipeline/running/steps.py, :func:`record_failure`).  Snakemake itself
+its timing record for the run (engines/pipeline/snakemake/steps.py, :func:`record_failure`).  Snakemake itself
 only says that a script "returned non-zero exit status 1", and the project's profile hides the job
 blocks that would name the log.  So when a run fails, the Snakefile's ``onerror`` handler (and
 ``cardlab run``) print, for each job whose record failed during the run, its cause, with the log's
@@ -17,8 +17,8 @@ from typing import TextIO
 
 from ...core.fmt import listed
 from ...core.layout import RESULTS, logs_dir, parse_log_path, timing_of, timings_dir
-from .records import parse, read_record, read_timing, write_record
-from .runstate import run_start
+from ..bookkeeping.records import parse, read_record, read_timing, write_record
+from ..bookkeeping.runstate import run_start
 
 
 def record_failure(log: str | os.PathLike, cause: str) -> None:

@@ -25,14 +25,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..core.errors import CardlabError
-from ..core.fmt import hours_text, plural
-from ..core.layout import ledger_path
-from ..core.ledger import runs_of, runs_text
-from ..pipeline.progress.costs import UNESTIMATED_S, priced, rates_of
+from ...core.errors import CardlabError
+from ...core.fmt import hours_text, plural
+from ...core.layout import ledger_path
+from ...core.ledger import runs_of, runs_text
+from ..progress.costs import UNESTIMATED_S, priced, rates_of
 
 if TYPE_CHECKING:
-    from ..pipeline.running.plan import Plan, PlannedShard
+    from ..planning.plan import Plan, PlannedShard
 
 LIMIT_CPU_S = 3600.0
 """Campaign work a run may queue unasked: one core-hour."""
@@ -99,9 +99,9 @@ def shard_prices(plan: Plan, shards: Sequence[PlannedShard]) -> dict[str, float 
     measured ones around them, along its kind's cost shape), else its kind's estimate at this machine's scale,
     from every planned shard's timing record.  None where neither prices it (a kind with no price of its work
     and no measured shard): a caller with a cap counts it as over the cap."""
-    from ..pipeline.progress.model import Snapshot, shard_states
-    from ..pipeline.progress.snapshot import planned_shards
-    from ..pipeline.running.records import shard_records
+    from ..bookkeeping.records import shard_records
+    from ..progress.model import Snapshot, shard_states
+    from ..progress.snapshot import planned_shards
 
     progress, units = planned_shards(plan)
     wanted = {s.log for s in shards}
@@ -123,7 +123,7 @@ def shard_prices(plan: Plan, shards: Sequence[PlannedShard]) -> dict[str, float 
 
 def to_compute(plan: Plan, shard: PlannedShard) -> bool:
     """Whether a run computes the shard: a file missing, or one Snakemake reruns (another version or spec)."""
-    from ..pipeline.catalog.warehouse import rewritten_by_run
+    from ..catalog.warehouse import rewritten_by_run
 
     for path in shard.files.values():
         try:
@@ -137,7 +137,7 @@ def to_compute(plan: Plan, shard: PlannedShard) -> bool:
 
 def campaign_work(plan: Plan) -> CampaignWork:
     """The ledger-planned shards of the plan that a run would compute, priced."""
-    from ..core.ledger import ledger_root
+    from ...core.ledger import ledger_root
 
     with ledger_root(plan.results):  # the rebuild commands name the plan's results tree
         grids = {s.key: g for s in plan if (g := s.kind.schedule(plan.config.get(s.game) or {}, s.spec).ledger)}
@@ -190,8 +190,8 @@ def ask_leave(work: CampaignWork, ask=input, out=None) -> bool:
 def leave_for_run(cmd: list[str], config_files: Sequence[str], allow: bool, interactive: bool, ask=input) -> list[str]:
     """``cardlab run``'s check: the snakemake command line to start (with leave where it was given or the
     user said yes), or a CardlabError where the run would queue too much campaign work unasked."""
-    from ..core.ledger import LedgerError
-    from ..pipeline.running.plan import load_plan
+    from ...core.ledger import LedgerError
+    from ..planning.plan import load_plan
 
     if allow or allowed_on_command_line(cmd):
         return with_leave(cmd) if allow and not allowed_on_command_line(cmd) else cmd

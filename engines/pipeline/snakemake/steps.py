@@ -4,7 +4,7 @@ Each rule names its step in ``params.step``; the step's function does the work
 through the engines and the pipeline modules.  A CardlabError ends the job with
 ``error: <reason>`` on stderr (and in the job's log and record) and exit status 1.  The steps after
 the shards (warehouse, reports, index) write their timing record when they end (:func:`step_timing`):
-the live view prices the next run's steps by them (engines/pipeline/running/records.py).
+the live view prices the next run's steps by them (engines/pipeline/bookkeeping/records.py).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def step_timing(step: str) -> dict:
 def shard_from_snakemake(smk) -> None:
     """The shard step: one planned shard's tables (``smk`` is Snakemake's ``snakemake`` object)."""
     from ...core.store import without_pandas
-    from .jobs import run_shard
+    from ..compute.jobs import run_shard
 
     without_pandas()
     outputs = {name: str(path) for name, path in smk.output.items()}
@@ -119,14 +119,14 @@ def check_inputs(paths: list[str]) -> None:
 
 
 def batch_from_snakemake(smk) -> None:
-    """The batch step: several small shards of one stage, one after another (engines/pipeline/running/batches.py).
+    """The batch step: several small shards of one stage, one after another (engines/pipeline/planning/batches.py).
 
     Each is written, logged and timed as its own job would be; a failure names its shard in
     that shard's log and ends the job, and Snakemake then removes the batch's files."""
     from ...core.layout import log_path, shard_path
     from ...core.store import without_pandas
     from ...registry import engine
-    from .jobs import run_shard
+    from ..compute.jobs import run_shard
 
     without_pandas()
     game, eng = smk.params.game, engine(smk.params.game)
@@ -157,7 +157,7 @@ def warehouse_from_snakemake(smk) -> None:
     its planned spec; the rule's output is the manifest."""
     from ...core.layout import catalog_of
     from ..catalog.warehouse import build
-    from .plan import Plan
+    from ..planning.plan import Plan
 
     plan = Plan.build(dict(smk.config), "config")
     manifest = str(smk.output[0])
@@ -227,14 +227,14 @@ def catalog_inputs(smk) -> None:
 
 def run(smk) -> None:
     """Run the job's step; any failure ends it with one ``error:`` line (the cause and its fix) on
-    stderr and in the log, which the run's failure report shows (engines/pipeline/running/failures.py)."""
+    stderr and in the log, which the run's failure report shows (engines/pipeline/snakemake/failures.py)."""
     try:
         if smk.params.step != "warehouse":
             catalog_inputs(smk)
         _steps()[smk.params.step](smk)
         if smk.params.step in TIMED_STEPS and len(smk.log):
             from ...core.layout import timing_of
-            from .records import write_record
+            from ..bookkeeping.records import write_record
 
             write_record(timing_of(smk.log[0]), {"state": "done", **step_timing(TIMED_STEPS[smk.params.step])})
     except CardlabError as exc:

@@ -3,7 +3,7 @@
 :func:`view` says the :class:`~engines.pipeline.progress.model.Model` of one snapshot as lines (a head with
 the shards done and the ETA, a line per game, the warehouse and reports); :func:`eta_text` is the one way
 an ETA is said.  :class:`Redraw` draws a frame a tick, in place on a terminal through rich's live display,
-every ten ticks into a file; ``cardlab run`` (engines/pipeline/running/run.py) redraws it while Snakemake
+every ten ticks into a file; ``cardlab run`` (engines/pipeline/commands/run.py) redraws it while Snakemake
 runs, ``cardlab status --follow`` while a run goes here.  While a ``cardlab redblack campaign K --run N``
 goes here (and no ``--config`` is given), the summary is that run's shards under its config.
 """
@@ -19,11 +19,11 @@ from ...core.errors import CardlabError
 from ...core.fmt import count, duration, listed
 from ...core.fmt import eta as fmt_eta
 from ...core.layout import RESULTS
-from ..running.plan import DEFAULT_CONFIG
-from ..running.runner import follow as follow_process
-from ..running.runstate import RUN_LOG, RunNote, run_alive, running_campaign
-from .model import Estimate, GameTally, KindTally, Model, Shown, Snapshot, model
-from .snapshot import snapshot
+from ..bookkeeping.runstate import RUN_LOG, RunNote, run_alive, running_campaign
+from ..planning.plan import DEFAULT_CONFIG
+from ..progress.model import Estimate, GameTally, KindTally, Model, Shown, Snapshot, model
+from ..progress.snapshot import snapshot
+from ..snakemake.runner import follow as follow_process
 
 A_RUN = "snakemake run"  # the head's name for a run found going here
 THE_CAMPAIGN = "cardlab campaign"  # and for the campaign on disk when none goes

@@ -6,9 +6,9 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from ..core import argtypes
-from ..core.errors import CardlabError
-from .rules import GATHERS, MATCHINGS, PILE_FOURS, PRESETS, Rules, check_deck
+from ...core import argtypes
+from ...core.errors import CardlabError
+from ..rules import GATHERS, MATCHINGS, PILE_FOURS, PRESETS, Rules, check_deck
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,7 +44,7 @@ def rules_from_args(args) -> Rules:
 def cmd_play(args) -> int:
     rules = rules_from_args(args)
     decks = parse_decks(sys.stdin)
-    from .kernel import play
+    from ..kernel import play
 
     res = play(decks, rules)
     out = []
@@ -59,7 +59,7 @@ def cmd_play(args) -> int:
 def cmd_deal(args) -> int:
     import numpy as np
 
-    from .kernel import shuffled_decks
+    from ..kernel import shuffled_decks
 
     # a block at a time: memory stays small however many decks are asked for
     for a in range(0, args.n, DEAL_BLOCK):
@@ -77,10 +77,10 @@ def cmd_simulate(args) -> int:
     import numba
     import numpy as np
 
-    from ..core.fmt import duration
-    from ..core.progress import Progress
-    from ..core.stats import wilson
-    from .kernel import GAMES_PER_CALL, play, shuffled_decks
+    from ...core.fmt import duration
+    from ...core.progress import Progress
+    from ...core.stats import wilson
+    from ..kernel import GAMES_PER_CALL, play, shuffled_decks
 
     if args.jobs is not None:
         numba.set_num_threads(min(args.jobs, numba.config.NUMBA_NUM_THREADS))
@@ -219,7 +219,7 @@ class NarcoticBook:
 
     @property
     def examples(self) -> str:
-        from .campaign import CAMPAIGN_EXAMPLES
+        from ..campaign import CAMPAIGN_EXAMPLES
 
         return CAMPAIGN_EXAMPLES
 
@@ -232,7 +232,7 @@ class NarcoticBook:
 
     @staticmethod
     def is_canonical(campaign) -> bool:
-        from .exact import CANONICAL_EXPERIMENT
+        from ..exact import CANONICAL_EXPERIMENT
 
         return campaign.experiment == CANONICAL_EXPERIMENT
 
@@ -242,9 +242,9 @@ class NarcoticBook:
         return self.tally_campaign(args)
 
     def canonical_campaign(self, ranks: int, args):
-        from ..campaign.book import Campaign
-        from .canonical import canonical_count
-        from .exact import CANONICAL_EXPERIMENT, MAX_EXACT_RANKS, ledger_grid
+        from ...campaign.book import Campaign
+        from ..canonical import canonical_count
+        from ..exact import CANONICAL_EXPERIMENT, MAX_EXACT_RANKS, ledger_grid
 
         if not 1 <= ranks <= MAX_EXACT_RANKS:
             raise CardlabError(f"campaign: R must be 1..{MAX_EXACT_RANKS} (canonical ranks are 64-bit), got {ranks}")
@@ -260,10 +260,10 @@ class NarcoticBook:
         )  # fmt: skip
 
     def tally_campaign(self, args):
-        from ..campaign.book import Campaign
-        from ..core.yamlfile import read_yaml
-        from .campaign import tally_block, tally_rules
-        from .tally import TALLY_TABLES, tally_grid
+        from ...campaign.book import Campaign
+        from ...core.yamlfile import read_yaml
+        from ..campaign import tally_block, tally_rules
+        from ..tally import TALLY_TABLES, tally_grid
 
         if any((args.matching, args.gather, args.pile_four)) or args.rules != "seed":
             raise CardlabError("campaign: a tally campaign's entry gives its rules; name one of them with --variant")
@@ -286,21 +286,21 @@ class NarcoticBook:
         )  # fmt: skip
 
     def rules(self, campaign) -> Rules:
-        from .rules import VALUES, all_rules
+        from ..rules import VALUES, all_rules
 
         ranks = int(campaign.label.removeprefix("r = ")) if self.is_canonical(campaign) else None
         sizes = [ranks] if ranks else range(1, VALUES + 1)
         return next(r for n in sizes for r in all_rules(n) if r.variant == campaign.variant)
 
     def finished(self, campaign, results: str, timing):
-        from .campaign import campaign_state, tally_state
+        from ..campaign import campaign_state, tally_state
 
         if self.is_canonical(campaign):
             return campaign_state(self.rules(campaign), results, timing)
         return tally_state(campaign.experiment, self.rules(campaign), campaign.total, results, timing)
 
     def block(self, config, campaign, where: str):
-        from .campaign import campaign_block, tally_block
+        from ..campaign import campaign_block, tally_block
 
         if self.is_canonical(campaign):
             return campaign_block(config, self.rules(campaign), where)
@@ -315,14 +315,14 @@ class NarcoticBook:
         return f"`canonical: true`, `- ranks: [{self.rules(campaign).ranks}]`, the rules, its decks_per_shard"
 
     def run_config(self, config, campaign, shards, per_shard: int, backend) -> dict:
-        from .campaign import run_config, tally_run_config
+        from ..campaign import run_config, tally_run_config
 
         if self.is_canonical(campaign):
             return run_config(config, self.rules(campaign), campaign.windows(shards, per_shard), per_shard)
         return tally_run_config(config, campaign.experiment, self.rules(campaign), list(shards), per_shard)
 
     def describe(self, campaign, state, results: str, book_lines: list[str], args) -> list[str]:
-        from .campaign import describe, describe_tally
+        from ..campaign import describe, describe_tally
 
         if self.is_canonical(campaign):
             return describe(state, book_lines)
@@ -334,8 +334,8 @@ CAMPAIGN_BOOK = NarcoticBook()
 
 def add_campaign(nsub) -> None:
     """``cardlab narcotic campaign R``: a thin wrapper of ``cardlab campaign narcotic R``."""
-    from ..campaign.cli import add_campaign_options
-    from ..campaign.command import campaign_command
+    from ...campaign.cli import add_campaign_options
+    from ...campaign.command import campaign_command
 
     c = nsub.add_parser(
         "campaign",

@@ -1,0 +1,5 @@
+"""``python -m engines.cli``: the cardlab command."""
+
+from . import run
+
+run()
