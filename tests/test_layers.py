@@ -25,6 +25,7 @@ under engines/report/ imports engines/pipeline/ (report code receives a connecti
 from __future__ import annotations
 
 import ast
+import re
 from functools import cache
 from pathlib import Path
 
@@ -48,6 +49,7 @@ LAYERS = [
 # a game's own folders: engines/<game>/<folder>/
 GAME_FOLDERS = {"report": "report", "campaign": "campaign", "cli": "cli"}
 MAX_FUNCTION_IMPORTS = 20
+HANDLER = re.compile(r"engines(\.\w+)+:\w+")
 MAX_FUNCTION_LINES = 80
 MAX_MODULE_LINES = 450
 # numba kernels and intrinsics: their length is the kernel's, not a structure to split
@@ -87,6 +89,8 @@ def imports_of(module: str) -> list[tuple[str, int]]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
             names = [f"{base}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and HANDLER.fullmatch(node.value):
+            names = [node.value.partition(":")[0]]  # a command's handler, "engines.x.y:function" (engines/cli)
         else:
             continue
         for name in names:
@@ -200,6 +204,7 @@ def test_the_import_parser_sees_function_level_and_relative_imports():
     assert "engines.pipeline.planning.plan" in found  # module level, relative
     assert "engines.pipeline.catalog.warehouse" in found  # inside a function
     assert "engines.core.store" in found  # inside a function, two dots
+    assert HANDLER.fullmatch("engines.pipeline.trust.verify:cmd_verify")
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
