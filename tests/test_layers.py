@@ -75,6 +75,17 @@ def resolve(name: str) -> str | None:
     return name or None
 
 
+def node_is_handler(node: ast.AST) -> bool:
+    """``func="engines.x.y:function"``: a command's handler, imported when the command runs (engines/cli)."""
+    return (
+        isinstance(node, ast.keyword)
+        and node.arg == "func"
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        and HANDLER.fullmatch(node.value.value) is not None
+    )
+
+
 def imports_of(module: str) -> list[tuple[str, int]]:
     """(engines module imported, line) for every import in ``module``, functions included."""
     path = modules()[module]
@@ -89,8 +100,8 @@ def imports_of(module: str) -> list[tuple[str, int]]:
                 anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
             names = [f"{base}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and HANDLER.fullmatch(node.value):
-            names = [node.value.partition(":")[0]]  # a command's handler, "engines.x.y:function" (engines/cli)
+        elif node_is_handler(node):
+            names = [node.value.value.partition(":")[0]]  # a command's handler, func="engines.x.y:function"
         else:
             continue
         for name in names:
@@ -204,7 +215,8 @@ def test_the_import_parser_sees_function_level_and_relative_imports():
     assert "engines.pipeline.planning.plan" in found  # module level, relative
     assert "engines.pipeline.catalog.warehouse" in found  # inside a function
     assert "engines.core.store" in found  # inside a function, two dots
-    assert HANDLER.fullmatch("engines.pipeline.trust.verify:cmd_verify")
+    call = ast.parse('s.set_defaults(func="engines.pipeline.trust.verify:cmd_verify")').body[0].value
+    assert node_is_handler(call.keywords[0])
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
