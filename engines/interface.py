@@ -16,6 +16,7 @@ A game must provide ``tiny_config`` and ``reference_checks`` (abstract here).
 
 Files the package may hold beside ``engine.py`` (found by name, all optional):
 
+``kinds/``              the shard kinds the engine composes, one module per kind (or family)
 ``config.schema.yaml``  JSON schema of the game's config section
 ``views.sql``           views created in the warehouse over the game's tables
 ``report.py`` or        ``REPORT``, the game's :class:`engines.report.game.GameReport`
@@ -43,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .core.errors import CardlabError
+from .core.provenance import CORE_FILES, files_version
 from .kinds import ShardKind, kind_registry
 
 if TYPE_CHECKING:  # pyarrow only types the interface: `cardlab --help` need not import it
@@ -165,12 +167,23 @@ def game_directory(eng: Engine) -> Path:
     return Path(importlib.import_module(package).__file__).resolve().parent
 
 
+RESULT_FOLDERS = ("", "kinds")
+"""The folders of a game's package whose modules define its results: the package itself and its shard
+kinds (``report/``, ``cli/`` and ``campaign/`` only read results or plan runs)."""
+
+
 def result_files(eng: Engine) -> list[str]:
-    """The package's result-defining sources: every module but the report, the CLI, its
-    tooling modules and the test-only plain reference (shards never run it; tests compare the
-    kernels with it)."""
+    """The package's result-defining sources, relative to it: every module of :data:`RESULT_FOLDERS`
+    but the report, the CLI, its tooling modules and the test-only plain reference (shards never
+    run it; tests compare the kernels with it)."""
     skip = {"report.py", "cli.py", "__init__.py", "reference.py", *eng.tooling_modules}
-    return sorted(p.name for p in game_directory(eng).glob("*.py") if p.name not in skip)
+    home = game_directory(eng)
+    return sorted(
+        str(p.relative_to(home))
+        for folder in RESULT_FOLDERS
+        for p in (home / folder).glob("*.py")
+        if p.name not in skip
+    )
 
 
 def report_sources(eng: Engine) -> list[str]:
@@ -233,16 +246,12 @@ def report_outputs_of(eng: Engine) -> tuple[ReportFile, ...]:
 
 def source_version(eng: Engine) -> str:
     """A shard's version: the code (comments and docstrings left out) of :func:`result_files` and the core."""
-    from .core.provenance import CORE_FILES, files_version
-
     return files_version([f"{eng.name}/{f}" for f in result_files(eng)] + list(CORE_FILES))
 
 
 def report_version(eng: Engine) -> str:
     """A report's version: the code of every module of the game's declared report, of its views
     and of the shared report helpers, so that an edit of any of them rebuilds the report."""
-    from .core.provenance import files_version
-
     views = ["views.sql"] if (game_directory(eng) / "views.sql").exists() else []
     files = [f"{eng.name}/{f}" for f in (*report_sources(eng), *views)]
     return files_version(sorted(files) + ["report/common.py"])
@@ -250,7 +259,7 @@ def report_version(eng: Engine) -> str:
 
 def config_schema_of(eng: Engine) -> dict:
     """The JSON schema of the game's config section (its package's ``config.schema.yaml``)."""
-    from .core.yamlfile import read_yaml
+    from .core.yamlfile import read_yaml  # PyYAML: 8 ms that `cardlab --help` (which imports this module) skips
 
     path = game_directory(eng) / "config.schema.yaml"
     return read_yaml(path, "config schema") if path.exists() else {"type": "object"}

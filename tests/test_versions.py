@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import ast
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import env_of
 from wfhelp import planned_jobs, snakemake
 
+from engines.core.neutral import GAME, NEUTRAL_FILES, neutral_files
 from engines.core.provenance import CORE_FILES, SCHEDULING_HOOKS, python_code, sql_code
 from engines.interface import game_directory, report_sources, result_files
 from engines.registry import GAMES, engine
@@ -119,33 +123,77 @@ from engines.registry import engine
 
 game, out = sys.argv[1], Path(sys.argv[2])
 eng = engine(game)
-plan, kinds = eng.plan(eng.tiny_config()), set()
-for spec in plan:  # one shard of each kind that reads no other shard
-    if spec["kind"] in kinds or eng.kind_of(spec).inputs(spec, plan):
-        continue
-    kinds.add(spec["kind"])
-    files = {t: str(out / f"{spec['experiment']}-{spec['variant']}-{spec['shard']}-{t}.parquet") for t in eng.kind_of(spec).tables}
-    run_shard(game, spec, files)
-print(json.dumps(sorted(m for m in sys.modules if m.startswith("engines."))))
+plan, written = eng.plan(eng.tiny_config()), {}
+
+
+def key(table, spec):
+    return table, spec["kind"], spec["experiment"], spec["variant"], spec["shard"]
+
+
+def run(spec):  # a shard, after the shards it reads
+    kind = eng.kind_of(spec)
+    inputs = [written.get(key(t, s)) or run(s)[t] for t, s in kind.inputs(spec, plan)]
+    files = {t: str(out / "-".join(map(str, key(t, spec))).replace("/", "_")) + ".parquet" for t in kind.tables}
+    run_shard(game, spec, files, inputs=inputs)
+    written.update({key(t, spec): f for t, f in files.items()})
+    return files
+
+
+for first in {spec["kind"]: spec for spec in reversed(plan)}.values():  # the first shard of every kind
+    if key(eng.kind_of(first).tables[0], first) not in written:
+        run(first)
+engines = Path(sys.modules["engines"].__file__).parent
+files = {str(Path(m.__file__).relative_to(engines)) for n, m in list(sys.modules.items()) if n.split(".")[0] == "engines"}
+print(json.dumps(sorted(files)))
 """
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_a_shard_job_imports_no_tooling_module(game, tmp_path):
-    """What keeps the tooling modules out of the results' version safe: no shard job runs them."""
-    import json
-    import subprocess
-    import sys
+@pytest.fixture(scope="module")
+def shard_job_files(tmp_path_factory) -> dict[str, set[str]]:
+    """Game -> the engines files a tiny shard job of each of its kinds imported (one process a game)."""
+    out = {}
+    for game in GAMES:
+        where = tmp_path_factory.mktemp(game)
+        done = subprocess.run(
+            [sys.executable, "-c", SHARD_JOB_IMPORTS, game, str(where)], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert len(list(where.glob("*.parquet"))) >= len(engine(game).kinds)  # every kind's shard ran
+        out[game] = set(json.loads(done.stdout.splitlines()[-1]))
+    return out
 
-    done = subprocess.run(
-        [sys.executable, "-c", SHARD_JOB_IMPORTS, game, str(tmp_path)], capture_output=True, text=True
+
+def shard_version_files(game: str) -> set[str]:
+    """The files under engines/ that a shard's source-hash version of ``game`` covers."""
+    return {*CORE_FILES, *(f"{game}/{f}" for f in result_files(engine(game)))}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_shard_job_imports_no_tooling_module(game, shard_job_files):
+    """What keeps the tooling modules out of the results' version safe: no shard job runs them."""
+    assert f"{game}/engine.py" in shard_job_files[game]
+    tooling = {f"{game}/{m}" for m in engine(game).tooling_modules}
+    assert not tooling & shard_job_files[game], tooling & shard_job_files[game]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_module_a_shard_job_imports_is_hashed_or_declared_neutral(game, shard_job_files):
+    """An edit of a module a shard job imports changes its version, unless the module is declared
+    neutral (engines/core/neutral.py) with the reason it cannot change a result value."""
+    hashed, neutral = shard_version_files(game), neutral_files(game)
+    unknown = sorted(shard_job_files[game] - hashed - set(neutral))
+    assert not unknown, (
+        f"a {game} shard job imports {unknown}: hash them (CORE_FILES or the game's result_files) "
+        "or declare them in engines/core/neutral.py with why they change no result"
     )
-    assert done.returncode == 0, done.stderr
-    imported = set(json.loads(done.stdout.splitlines()[-1]))
-    assert f"engines.{game}.engine" in imported
-    tooling = {f"engines.{game}.{m.removesuffix('.py')}" for m in engine(game).tooling_modules}
-    assert not tooling & imported, tooling & imported
-    assert list(tmp_path.glob("*.parquet"))  # shards ran
+    assert not hashed & set(neutral), f"both hashed and declared neutral: {sorted(hashed & set(neutral))}"
+
+
+def test_every_neutral_module_is_imported_by_some_shard_job(shard_job_files):
+    """The neutral list holds no module that no shard job imports any more (a moved or deleted file)."""
+    imported = set().union(*shard_job_files.values())
+    stale = [p for p in NEUTRAL_FILES if not any(f in imported for f in (p.replace(GAME, f"{g}/") for g in GAMES))]
+    assert not stale, f"engines/core/neutral.py lists modules no shard job imports: {stale}"
 
 
 # ----------------------------------------------------------------------------- the workflow

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import importlib.metadata
 import io
 import json
 import re
@@ -15,9 +14,10 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # engines/
 
-# Every engine's version covers the shared core too: a change in seeding,
-# shard planning or Parquet writing can change any game's results.
-CORE_FILES = ("core/rng.py", "core/shards.py", "core/store.py", "core/provenance.py")
+# Every engine's version covers the shared core too: a change in seeding, shard planning,
+# splitting a kernel's work over threads or Parquet writing can change any game's results.
+# Every other engines module a shard job imports is declared neutral (engines/core/neutral.py).
+CORE_FILES = ("core/rng.py", "core/shards.py", "core/store.py", "core/provenance.py", "core/threads.py")
 
 _PACKAGES = ("numpy", "numba", "pyarrow", "duckdb", "polars", "snakemake")
 
@@ -130,6 +130,8 @@ def sql_code(text: str) -> str:
 
 
 def package_versions() -> dict[str, str]:
+    import importlib.metadata  # 12 ms: only a shard's provenance needs it, not `cardlab --help`
+
     out = {}
     for name in _PACKAGES:
         try:

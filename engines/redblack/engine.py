@@ -1,20 +1,22 @@
 """The RedBlack engine: exhaustive rank-range shards, seeded sample shards, cost windows, audits of lists,
 then one basin job.
 
-The shard kinds live beside it: ``search_shards.py`` (exhaustive, sample),
-``window_shards.py`` (cost windows) and ``basin_shards.py`` (basin, audit); their
-tables in ``tables.py``.
+The shard kinds live in ``kinds/``: ``search.py`` (exhaustive, sample), ``windows.py``
+(cost windows) and ``basin.py`` (basin, audit); their tables in ``tables.py``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.rng import bounded_py, stream_start_py
 from ..interface import Engine, ReportFile
-from .basin_shards import Audit, Basin
-from .search_shards import SEARCH_RESULT_VERSION, ExhaustiveSearch, SampleSearch
+from .kernel import play
+from .kinds.basin import Audit, Basin
+from .kinds.search import SEARCH_RESULT_VERSION, ExhaustiveSearch, SampleSearch
+from .kinds.windows import CostWindows
+from .reference import play_reference
 from .tables import TABLES
-from .window_shards import CostWindows
 
 __all__ = ["SEARCH_RESULT_VERSION", "TABLES", "RedBlackEngine"]
 
@@ -51,10 +53,6 @@ class RedBlackEngine(Engine):
 
     def reference_checks(self, n: int):
         """Kernel against the plain-Python reference on seeded random deals of every size up to 8 cards a player."""
-        from ..core.rng import bounded_py, stream_start_py
-        from .kernel import play
-        from .reference import play_reference
-
         state = stream_start_py(2026, 0)
         for i in range(n):
             state, k = bounded_py(state, 8)

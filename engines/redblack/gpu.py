@@ -96,6 +96,8 @@ def default_grid(cuda) -> tuple[int, int]:
 
 def _launch(cuda, owner, grid, k, r0, count, binom, handed_room):
     """One kernel launch on ranks [r0, r0 + count): (hist, per-thread acc, handed deal bits, their count)."""
+    # here, not at the top: gpu_kernel imports numba.cuda (0.2 s), which every CPU search job would pay,
+    # and which must see NUMBA_ENABLE_CUDASIM as the process sets it
     from . import gpu_kernel
 
     blocks, threads = grid

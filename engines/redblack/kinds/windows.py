@@ -32,13 +32,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import CardlabError
-from ..core.grid import setting_blocks
-from ..core.rng import seed_derivation, shard_seed
-from ..kinds import DEFAULT_BACKEND, Schedule
-from .rules import canonical_deals
-from .search_shards import EXHAUSTIVE_VARIANT, ExhaustiveSearch, block_sizes, exhaustive_experiment, search_tables
-from .tables import SEARCH_TABLES, columns
+from ...core.errors import CardlabError
+from ...core.grid import setting_blocks
+from ...core.rng import seed_derivation, shard_seed
+from ...kinds import DEFAULT_BACKEND, Schedule
+from ..rules import canonical_deals
+from ..tables import SEARCH_TABLES, columns
+from .search import EXHAUSTIVE_VARIANT, ExhaustiveSearch, block_sizes, exhaustive_experiment, search_tables
 
 WINDOW_METHOD = "owner"  # the campaign's method: the cost measured is the cost of the owner rule
 WINDOW_VARIANT = EXHAUSTIVE_VARIANT[WINDOW_METHOD]

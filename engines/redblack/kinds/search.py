@@ -13,19 +13,19 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import CardlabError
-from ..core.grid import GridNames, grid_shards, setting_blocks
-from ..core.layout import RESULTS
-from ..core.ledger import LedgerGrid, current_root, kept_shards
-from ..core.rng import seed_derivation, shard_seed
-from ..core.shards import split_range
-from ..kinds import DEFAULT_BACKEND, Resources, Schedule, ShardKind, check_backend
-from .exhaustive import SearchResult, search_range
-from .gpu import device_name as gpu_device_name
-from .gpu import search_range_gpu
-from .rules import K_MAX, canonical_deals
-from .sample import owner_sample_range, sample_range
-from .tables import SEARCH_TABLES
+from ...core.errors import CardlabError
+from ...core.grid import GridNames, grid_shards, setting_blocks
+from ...core.layout import RESULTS
+from ...core.ledger import LedgerGrid, current_root, kept_shards
+from ...core.rng import seed_derivation, shard_seed
+from ...core.shards import split_range
+from ...kinds import DEFAULT_BACKEND, Resources, Schedule, ShardKind, check_backend
+from ..exhaustive import SearchResult, search_range
+from ..gpu import device_name as gpu_device_name
+from ..gpu import search_range_gpu
+from ..rules import K_MAX, canonical_deals
+from ..sample import owner_sample_range, sample_range
+from ..tables import SEARCH_TABLES
 
 # Search shards carry this explicit result version instead of a source hash, so a finished
 # campaign survives edits that do not change results (a refactor, a report).  Changing what a

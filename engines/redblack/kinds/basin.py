@@ -9,14 +9,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..core.errors import CardlabError
-from ..kinds import Resources, Schedule, ShardKind
-from .audit import audit, list_digest, read_deal_list
-from .basins import basin
-from .rules import BASIN_MAX_STATES
-from .search_shards import BASIN_EXPERIMENT, ExhaustiveSearch, SampleSearch
-from .tables import AUDIT_TABLES, BASIN_TABLES, columns
-from .window_shards import CostWindows
+from ...core.errors import CardlabError
+from ...core.store import read_meta, read_table
+from ...kinds import Resources, Schedule, ShardKind
+from ..audit import audit, list_digest, read_deal_list
+from ..basins import basin
+from ..rules import BASIN_MAX_STATES
+from ..tables import AUDIT_TABLES, BASIN_TABLES, columns
+from .search import BASIN_EXPERIMENT, ExhaustiveSearch, SampleSearch
+from .windows import CostWindows
 
 BASIN_VARIANT = "all"
 SEARCH_KINDS = (ExhaustiveSearch.name, SampleSearch.name, CostWindows.name)  # what a basin job reads
@@ -29,8 +30,6 @@ def max_states(section: Mapping[str, Any]) -> int:
 
 def read_cycle_ids(inputs: Sequence[str]) -> list[str]:
     """Distinct cycle ids in search shard files (their redblack_found tables)."""
-    from ..core.store import read_meta, read_table
-
     ids: set[str] = set()
     for path in inputs:
         if read_meta(path).get("table") != "redblack_found":

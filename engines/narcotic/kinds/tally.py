@@ -20,13 +20,13 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..core.errors import CardlabError
-from ..core.layout import MAX_SHARD
-from ..core.ledger import LedgerGrid, kept_shards
-from ..core.rng import seed_derivation, shard_seed
-from ..kinds import Resources, Schedule, ShardKind
-from .kernel import GAMES_PER_CALL, play, shuffled_decks
-from .rules import Rules, experiment_rules
+from ...core.errors import CardlabError
+from ...core.layout import MAX_SHARD
+from ...core.ledger import LedgerGrid, kept_shards
+from ...core.rng import seed_derivation, shard_seed
+from ...kinds import Resources, Schedule, ShardKind
+from ..kernel import GAMES_PER_CALL, play, shuffled_decks
+from ..rules import Rules, experiment_rules
 
 # Tally shards carry this explicit result version instead of a source hash, so a kept campaign
 # survives edits that do not change a game's outcome (a faster kernel, a refactor, a report).
