@@ -1,7 +1,7 @@
 """One campaign layer for every game (engines/campaign/): RedBlack's size campaigns and Narcotic's
 canonical enumerations and tally campaigns run, resume, keep and rebuild their ledgers through
 `cardlab campaign GAME NAME`,
-of which each game's own `campaign` command is a thin wrapper."""
+of which each game's own `campaign` command is an alias."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import pytest
 from test_layers import imports_of, modules
 from wfhelp import cardlab, digests, snakemake, workdir
 
-from engines.campaign.book import Campaign, agreed_per_shard, next_shards, shards_left
+from engines.campaign.book import Campaign, agreed_per_shard
+from engines.campaign.state import CampaignState, FinishedShard
 from engines.core.errors import CardlabError
 from engines.narcotic.canonical import canonical_count
 
@@ -31,11 +32,19 @@ narcotic:
 CAMPAIGN = Campaign("g", "e", "v", "n = 1", 10_500, "items", ("t",), "cardlab campaign g 1", "--per-shard")
 
 
+def finished(*numbers: int, d: int = 1000) -> CampaignState:
+    return CampaignState(CAMPAIGN, [FinishedShard(n, *CAMPAIGN.window(n, d)) for n in numbers])
+
+
 def test_the_shards_left_and_the_next_ones_come_as_runs_from_either_end():
-    assert shards_left(CAMPAIGN, [0, 1, 5, 10], 1000) == [(2, 4), (6, 9)]
-    assert next_shards(CAMPAIGN, [0, 1, 5, 10], 1000, 4, from_top=False) == [2, 3, 4, 6]
-    assert next_shards(CAMPAIGN, [0, 1, 5, 10], 1000, 4, from_top=True) == [9, 8, 7, 6]
-    assert next_shards(CAMPAIGN, range(11), 1000, 2, from_top=False) == []
+    done = finished(0, 1, 5, 10)
+    assert done.per_shard == 1000 and done.shards_left() == [(2, 4), (6, 9)]
+    assert done.windows == [(0, 2000), (5000, 6000), (10_000, 10_500)]
+    assert done.gaps == [(2000, 5000), (6000, 10_000)]
+    assert done.next_shards(1000, 4, from_top=False) == [2, 3, 4, 6]
+    assert done.next_shards(1000, 4, from_top=True) == [9, 8, 7, 6]
+    assert finished(*range(11)).next_shards(1000, 2, from_top=False) == []
+    assert finished().shards_left(1000) == [(0, 10)] and finished().shards_left() == []
     assert CAMPAIGN.windows([2, 3, 4, 10], 1000) == [(2000, 5000), (10_000, 10_500)]
 
 

@@ -18,8 +18,9 @@ from engines.cli import main as cardlab
 from engines.core.errors import CardlabError
 from engines.core.layout import ledger_path
 from engines.core.ledger import Ledger, LedgerError, LedgerGrid, parse_ledger, read_ledger, record_kept
+from engines.core.runs import merge_windows, runs_of, runs_text, windows_left
 from engines.pipeline.planning.plan import Plan
-from engines.redblack.search_shards import ledger_grid
+from engines.redblack.kinds.search import ledger_grid
 from engines.redblack.tables import SEARCH_TABLES
 
 K, D = 24, 50_000_000_000  # the k = 24 campaign's grid: shards 0..322
@@ -71,6 +72,14 @@ def test_a_ledger_is_runs_counted_searched_and_combined_without_listing_them():
     small = Ledger.of(*PLACE, D, [322, 311, 312, 5, 5])
     assert small.runs == ((5, 5), (311, 312), (322, 322)) and list(small) == [5, 311, 312, 322]
     assert small.text() == "5, 311..312, 322" and small.count == 4
+
+
+def test_shards_are_written_one_way_and_windows_join_and_leave_gaps():
+    """One formatter of shard runs (engines/core/runs.py); items as half-open windows [start, stop)."""
+    assert runs_text(runs_of([190, 12, 195, 191, 192, 193, 194, 12])) == "12, 190..195"
+    assert runs_text(()) == ""
+    assert merge_windows([(5, 7), (0, 2), (2, 3), (6, 9), (4, 4)]) == [(0, 3), (5, 9)]
+    assert windows_left([(0, 3), (5, 9)], 12) == [(3, 5), (9, 12)] and windows_left([(0, 12)], 12) == []
 
 
 def test_the_kept_ledger_parses_and_its_shards_are_the_grids():

@@ -11,13 +11,20 @@ This module is pure data and arithmetic (the engines' layer): a game's book impo
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..core.errors import CardlabError
 from ..core.layout import MAX_SHARD, RESULTS, ShardPlace, log_path, place_path
-from ..core.ledger import LedgerGrid, runs_of, runs_text
+from ..core.ledger import LedgerGrid
+from ..core.runs import runs_of
+
+LONG_SHARD_CPU_S = 4 * 3600.0
+"""A shard priced above this (core-seconds on this machine) starts only with ``ALLOW_LONG``: a grid typed
+one zero too long makes a shard of days, and a job cannot be stopped part way and kept."""
+ALLOW_LONG = "--allow-long-shards"
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,7 @@ class Campaign:
 
 
 class CampaignBook(Protocol):
-    """A game's part of the campaign layer (``BOOK`` in ``engines/<game>/campaign.py``)."""
+    """A game's part of the campaign layer (``BOOK`` in ``engines/<game>/campaign/``)."""
 
     game: str
     unit: str  # what the grid tiles: "deals", "decks"
@@ -79,8 +86,7 @@ class CampaignBook(Protocol):
         """The campaign the parsed arguments name (a CardlabError for one that cannot be)."""
 
     def finished(self, campaign: Campaign, results: str, timing) -> Any:
-        """The finished shards under a results tree, each checked (``.shards``: objects with shard, start,
-        stop, cpu_s; ``.per_shard``: the grid they follow, or None while they do not tell)."""
+        """The finished shards under a results tree, each checked: a CampaignState (engines/campaign/state.py)."""
 
     def block(self, config: Mapping[str, Any] | None, campaign: Campaign, where: str) -> dict | None:
         """The config's block that plans the campaign (None: none)."""
@@ -121,53 +127,6 @@ def agreed_per_shard(campaign: Campaign, sources: Mapping[str, int | None]) -> i
     return d
 
 
-def shards_left(campaign: Campaign, done: Iterable[int], per_shard: int) -> list[tuple[int, int]]:
-    """The shard numbers not finished, as runs (first, last), without listing the grid."""
-    out, at = [], 0
-    for a, b in runs_of(done):
-        if a > at:
-            out.append((at, a - 1))
-        at = b + 1
-    last = campaign.shard_count(per_shard) - 1
-    if at <= last:
-        out.append((at, last))
-    return out
-
-
-def next_shards(campaign: Campaign, done: Iterable[int], per_shard: int, count: int, from_top: bool) -> list[int]:
-    """The next ``count`` shards left, lowest first or, from the top, highest first."""
-    if count < 1:
-        raise CardlabError(f"--run: the number of shards to run must be at least 1, got {count}")
-    out: list[int] = []
-    for a, b in (
-        reversed(shards_left(campaign, done, per_shard)) if from_top else shards_left(campaign, done, per_shard)
-    ):
-        span = range(b, a - 1, -1) if from_top else range(a, b + 1)
-        out += list(span[: count - len(out)])
-        if len(out) == count:
-            break
-    return out
-
-
-class OnGrid(Protocol):
-    """A finished shard as its grid sees it: its number and the items [start, stop) it covers."""
-
-    shard: int
-    start: int
-    stop: int
-
-
-def grid_of(shards: Iterable[OnGrid], total: int) -> int | None:
-    """The grid finished shards follow: shard i covers [i * d, (i + 1) * d); None while they do not tell
-    (none yet, or one shard 0 holding the whole size: any d that large plans it)."""
-    for s in shards:
-        if s.shard > 0:
-            return s.start // s.shard
-        if s.stop < total:
-            return s.stop
-    return None
-
-
-def runs_words(numbers: Iterable[int]) -> str:
-    """Shard numbers as runs, in order: 12, 190..195."""
-    return runs_text(runs_of(numbers))
+def book_of(game: str) -> CampaignBook:
+    """A game's campaign book, ``BOOK`` of ``engines/<game>/campaign/book.py``: loaded when the command runs."""
+    return importlib.import_module(f"engines.{game}.campaign.book").BOOK

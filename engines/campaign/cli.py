@@ -1,16 +1,19 @@
-"""The campaign command's parsers: ``cardlab campaign GAME NAME`` and the options every game's shares."""
+"""The campaign command's parser: ``cardlab campaign GAME NAME``, and ``cardlab GAME campaign NAME``, the
+same parser under each game's command (an alias: the same options, the same handler)."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
+from types import ModuleType
 
 from ..core import argtypes
 from ..core.layout import RESULTS
 from ..pipeline.planning.plan import DEFAULT_CONFIG
 from ..registry import GAMES
-from .book import CampaignBook
+from .book import ALLOW_LONG, LONG_SHARD_CPU_S
 
 EXAMPLES = """examples:
   cardlab campaign redblack 24                     k = 24's shards, its config block and ledger, the shards left
@@ -21,19 +24,39 @@ EXAMPLES = """examples:
   cardlab campaign redblack 23 --keep              keep in the ledger the finished shards copied into results/"""
 
 
-def book_of(game: str) -> CampaignBook | None:
-    """A game's campaign book: ``CAMPAIGN_BOOK`` of its command line, ``engines/<game>/cli`` (None: no campaigns)."""
-    try:
-        module = importlib.import_module(f"engines.{game}.cli")
-    except ModuleNotFoundError:
+def options_of(game: str) -> ModuleType | None:
+    """What a game's campaign command parses: its package ``engines/<game>/campaign/`` (light: ``UNIT``,
+    ``DESCRIPTION``, ``EXAMPLES``, ``add_arguments``); None for a game with no campaigns."""
+    if importlib.util.find_spec(f"engines.{game}.campaign") is None:
         return None
-    return getattr(module, "CAMPAIGN_BOOK", None)
+    return importlib.import_module(f"engines.{game}.campaign")
+
+
+def add_campaign_parser(sub, game: str, options: ModuleType, name: str, help: str, description: str, epilog: str):
+    """A game's campaign parser, named ``name`` under ``sub``: NAME and the game's options, the options every
+    campaign shares, the one handler.  Returns the parser."""
+    g = sub.add_parser(
+        name, help=help, description=description, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    options.add_arguments(g)
+    add_campaign_options(g, options.UNIT)
+    g.set_defaults(campaign_game=game, func="engines.campaign.command:main")
+    return g
+
+
+def add_alias(sub, game: str) -> None:
+    """``cardlab GAME campaign NAME ...``: ``cardlab campaign GAME NAME ...`` under the game's command."""
+    options = options_of(game)
+    if options is not None:
+        add_campaign_parser(
+            sub, game, options, "campaign", f"a {game} campaign (the same as `cardlab campaign {game} ...`)",
+            options.DESCRIPTION + f"  The same as `cardlab campaign {game} ...`.",
+            options.EXAMPLES.replace(f"cardlab campaign {game}", f"cardlab {game} campaign"),
+        )  # fmt: skip
 
 
 def add_campaign_options(c, unit: str, config_default: str = DEFAULT_CONFIG) -> None:
     """The options of every campaign command (the book adds NAME and the game's own)."""
-    from .command import ALLOW_LONG, LONG_SHARD_CPU_S
-
     c.add_argument("--results", type=argtypes.folder, default=RESULTS, help="results tree (default: %(default)s)")
     c.add_argument(
         "--config", default=config_default, help="the config the campaign's block is in (default: %(default)s)"
@@ -86,8 +109,6 @@ def add_campaign_options(c, unit: str, config_default: str = DEFAULT_CONFIG) -> 
 
 def register(sub) -> None:
     """``cardlab campaign GAME NAME ...``: one subcommand per game with a campaign book."""
-    from .command import campaign_command
-
     p = sub.add_parser(
         "campaign",
         help="a long campaign of any game: coverage, CPU, its config block and ledger; run or keep its shards",
@@ -100,16 +121,5 @@ def register(sub) -> None:
     )
     games = p.add_subparsers(dest="campaign_game", required=True, metavar="GAME", parser_class=type(p))
     for game in GAMES:
-        book = book_of(game)
-        if book is None:
-            continue
-        g = games.add_parser(
-            game,
-            help=f"a {game} campaign",
-            description=book.description,
-            epilog=book.examples.replace(f"cardlab {game} campaign", f"cardlab campaign {game}"),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
-        book.add_arguments(g)
-        add_campaign_options(g, book.unit)
-        g.set_defaults(func=lambda args, book=book: campaign_command(book, args))
+        if (options := options_of(game)) is not None:
+            add_campaign_parser(games, game, options, game, f"a {game} campaign", options.DESCRIPTION, options.EXAMPLES)

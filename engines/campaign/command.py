@@ -1,6 +1,6 @@
 """One campaign command for every game: where a campaign stands, its next shards, its ledger.
 
-``cardlab campaign GAME NAME`` (and each game's own ``campaign`` command, a thin wrapper of this)
+``cardlab campaign GAME NAME`` (and its alias ``cardlab GAME campaign NAME``, the same parser)
 reads the campaign's finished shards through the game's book (engines/campaign/book.py), says
 what the config's block and the ledger keep, and with ``--run N`` computes the next N shards
 through the one Snakemake runner (engines/campaign/shards.py) under a run config of its own,
@@ -15,24 +15,31 @@ import os
 import shlex
 import sys
 import time
-from typing import Any
 
+from ..core.bookkeeping import left_out
 from ..core.errors import CardlabError
-from ..core.fmt import duration, listed, plural
+from ..core.fmt import duration, hours_text, listed, plural
 from ..core.layout import RESULTS, ledger_path, logs_dir, timing_of
 from ..core.ledger import Ledger, LedgerError, read_ledger, record_kept, write_ledger
-from .book import Campaign, CampaignBook, agreed_per_shard, next_shards, runs_words
+from ..core.runs import runs_of, runs_text
+from ..core.yamlfile import read_yaml
+from ..pipeline.bookkeeping import runstate  # its lock_refusal looked up at the call: tests stand in for it
+from ..pipeline.bookkeeping.records import timing_of_log as read_timing
+from ..pipeline.commands.campaign_work import shard_prices
+from ..pipeline.planning.plan import Plan, load_config
+from . import shards as runner  # its run_shards looked up at the call: tests stand in for it
+from .book import ALLOW_LONG, LONG_SHARD_CPU_S, Campaign, CampaignBook, agreed_per_shard, book_of
+from .state import CampaignState
 
-LONG_SHARD_CPU_S = 4 * 3600.0
-"""A shard priced above this (core-seconds on this machine) starts only with ``ALLOW_LONG``: a grid typed
-one zero too long makes a shard of days, and a job cannot be stopped part way and kept."""
-ALLOW_LONG = "--allow-long-shards"
+
+def main(args) -> int:
+    """``cardlab campaign GAME NAME ...`` and its alias ``cardlab GAME campaign NAME ...``: the game's book
+    runs the one command."""
+    return campaign_command(book_of(args.campaign_game), args)
 
 
 def campaign_command(book: CampaignBook, args) -> int:
     """Run the command the parsed arguments ask for; returns the exit status."""
-    from ..pipeline.bookkeeping.records import timing_of_log as read_timing
-
     if args.run is not None and args.keep:
         raise CardlabError("--run keeps each shard it finishes in the ledger; give --run or --keep, not both")
     if args.run is not None:
@@ -74,8 +81,6 @@ def block_grid(book: CampaignBook, campaign: Campaign, args) -> tuple[int | None
 
 
 def user_config(path: str) -> dict | None:
-    from ..core.yamlfile import read_yaml
-
     return read_yaml(path) if os.path.isfile(path) else None
 
 
@@ -89,7 +94,7 @@ def the_block(book: CampaignBook, campaign: Campaign, config: dict | None, where
         return {}
 
 
-def per_shard_of(book: CampaignBook, campaign: Campaign, state: Any, args, ledger: Ledger | None) -> int:
+def per_shard_of(book: CampaignBook, campaign: Campaign, state: CampaignState, args, ledger: Ledger | None) -> int:
     """The campaign's grid: the finished shards', the option's, the config block's or the ledger's, agreed."""
     if args.per_shard is not None and args.per_shard > campaign.total:
         raise CardlabError(
@@ -108,7 +113,7 @@ def per_shard_of(book: CampaignBook, campaign: Campaign, state: Any, args, ledge
     )
 
 
-def keep_finished(book: CampaignBook, campaign: Campaign, state: Any, args) -> None:
+def keep_finished(book: CampaignBook, campaign: Campaign, state: CampaignState, args) -> None:
     """`--keep`: every finished shard under the results tree, into the ledger.
 
     A ledger that cannot be read (not JSON, runs off the grid, ...) is rebuilt from the finished shards
@@ -138,7 +143,7 @@ def keep_finished(book: CampaignBook, campaign: Campaign, state: Any, args) -> N
     print(f"{campaign.label}: {plural(kept.without(ledger or ()).count, 'shard')} newly kept in the ledger")
 
 
-def status_lines(book: CampaignBook, campaign: Campaign, state: Any, args) -> list[str]:
+def status_lines(book: CampaignBook, campaign: Campaign, state: CampaignState, args) -> list[str]:
     """What the config's block is (a campaign block or not) and what the ledger keeps."""
     where, label = args.config, campaign.label
     config = user_config(where)
@@ -174,7 +179,7 @@ def status_lines(book: CampaignBook, campaign: Campaign, state: Any, args) -> li
     finished = {s.shard for s in state.shards}
     if unkept := [n for n in finished if n not in ledger]:
         lines.append(
-            f"  finished but not in the ledger: shards {runs_words(unkept)} (keep them: {campaign.command} --keep)"
+            f"  finished but not in the ledger: shards {runs_text(runs_of(unkept))} (keep them: {campaign.command} --keep)"
         )
     if missing := ledger.without(finished):
         lines.append(
@@ -186,24 +191,18 @@ def status_lines(book: CampaignBook, campaign: Campaign, state: Any, args) -> li
 
 def campaign_left_out(campaign: Campaign, results: str) -> list:
     """The campaign's timing records that fail their schema (engines/core/bookkeeping.py): read past."""
-    from ..core.bookkeeping import left_out
-
     mine = os.path.dirname(timing_of(campaign.log(0, results))) + os.sep
     return [b for b in left_out(results) if b.path.startswith(mine)]
 
 
-def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -> int:
+def run_next(book: CampaignBook, campaign: Campaign, state: CampaignState, args, timing) -> int:
     """`--run N`: Snakemake computes the next N shards left, each kept in the ledger as it finishes."""
-    from ..pipeline.bookkeeping.runstate import lock_refusal
-    from ..pipeline.planning.plan import load_config
-    from .shards import run_shards
-
-    if refused := lock_refusal():  # before the header that announces a run
+    if refused := runstate.lock_refusal():  # before the header that announces a run
         raise CardlabError(refused)
     config = load_config([args.config])
     ledger = the_ledger(campaign, args.results, block_grid(book, campaign, args))
     per_shard = per_shard_of(book, campaign, state, args, ledger)
-    shards = next_shards(campaign, [s.shard for s in state.shards], per_shard, args.run, args.from_ == "top")
+    shards = state.next_shards(per_shard, args.run, args.from_ == "top")
     if not shards:
         print(f"{campaign.label}: every shard is finished; nothing to run")
         return 0
@@ -215,7 +214,7 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
     prices = next_prices(book, campaign, state, config, shards, per_shard, backend)
     refusal = None if getattr(args, "allow_long_shards", False) else long_shards_refusal(campaign, prices)
     print(
-        f"{campaign.label}: {plural(len(shards), 'shard')} ({runs_words(shards)}, {items:,} {campaign.unit}) "
+        f"{campaign.label}: {plural(len(shards), 'shard')} ({runs_text(runs_of(shards))}, {items:,} {campaign.unit}) "
         f"{price_words(prices)} on {plural(args.cores, 'core')}" + ("" if refusal else f"; snakemake's output: {log}"),
         flush=True,
     )
@@ -231,7 +230,7 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
         cpu = (timing(campaign.log(int(name))) or {}).get("cpu_s")
         return f"shard {name} [{a:,}, {b:,}) done" + (f", {duration(cpu)} of CPU" if cpu is not None else "")
 
-    rc, _ = run_shards(
+    rc, _ = runner.run_shards(
         {str(n): campaign.files(n) for n in shards},
         run_config,
         args.cores,
@@ -248,7 +247,13 @@ def run_next(book: CampaignBook, campaign: Campaign, state: Any, args, timing) -
 
 
 def next_prices(
-    book: CampaignBook, campaign: Campaign, state: Any, config: dict, shards: list[int], per_shard: int, backend
+    book: CampaignBook,
+    campaign: Campaign,
+    state: CampaignState,
+    config: dict,
+    shards: list[int],
+    per_shard: int,
+    backend,
 ) -> dict[int, float | None]:
     """The next shards' prices, planned beside the finished shards: their timing records measure the
     campaign's rate on this grid (a plan of the new shards alone knows only the kind's estimate)."""
@@ -261,9 +266,6 @@ def shard_prices_of(run_config: dict, campaign: Campaign, shards: list[int]) -> 
     """Each shard's price in core-seconds on this machine, as the live view prices work left
     (engines/pipeline/commands/campaign_work.py), from a config planning them and the finished shards that measure them;
     None where nothing prices it."""
-    from ..pipeline.commands.campaign_work import shard_prices
-    from ..pipeline.planning.plan import Plan
-
     plan = Plan.build(dict(run_config), f"the run config of {campaign.label}")
     planned = [plan.shard(*campaign.place, n) for n in shards]
     by_log = shard_prices(plan, planned)
@@ -282,8 +284,6 @@ def price_words(prices: dict[int, float | None]) -> str:
 
 def cpu_words(seconds: float) -> str:
     """CPU time at the scale a person reads it: core-hours from an hour, else a duration (under 1 s: '< 1 s')."""
-    from ..core.fmt import duration, hours_text
-
     if seconds >= 3600:
         return f"{hours_text(seconds / 3600)} core-hours"
     return f"{duration(seconds) if seconds >= 0.5 else '< 1 s'} of CPU"
@@ -292,14 +292,12 @@ def cpu_words(seconds: float) -> str:
 def long_shards_refusal(campaign: Campaign, prices: dict[int, float | None]) -> str | None:
     """Why the shards may not start without ``ALLOW_LONG`` (one priced above ``LONG_SHARD_CPU_S``, or one that
     cannot be priced, which counts as above it); None when they may."""
-    from ..core.fmt import hours_text
-
     long = {n: p for n, p in prices.items() if p is None or p > LONG_SHARD_CPU_S}
     if not long:
         return None
     unpriced = [n for n, p in long.items() if p is None]
     why = (
-        f"shard(s) {runs_words(unpriced)} cannot be priced: no measured shard and no price of the kind"
+        f"shard(s) {runs_text(runs_of(unpriced))} cannot be priced: no measured shard and no price of the kind"
         if unpriced
         else f"the longest priced at about {hours_text(max(long.values()) / 3600)} core-hours"
     )

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from .errors import CardlabError
 from .layout import RESULTS, ledger_path
+from .runs import Run, merge_runs, runs_of, runs_text, subtract_runs
 
 # The results tree whose ledgers a plan reads: the workflow's own ``results/`` unless a command
 # that checks another tree (``cardlab verify --results X``) plans under it.
@@ -41,8 +42,6 @@ MAX_RUNS = 100_000
 MAX_BYTES = 4 * 2**20
 """The largest ledger file read: ``MAX_RUNS`` runs of six-digit shard numbers take some 2 MB."""
 KEYS = ("game", "experiment", "variant", "per_shard", "shards")
-
-Run = tuple[int, int]
 
 
 class LedgerError(CardlabError):
@@ -89,52 +88,6 @@ class LedgerGrid:
     def says(self, per_shard: int) -> str:
         """'k = 24 has shards 0..322 (of 50,000,000,000 deals)'."""
         return f"{self.name} has shards 0..{self.size(per_shard) - 1} (of {per_shard:,} {self.unit})"
-
-
-def runs_of(numbers: Iterable[int]) -> tuple[Run, ...]:
-    """Shard numbers (any order, repeats allowed) as sorted disjoint inclusive runs."""
-    out: list[list[int]] = []
-    for n in sorted(set(int(n) for n in numbers)):
-        if out and out[-1][1] == n - 1:
-            out[-1][1] = n
-        else:
-            out.append([n, n])
-    return tuple((a, b) for a, b in out)
-
-
-def merge_runs(*parts: Iterable[Run]) -> tuple[Run, ...]:
-    """The union of runs, as sorted disjoint runs (adjacent ones joined)."""
-    out: list[list[int]] = []
-    for a, b in sorted(r for part in parts for r in part):
-        if out and a <= out[-1][1] + 1:
-            out[-1][1] = max(out[-1][1], b)
-        else:
-            out.append([a, b])
-    return tuple((a, b) for a, b in out)
-
-
-def subtract_runs(runs: Iterable[Run], gone: Iterable[Run]) -> tuple[Run, ...]:
-    """``runs`` less ``gone`` (both sorted and disjoint), as runs."""
-    gone = list(gone)
-    out: list[Run] = []
-    j = 0
-    for a, b in runs:
-        while j < len(gone) and gone[j][1] < a:
-            j += 1
-        at, i = a, j
-        while i < len(gone) and gone[i][0] <= b:
-            if gone[i][0] > at:
-                out.append((at, gone[i][0] - 1))
-            at = max(at, gone[i][1] + 1)
-            i += 1
-        if at <= b:
-            out.append((at, b))
-    return tuple(out)
-
-
-def runs_text(runs: Iterable[Run]) -> str:
-    """Runs as text, in order: 12, 190..195."""
-    return ", ".join(f"{a}" if a == b else f"{a}..{b}" for a, b in runs)
 
 
 @dataclass(frozen=True)

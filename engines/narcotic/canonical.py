@@ -44,7 +44,7 @@ def arrangements(counts):
     """Distinct sequences of the multiset with ``counts[v]`` cards of value v: (sum)! / prod(counts!).
 
     Built as a product of binomials, each step an exact integer below 2^63 for decks up to
-    MAX_EXACT_RANKS values (engines/narcotic/exact.py)."""
+    MAX_EXACT_RANKS values (engines/narcotic/kinds/exhaustive.py)."""
     m = np.int64(1)
     s = np.int64(0)
     for v in range(counts.shape[0]):

@@ -12,13 +12,14 @@ import pytest
 import yaml
 from wfhelp import cardlab, snakemake, workdir
 
+from engines.campaign.state import CampaignState, FinishedShard
 from engines.core.errors import CardlabError
 from engines.core.ledger import read_ledger
+from engines.core.runs import runs_of, runs_text
 from engines.core.store import read_table
 from engines.redblack import canonical_deals, search_range
-from engines.redblack.campaign import CampaignState, FinishedShard
-from engines.redblack.campaign.next import campaign_block, plan_run, run_config, shard_runs
-from engines.redblack.search_shards import ledger_grid
+from engines.redblack.campaign.next import campaign_block, campaign_of, plan_run, run_config
+from engines.redblack.kinds.search import ledger_grid
 
 K, D = 9, 1000
 TOTAL = canonical_deals(K)  # 24,310: shards 0..24, the last one 310 deals
@@ -39,9 +40,7 @@ redblack:
 
 
 def state(*shards: int, d: int = D) -> CampaignState:
-    return CampaignState(
-        K, "owner", TOTAL, [FinishedShard(n, n * d, min((n + 1) * d, TOTAL), 1.0, None) for n in shards]
-    )
+    return CampaignState(campaign_of(K), [FinishedShard(n, n * d, min((n + 1) * d, TOTAL), 1.0) for n in shards])
 
 
 def config(**block) -> dict:
@@ -75,7 +74,7 @@ def test_the_grid_comes_from_the_shards_the_option_or_the_block_and_they_must_ag
 
 def test_a_grid_of_more_shards_than_shard_numbers_is_refused_before_it_is_planned():
     """k = 25 in shards of 300 deals would be 2*10^11 shards: a one-line error, not a plan that fills the memory."""
-    big = CampaignState(25, "owner", canonical_deals(25), [])
+    big = CampaignState(campaign_of(25), [])
     with pytest.raises(CardlabError, match=r"k = 25: 300 deals a shard makes .* shards.*up to 999,999.*give at least"):
         plan_run(big, {}, 1, deals_per_shard=300)
     least = -(-canonical_deals(25) // 1_000_000)
@@ -105,7 +104,7 @@ def test_the_run_config_plans_exactly_the_new_windows():
         "ranks": [[2000, 4000]],
         "deals_per_shard": D,
     }
-    assert shard_runs([24, 3, 4, 5, 9]) == "3..5, 9, 24"
+    assert runs_text(runs_of([24, 3, 4, 5, 9, 4])) == "3..5, 9, 24"
 
 
 def counts_row(wd, shard: int) -> dict:

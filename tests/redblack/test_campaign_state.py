@@ -16,8 +16,8 @@ from engines.core.ledger import ledger_root
 from engines.interface import views_sql
 from engines.pipeline.bookkeeping.records import timing_of_log as read_timing
 from engines.redblack import canonical_deals
-from engines.redblack.campaign import campaign_state
-from engines.redblack.search_shards import block_sizes
+from engines.redblack.campaign.state import campaign_state
+from engines.redblack.kinds.search import block_sizes
 from engines.redblack.tables import SEARCH_TABLES
 from engines.registry import engine
 
@@ -55,7 +55,7 @@ def test_the_kept_shards_make_exactly_the_configs_windows():
             state = campaign_state(k, "owner", RESULTS, timing=read_timing)
             assert state.windows == planned_windows(k), k
             # a size in one shard does not tell the grid: any deals_per_shard that large plans it
-            assert state.deals_per_shard in (block["deals_per_shard"], None)
+            assert state.per_shard in (block["deals_per_shard"], None)
             assert not state.unfinished
 
 
@@ -82,9 +82,9 @@ def results(tmp_path) -> Path:
 def test_windows_gaps_and_cost_of_some_finished_shards(results):
     state = campaign_state(K, "owner", results, timing=read_timing)
     total = canonical_deals(K)
-    assert state.deals_per_shard == D
+    assert state.per_shard == D
     assert state.windows == [(D, 2 * D), (208 * D, total)]
-    assert state.searched == D + total - 208 * D
+    assert state.covered == D + total - 208 * D
     assert state.gaps == [(0, D), (2 * D, 208 * D)]
     assert state.shards_left() == [(0, 0), (2, 207)]
     logs = [read_timing(log_path("redblack", f"exhaustive_k{K}", "owner", n, str(results)))["cpu_s"] for n in KEPT]
@@ -119,7 +119,7 @@ def test_a_shard_off_the_grid_is_named(results):
     for table in SEARCH_TABLES:  # shard 209's files filed as shard 300: its ranks are not shard 300's
         src = Path(place_path(ShardPlace("redblack", table, f"exhaustive_k{K}", "owner", 209), str(results)))
         src.rename(src.with_name("shard=0300.parquet"))
-    with pytest.raises(CardlabError, match="shard 300 searched ranks .* off the grid"):
+    with pytest.raises(CardlabError, match="shard 300 covers deals .* off the grid"):
         campaign_state(K, "owner", results)
 
 
@@ -143,7 +143,7 @@ def test_the_command_prints_the_windows_and_refuses_bad_input(results, capsys, t
 def test_keep_records_the_finished_shards_in_the_ledger(results, capsys):
     """Shards computed elsewhere and copied in: --keep records every finished, checked one; again, none new."""
     from engines.core.ledger import read_ledger
-    from engines.redblack.search_shards import ledger_grid
+    from engines.redblack.kinds.search import ledger_grid
 
     assert cardlab(["redblack", "campaign", str(K), "--results", str(results)]) == 0
     assert f"ledger {results}" not in capsys.readouterr().out  # a block of its own ranks, and no ledger

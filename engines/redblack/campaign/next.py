@@ -1,6 +1,6 @@
 """The next shards of a size's campaign: which ones, and the run config that plans them.
 
-`cardlab redblack campaign K --run N` (engines/redblack/cli/campaign.py) computes the next N
+`cardlab campaign redblack K --run N` (engines/campaign/command.py) computes the next N
 shards left, from the bottom of the ranks or the top, on the campaign's one shard grid.
 Snakemake computes them under a run config (a file cardlab owns for the run) that differs
 from the user's only in the size's block, whose ``ranks`` are the new shards' windows (and
@@ -12,18 +12,21 @@ the user's config is never written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from copy import deepcopy
 from dataclasses import dataclass
 from typing import Any
 
-from ...campaign.book import Campaign, agreed_per_shard, next_shards, runs_words
+from ...campaign.book import Campaign, agreed_per_shard
+from ...campaign.state import CampaignState
 from ...core.errors import CardlabError
 from ...core.layout import RESULTS, ShardPlace, log_path, place_path
+from ...core.runs import merge_windows
+from ..kinds.search import EXHAUSTIVE_VARIANT, block_sizes, exhaustive_experiment, ledger_grid
 from ..rules import canonical_deals
-from ..search_shards import EXHAUSTIVE_VARIANT, block_sizes, exhaustive_experiment, ledger_grid
 from ..tables import SEARCH_TABLES
-from . import GAME, CampaignState, merge_windows
+
+GAME = "redblack"
 
 
 @dataclass(frozen=True)
@@ -100,19 +103,26 @@ def campaign_of(k: int, method: str = "owner", results: str | None = None) -> Ca
     )
 
 
+def size_of(campaign: Campaign) -> tuple[int, str]:
+    """(k, method) of a RedBlack campaign, from its place."""
+    method = next(m for m, v in EXHAUSTIVE_VARIANT.items() if v == campaign.variant)
+    return int(campaign.experiment.rsplit("k", 1)[1]), method
+
+
 def shard_grid_of(
     state: CampaignState, config: Mapping[str, Any], given: int | None, where: str, kept: int | None = None
 ) -> int:
     """The campaign's deals_per_shard: the finished shards', --deals-per-shard's, the config block's or
     the ledger's (``kept``), which must agree where more than one says."""
-    block = campaign_block(config, state.k, state.method, where)
+    k, method = size_of(state.campaign)
+    block = campaign_block(config, k, method, where)
     sources = {
-        "the finished shards": state.deals_per_shard,
+        "the finished shards": state.per_shard,
         "--deals-per-shard": given,
-        f"the k = {state.k} block of {where}": block.get("deals_per_shard") if block else None,
+        f"the k = {k} block of {where}": block.get("deals_per_shard") if block else None,
         "the campaign's ledger": kept,
     }
-    return agreed_per_shard(campaign_of(state.k, state.method), sources)
+    return agreed_per_shard(state.campaign, sources)
 
 
 def plan_run(
@@ -129,8 +139,8 @@ def plan_run(
     if count < 1:
         raise CardlabError(f"--run: the number of shards to run must be at least 1, got {count}")
     d = shard_grid_of(state, config, deals_per_shard, where, kept)
-    shards = next_shards(campaign_of(state.k, state.method), [s.shard for s in state.shards], d, count, from_top)
-    return CampaignRun(state.k, state.method, d, shards, state.total)
+    k, method = size_of(state.campaign)
+    return CampaignRun(k, method, d, state.next_shards(d, count, from_top), state.total)
 
 
 def run_config(config: Mapping[str, Any], run: CampaignRun, where: str, backend: str | None = None) -> dict:
@@ -154,8 +164,3 @@ def run_config(config: Mapping[str, Any], run: CampaignRun, where: str, backend:
     out["shard_order"] = "descending" if run.shards[0] > run.shards[-1] else "ascending"  # the run's order
     out["allow_campaign_work"] = True  # this command asks for the work (engines/pipeline/commands/campaign_work.py)
     return out
-
-
-def shard_runs(numbers: Sequence[int]) -> str:
-    """Shard numbers as runs, in order: 12, 190..195."""
-    return runs_words(numbers)

@@ -1,17 +1,17 @@
 """``cardlab redblack ...``: replay a deal, search one size exhaustively, list a cycle's basin, a campaign.
 
-The parsers are here; the commands that play and search are in :mod:`.commands`, the campaign
-command (where a size's campaign stands, its next shards, its ledger) in :mod:`.campaign`."""
+The parsers are here; the commands that play and search are in :mod:`.commands`; ``campaign`` is the
+alias of ``cardlab campaign redblack`` (engines/campaign/cli.py, RedBlack's book in engines/redblack/campaign/)."""
 
 from __future__ import annotations
 
 import argparse
 
+from ...campaign.cli import add_alias
 from ...core import argtypes
+from ..campaign import EXAMPLES as CAMPAIGN_EXAMPLES
 from ..rules import BASIN_MAX_STATES, K_MAX
-from .campaign import BOOK as CAMPAIGN_BOOK  # noqa: F401 (the campaign layer finds it here)
-from .campaign import CAMPAIGN_EXAMPLES, add_campaign
-from .commands import REPLAY_ROUNDS, cmd_audit, cmd_basin, cmd_rank, cmd_replay, cmd_search, max_states, size
+from .options import REPLAY_ROUNDS, max_states, size
 
 REPLAY_EXAMPLES = """examples:
   cardlab redblack replay 10 110           the seed's 5-card infinite game
@@ -46,12 +46,15 @@ def register(subparsers) -> None:
         + "\n"
         + AUDIT_EXAMPLES.removeprefix("examples:\n")
         + "\n"
-        + CAMPAIGN_EXAMPLES.removeprefix("examples:\n"),
+        + CAMPAIGN_EXAMPLES.removeprefix("examples:\n").replace(
+            "cardlab campaign redblack", "cardlab redblack campaign"
+        ),
         formatter_class=raw,
     )
     sub = p.add_subparsers(dest="redblack_command", required=True, parser_class=type(p))
-    for add in (add_replay, add_search, add_rank, add_audit, add_basin, add_campaign):
+    for add in (add_replay, add_search, add_rank, add_audit, add_basin):
         add(sub, raw)
+    add_alias(sub, "redblack")  # `cardlab redblack campaign K ...`: `cardlab campaign redblack K ...`
 
 
 def add_replay(sub, raw) -> None:
@@ -71,7 +74,7 @@ def add_replay(sub, raw) -> None:
         default=REPLAY_ROUNDS,
         help="rounds shown play by play, at most the whole game (default: %(default)s)",
     )
-    r.set_defaults(func=cmd_replay)
+    r.set_defaults(func="engines.redblack.cli.commands:cmd_replay")
 
 
 def add_search(sub, raw) -> None:
@@ -106,7 +109,7 @@ def add_search(sub, raw) -> None:
         "the same results either way",
     )
     s.add_argument("--csv", action="store_true", help="CSV of the infinite deals for machines (counts on stderr)")
-    s.set_defaults(func=cmd_search)
+    s.set_defaults(func="engines.redblack.cli.commands:cmd_search")
 
 
 def add_rank(sub, raw) -> None:
@@ -120,7 +123,7 @@ def add_rank(sub, raw) -> None:
     )
     rk.add_argument("p1", help="player 1's deck, top card first, 0 red 1 black")
     rk.add_argument("p2", help="player 2's deck")
-    rk.set_defaults(func=cmd_rank)
+    rk.set_defaults(func="engines.redblack.cli.commands:cmd_rank")
 
 
 def add_audit(sub, raw) -> None:
@@ -142,7 +145,7 @@ def add_audit(sub, raw) -> None:
         default=BASIN_MAX_STATES,
         help="refuse a basin larger than this (default: %(default)s)",
     )
-    a.set_defaults(func=cmd_audit)
+    a.set_defaults(func="engines.redblack.cli.commands:cmd_audit")
 
 
 def add_basin(sub, raw) -> None:
@@ -163,4 +166,4 @@ def add_basin(sub, raw) -> None:
         default=BASIN_MAX_STATES,
         help="stop after this many basin states (default: %(default)s; the most the kernel counts: no limit)",
     )
-    b.set_defaults(func=cmd_basin)
+    b.set_defaults(func="engines.redblack.cli.commands:cmd_basin")

@@ -1,25 +1,26 @@
-"""The RedBlack commands that play and search: replay, search, rank, audit, basin."""
+"""The RedBlack commands that play and search: replay, search, rank, audit, basin.
+
+Their parsers are in engines/redblack/cli/__init__.py, which names these handlers as strings, so that
+building the command line loads no numba kernel."""
 
 from __future__ import annotations
 
 import sys
+from collections import Counter
 
-from ...core import argtypes
+import engines.redblack as rb
+
 from ...core.errors import CardlabError
-from ..rules import K_MAX
-
-REPLAY_ROUNDS = 4  # rounds shown in full by `replay` before the summary
-
-# the domains of the commands' numbers (engines/core/argtypes.py), shared by search and campaign
-size = argtypes.integer(1, K_MAX, " cards per player")
-max_states = argtypes.integer(1, argtypes.INT64_MAX, " states")  # the basin kernel counts in int64
+from ...core.progress import Progress
+from ...core.tabular import print_text_table, write_csv
+from ...core.threads import set_threads
+from ...kinds import check_backend
+from ...registry import engine
+from ..audit import MISSING, audit, read_deal_list
+from .options import REPLAY_ROUNDS
 
 
 def cmd_replay(args) -> int:
-    import engines.redblack as rb
-
-    from ...core.tabular import print_text_table
-
     rb.parse_deal(args.p1, args.p2)
     outcome = rb.play(args.p1, args.p2)
     # a size the user gives is bounded: never more rounds than the game has (an infinite
@@ -43,18 +44,10 @@ def cmd_replay(args) -> int:
 
 
 def cmd_search(args) -> int:
-    import numba
-
-    import engines.redblack as rb
-
-    from ...core.progress import Progress
-    from ...kinds import check_backend
-    from ...registry import engine
-
     kind = engine("redblack").kind_of({"kind": "exhaustive"})
     search = kind.backends[check_backend(kind, args.backend, "--backend")]
     if args.jobs is not None:
-        numba.set_num_threads(min(args.jobs, numba.config.NUMBA_NUM_THREADS))
+        set_threads(args.jobs)
     total = rb.canonical_deals(args.k)
     start, stop = parse_ranks(args.ranks, total)
     label = f"redblack k={args.k}" + ("" if (start, stop) == (0, total) else f" ranks [{start:,}, {stop:,})")
@@ -87,8 +80,6 @@ def cmd_search(args) -> int:
             )
         )
     if args.csv:
-        from ...core.tabular import write_csv
-
         write_csv(
             ["k", "p1", "p2", "cycle_id", "period", "rounds_before_cycle"],
             [(args.k, d["p1"], d["p2"], d["cycle_id"], d["period"], d["rounds_before_cycle"]) for d in deals],
@@ -119,8 +110,6 @@ def parse_ranks(text: str | None, total: int) -> tuple[int, int]:
 
 def basin_closure(res, k: int) -> tuple[list[dict], int]:
     """The owner rule's answer: the balanced deals in the basins of the cycles found, and how many cycles."""
-    import engines.redblack as rb
-
     ids = sorted({d["cycle_id"] for d in res.infinite})
     deals = []
     for cid in ids:
@@ -134,8 +123,6 @@ def basin_closure(res, k: int) -> tuple[list[dict], int]:
 
 
 def cmd_rank(args) -> int:
-    import engines.redblack as rb
-
     rb.parse_deal(args.p1, args.p2)
     k = len(args.p1)
     if len(args.p2) != k or (args.p1 + args.p2).count("0") != k:
@@ -149,11 +136,6 @@ def cmd_rank(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    from collections import Counter
-
-    from ...core.progress import Progress
-    from ..audit import MISSING, audit, read_deal_list
-
     deals = read_deal_list(args.file)
     progress = Progress(len(deals), "deals", label="audit", stream=sys.stderr)
     try:
@@ -161,8 +143,6 @@ def cmd_audit(args) -> int:
     finally:
         progress.close()
     if args.csv:
-        from ...core.tabular import write_csv
-
         write_csv(["k", "p1", "p2", "status"], [(r.k, r.p1, r.p2, r.status) for r in rows], out=sys.stdout)
         return 0
     by_k: dict[int, Counter] = {}
@@ -186,8 +166,6 @@ def cmd_audit(args) -> int:
 
 
 def cmd_basin(args) -> int:
-    import engines.redblack as rb
-
     rb.parse_deal(args.p1, args.p2)
     outcome = rb.play(args.p1, args.p2)
     if outcome.finished:

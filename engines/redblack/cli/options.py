@@ -1,0 +1,12 @@
+"""The domains of the RedBlack commands' numbers (engines/core/argtypes.py) and replay's default: light,
+shared by the parsers (engines/redblack/cli/__init__.py) and the commands (engines/redblack/cli/commands.py)."""
+
+from __future__ import annotations
+
+from ...core import argtypes
+from ..rules import K_MAX
+
+REPLAY_ROUNDS = 4  # rounds shown in full by `replay` before the summary
+
+size = argtypes.integer(1, K_MAX, " cards per player")
+max_states = argtypes.integer(1, argtypes.INT64_MAX, " states")  # the basin kernel counts in int64
