@@ -12,6 +12,7 @@ from engines.core.errors import CardlabError
 from engines.core.layout import WILDCARDS
 from engines.pipeline.planning.config import check_config_files
 from engines.pipeline.snakemake.failures import report_failures
+from engines.pipeline.snakemake.metadata import record_found_outputs
 from engines.pipeline.planning.plan import DEFAULT_CONFIG, run_config_files
 from engines.pipeline.snakemake.terminal import install_terminal_filter
 
@@ -53,6 +54,12 @@ include: "workflow/rules/reports.smk"
 # terminal, where Snakemake says only that a script returned status 1.
 onerror:
     report_failures(log)
+
+
+# Snakemake's own record of the files it found in place (kept campaign files after a clone), so that
+# `snakemake --report` finds metadata for every output (engines/pipeline/snakemake/metadata.py).
+onsuccess:
+    record_found_outputs(workflow)
 
 
 rule all:

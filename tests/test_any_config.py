@@ -7,11 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab, planned_stages, snakemake, workdir
+from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab_here, planned_stages, snakemake, workdir
 
 from engines.core.errors import CardlabError
 from engines.core.layout import log_of_shard_file
-from engines.pipeline.planning.plan import load_config, run_config_files, snakemake_config_files
+from engines.pipeline.planning.plan import load_config, run_config_files
+from engines.pipeline.snakemake.options import config_files_of
 
 OTHER = """
 narcotic:
@@ -26,9 +27,9 @@ KEPT = [
 
 
 def test_the_config_files_a_command_line_plans_from():
-    assert snakemake_config_files(["--cores", "all", "-n"]) == ["config.yaml"]
-    assert snakemake_config_files(["--configfile", "a.yaml", "b.yaml", "-n"]) == ["a.yaml", "b.yaml"]
-    assert snakemake_config_files(["--configfile=a.yaml", "--cores", "2"]) == ["a.yaml"]
+    assert config_files_of(["snakemake", "--cores", "all", "-n"]) == ["config.yaml"]
+    assert config_files_of(["snakemake", "--configfile", "a.yaml", "b.yaml", "-n"]) == ["a.yaml", "b.yaml"]
+    assert config_files_of(["snakemake", "--configfile=a.yaml", "--cores", "2"]) == ["a.yaml"]
     assert run_config_files([]) == ["config.yaml"]
 
 
@@ -75,13 +76,13 @@ def test_configfile_plans_only_the_given_file(other_run):
 
 
 def test_verify_after_a_run_with_another_config_is_clean_and_lists_the_kept_files(other_run):
-    res = cardlab(other_run, "verify", "--config", "other.yaml")
+    res = cardlab_here(other_run, "verify", "--config", "other.yaml")
     assert res.returncode == 0, res.stdout + res.stderr
     kept = [ln for ln in res.stdout.splitlines() if ln.startswith("kept: ")]
     assert len(kept) == 1 and kept[0].startswith("kept: 3 campaign file(s)") and "exhaustive_k16/owner" in kept[0]
     assert "unexpected" not in res.stdout
     # the same tree against config.yaml: its shards are missing, so that is no clean bill
-    assert cardlab(other_run, "verify").returncode == 1
+    assert cardlab_here(other_run, "verify").returncode == 1
 
 
 def test_clean_lists_and_removes_what_no_plan_owns_never_a_kept_file(other_run, tmp_path):
@@ -92,15 +93,15 @@ def test_clean_lists_and_removes_what_no_plan_owns_never_a_kept_file(other_run, 
     shutil.copy2(shard, orphan)  # as left by a larger shard count, then config put back
     log = Path(log_of_shard_file(orphan))
     log.write_text("old job log\n")
-    assert cardlab(wd, "verify", "--config", "other.yaml").returncode == 1
-    listed = cardlab(wd, "clean", "--config", "other.yaml")
+    assert cardlab_here(wd, "verify", "--config", "other.yaml").returncode == 1
+    listed = cardlab_here(wd, "clean", "--config", "other.yaml")
     assert listed.returncode == 0 and orphan.exists(), listed.stdout + listed.stderr
     would = sorted(ln.split(": ", 1)[1] for ln in listed.stdout.splitlines() if ln.startswith("would remove: "))
     assert would == sorted([str(log.relative_to(wd)), str(orphan.relative_to(wd))])
     assert "left alone: 3 kept campaign file(s)" in listed.stdout
-    removed = cardlab(wd, "clean", "--config", "other.yaml", "--remove")
+    removed = cardlab_here(wd, "clean", "--config", "other.yaml", "--remove")
     assert removed.returncode == 0 and "clean: removed 2 file(s)" in removed.stdout, removed.stdout
     assert not orphan.exists() and not log.exists() and all((wd / f).exists() for f in KEPT)
-    assert cardlab(wd, "verify", "--config", "other.yaml").returncode == 0
-    again = cardlab(wd, "clean", "--config", "other.yaml")
+    assert cardlab_here(wd, "verify", "--config", "other.yaml").returncode == 0
+    again = cardlab_here(wd, "clean", "--config", "other.yaml")
     assert "clean: nothing under results/" in again.stdout

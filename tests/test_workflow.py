@@ -35,8 +35,8 @@ def test_pipeline_builds_warehouse_and_reports(tiny_run):
     assert (df.height, int(df["won"].sum())) == (games, wins)
 
 
-def test_nothing_to_do_on_second_run(tiny_run):
-    out = snakemake(tiny_run, "--cores", "2", "-n", env_extra=env_of(tiny_run))
+def test_nothing_to_do_on_second_run(tiny_copy):
+    out = snakemake(tiny_copy, "--cores", "2", "-n", env_extra=env_of(tiny_copy))
     assert "Nothing to be done" in out.stdout + out.stderr
 
 

@@ -16,7 +16,8 @@ from engines.interface import report_outputs_of, report_version, stages_of
 from engines.kinds import GPU_BACKEND, chosen_backend
 from engines.pipeline.commands.campaign_work import check_snakemake_run
 from engines.pipeline.planning.plan import Plan, run_config_files, shard_priority
-from engines.pipeline.snakemake.resume import asks_for_a_run, prepare_run
+from engines.pipeline.snakemake.options import runs_jobs
+from engines.pipeline.snakemake.resume import prepare_run
 from engines.registry import GAMES, engine
 
 # A config that cannot be planned stops the run in its own words, one line a problem, naming
@@ -47,11 +48,13 @@ def planned_files(game):
 # recomputes a deleted shard: only one run at a time goes in a directory (cardlab's flock in
 # place of Snakemake's lock files, which a killed run leaves behind: the profiles' nolock),
 # and a missing planned file (or a catalog the manifest does not describe) removes the
-# manifest so the warehouse rebuilds. Only in the main process of a command that runs jobs:
-# a dry run (-n) changes no file (engines/pipeline/snakemake/resume.py, docs/scaling.md).
+# manifest so the warehouse rebuilds. Only in the main process of a command that runs jobs, as
+# Snakemake's own parser reads its command line: a dry run changes no file. (This must come before
+# Snakemake builds its DAG, so not in `onstart:`, which runs after it.) engines/pipeline/snakemake/
+# resume.py and options.py, docs/scaling.md.
 # A run that would recompute more than a core-hour of shards only a campaign's ledger plans (their files
-# missing) stops first, unless `--config allow_campaign_work=true` (engines/pipeline/commands/campaign_work.py).
-if workflow.is_main_process and asks_for_a_run(sys.argv):
+# missing) stops first, unless `--config allow_campaign_work=True` (engines/pipeline/commands/campaign_work.py).
+if workflow.is_main_process and runs_jobs(sys.argv):
     try:
         check_snakemake_run(PLAN)
         prepare_run([f for g in GAMES for f in planned_files(g)], WAREHOUSE_MANIFEST)

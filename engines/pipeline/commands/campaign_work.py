@@ -11,7 +11,8 @@ priced as the live view prices the work left (engines/pipeline/progress/costs.py
 timing records, else the kinds' prices).  Above ``LIMIT_CPU_S`` the run needs leave:
 
 * ``cardlab run`` asks y/N on a terminal, and without one needs ``--allow-campaign-work``;
-* a plain ``snakemake`` needs ``--config allow_campaign_work=true`` (the Snakefile checks);
+* a plain ``snakemake`` needs ``--config allow_campaign_work=True`` (the Snakefile checks; ``True``:
+  Snakemake's spelling of a boolean on its command line, where ``true`` stays a string);
 * ``cardlab redblack campaign K --run N`` sets it in its run config: that command asks for the work.
 
 The default config.yaml's campaign blocks keep only shards whose files are there: it needs no leave.
@@ -20,24 +21,29 @@ The default config.yaml's campaign blocks keep only shards whose files are there
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ...core.errors import CardlabError
 from ...core.fmt import hours_text, plural
 from ...core.layout import ledger_path
-from ...core.ledger import runs_of, runs_text
+from ...core.ledger import LedgerError, ledger_root, runs_of, runs_text
+from ..bookkeeping.records import shard_records
+from ..catalog.warehouse import rewritten_by_run
+from ..planning.plan import Plan, PlannedShard, load_plan
 from ..progress.costs import UNESTIMATED_S, priced, rates_of
-
-if TYPE_CHECKING:
-    from ..planning.plan import Plan, PlannedShard
+from ..progress.model import Snapshot, shard_states
+from ..progress.snapshot import planned_shards
+from ..snakemake.options import config_entry, config_given, with_config
 
 LIMIT_CPU_S = 3600.0
 """Campaign work a run may queue unasked: one core-hour."""
 CONFIG_KEY = "allow_campaign_work"
 FLAG = "--allow-campaign-work"
+LEAVE = config_entry(CONFIG_KEY, True)
+"""The ``--config`` entry that gives leave on a snakemake command line."""
 
 
 @dataclass(frozen=True)
@@ -99,10 +105,6 @@ def shard_prices(plan: Plan, shards: Sequence[PlannedShard]) -> dict[str, float 
     measured ones around them, along its kind's cost shape), else its kind's estimate at this machine's scale,
     from every planned shard's timing record.  None where neither prices it (a kind with no price of its work
     and no measured shard): a caller with a cap counts it as over the cap."""
-    from ..bookkeeping.records import shard_records
-    from ..progress.model import Snapshot, shard_states
-    from ..progress.snapshot import planned_shards
-
     progress, units = planned_shards(plan)
     wanted = {s.log for s in shards}
     files = frozenset(f for s in progress if s.log not in wanted for f in s.files if os.path.isfile(f))
@@ -123,8 +125,6 @@ def shard_prices(plan: Plan, shards: Sequence[PlannedShard]) -> dict[str, float 
 
 def to_compute(plan: Plan, shard: PlannedShard) -> bool:
     """Whether a run computes the shard: a file missing, or one Snakemake reruns (another version or spec)."""
-    from ..catalog.warehouse import rewritten_by_run
-
     for path in shard.files.values():
         try:
             mtime = os.stat(path).st_mtime
@@ -137,8 +137,6 @@ def to_compute(plan: Plan, shard: PlannedShard) -> bool:
 
 def campaign_work(plan: Plan) -> CampaignWork:
     """The ledger-planned shards of the plan that a run would compute, priced."""
-    from ...core.ledger import ledger_root
-
     with ledger_root(plan.results):  # the rebuild commands name the plan's results tree
         grids = {s.key: g for s in plan if (g := s.kind.schedule(plan.config.get(s.game) or {}, s.spec).ledger)}
     shards = tuple(s for s in plan if s.key in grids and to_compute(plan, s))
@@ -157,27 +155,21 @@ def check_snakemake_run(plan: Plan) -> None:
         return
     work = campaign_work(plan)
     if work.too_much:
-        raise CardlabError(work.refusal(f"add --config {CONFIG_KEY}=true (cardlab run: {FLAG})"))
+        raise CardlabError(work.refusal(f"add --config {LEAVE} (cardlab run: {FLAG})"))
 
 
 def allowed_on_command_line(cmd: Sequence[str]) -> bool:
-    """Whether a snakemake command line's ``--config`` gives leave (``allow_campaign_work=true``)."""
-    return any(a.partition("=")[0] == CONFIG_KEY and a.partition("=")[2].lower() in ("true", "yes", "on") for a in cmd)
+    """Whether a snakemake command line's ``--config`` gives leave (``allow_campaign_work=True``)."""
+    return allowed_by(config_given(cmd))
 
 
 def with_leave(cmd: Sequence[str]) -> list[str]:
-    """A snakemake command line with ``--config allow_campaign_work=true`` (beside any ``--config`` given)."""
-    out = list(cmd)
-    for i, arg in enumerate(out):
-        if arg in ("--config", "-C"):
-            return [*out[: i + 1], f"{CONFIG_KEY}=true", *out[i + 1 :]]
-    return [*out, "--config", f"{CONFIG_KEY}=true"]
+    """A snakemake command line that gives leave (beside any ``--config`` entries given)."""
+    return with_config(cmd, LEAVE)
 
 
 def ask_leave(work: CampaignWork, ask=input, out=None) -> bool:
     """On a terminal: say what the run would compute and ask y/N (anything but yes is no)."""
-    import sys
-
     out = out or sys.stdout
     print(f"cardlab run: {work.summary()}.", file=out, flush=True)
     try:
@@ -190,9 +182,6 @@ def ask_leave(work: CampaignWork, ask=input, out=None) -> bool:
 def leave_for_run(cmd: list[str], config_files: Sequence[str], allow: bool, interactive: bool, ask=input) -> list[str]:
     """``cardlab run``'s check: the snakemake command line to start (with leave where it was given or the
     user said yes), or a CardlabError where the run would queue too much campaign work unasked."""
-    from ...core.ledger import LedgerError
-    from ..planning.plan import load_plan
-
     if allow or allowed_on_command_line(cmd):
         return with_leave(cmd) if allow and not allowed_on_command_line(cmd) else cmd
     try:
@@ -210,4 +199,4 @@ def leave_for_run(cmd: list[str], config_files: Sequence[str], allow: bool, inte
         if ask_leave(work, ask):
             return with_leave(cmd)
         raise CardlabError(f"nothing started: the campaign work was not allowed (cardlab run {FLAG} allows it)")
-    raise CardlabError(work.refusal(f"give {FLAG} (no terminal to ask on; snakemake: --config {CONFIG_KEY}=true)"))
+    raise CardlabError(work.refusal(f"give {FLAG} (no terminal to ask on; snakemake: --config {LEAVE})"))

@@ -11,33 +11,31 @@ one take it between that look and Snakemake's, in the same words from the lock's
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
 from ...core.errors import CardlabError
 from ...core.layout import RESULTS
 from ..bookkeeping.runstate import RUN_LOG, lock_refusal, refusal_of
-from ..planning.plan import DEFAULT_CONFIG, snakemake_config_files
+from ..planning.plan import DEFAULT_CONFIG
+from ..snakemake import options
 from ..snakemake.failures import report_failures
 from ..snakemake.runner import log_tail, run_snakemake, snakemake_command
 from .view import Redraw
 
-DEFAULT_ARGS = ("--cores", "all")
-
 
 def cmd_run(args) -> int:
     """snakemake with its output in results/logs/snakemake.log and the live summary on the terminal."""
-    # imported here: building the parser (every command's start-up) must load no heavy module
-    from ..snakemake.resume import asks_for_a_run
+    # imported here: building the parser (every command's start-up) must load no heavy module, and the
+    # campaign check loads the warehouse's (duckdb)
     from .campaign_work import FLAG, leave_for_run
 
     given = list(args.snakemake_args or ())
     allow = FLAG in given  # cardlab's own option among snakemake's
     given = [a for a in given if a != FLAG]
-    cmd = snakemake_command(extra=given or DEFAULT_ARGS)
-    args.config = snakemake_config_files(cmd[1:])  # the live view plans what the run plans
-    here = asks_for_a_run(cmd) and not {"-d", "--directory"} & {a.split("=")[0] for a in cmd}
+    cmd = snakemake_command(extra=given or options.RUN_EVERYTHING)
+    args.config = options.config_files_of(cmd)  # the live view plans what the run plans
+    here = options.runs_jobs(cmd) and not options.in_another_directory(cmd)
     if here:
         refuse_a_second_run()
         # more than a core-hour of shards only a campaign's ledger plans: asked on a terminal, else refused
@@ -45,7 +43,8 @@ def cmd_run(args) -> int:
     print(f"cardlab run: {' '.join(cmd[1:]) or '(snakemake defaults)'}; snakemake's own output: {RUN_LOG}")
     started = time.time()
     try:
-        with Redraw(args, process=True, cores=cores_of(cmd)) as redraw:  # its clock counts from the command's start
+        # the view's clock counts from the command's start
+        with Redraw(args, process=True, cores=options.cores_of(cmd)) as redraw:
             result = run_snakemake(cmd, RUN_LOG, redraw, args.every)
     except Exception:
         print(f"stopped: cardlab run failed; nothing of its snakemake is left running; log: {RUN_LOG}", file=sys.stderr)
@@ -70,17 +69,6 @@ def refuse_a_second_run() -> None:
     its start-up, in words the live view would hide)."""
     if refused := lock_refusal():
         raise CardlabError(refused)
-
-
-def cores_of(cmd: list[str]) -> int:
-    """The most jobs a snakemake command line runs at once: its --cores (-c, -j, --jobs), ``all`` and none
-    given being this machine's CPUs."""
-    for flag, value in zip(cmd, [*cmd[1:], ""], strict=True):
-        name, eq, given = flag.partition("=")
-        if name in ("--cores", "-c", "--jobs", "-j"):
-            value = given if eq else value
-            return int(value) if value.isdigit() and int(value) > 0 else os.cpu_count() or 1
-    return os.cpu_count() or 1
 
 
 EPILOG_RUN = """examples:

@@ -10,11 +10,13 @@ goes here (and no ``--config`` is given), the summary is that run's shards under
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 
+from ...core import argtypes
 from ...core.errors import CardlabError
 from ...core.fmt import count, duration, listed
 from ...core.fmt import eta as fmt_eta
@@ -228,10 +230,6 @@ def cmd_status(args) -> int:
 
 
 def register(subparsers) -> None:
-    import argparse
-
-    from ...core import argtypes
-
     s = subparsers.add_parser(
         "status",
         help="summarise a running, interrupted or finished campaign from its timing records and results",

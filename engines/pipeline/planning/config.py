@@ -36,7 +36,7 @@ def full_schema() -> dict:
             "allow_campaign_work": {
                 "type": "boolean",
                 "description": "let a run recompute more than a core-hour of shards that only a campaign's ledger "
-                "plans (engines/pipeline/commands/campaign_work.py); `snakemake --config allow_campaign_work=true`",
+                "plans (engines/pipeline/commands/campaign_work.py); `snakemake --config allow_campaign_work=True`",
             },
             "shard_order": {
                 "enum": ["ascending", "descending"],

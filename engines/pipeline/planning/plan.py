@@ -11,7 +11,6 @@ module without YAML, JSON schema or an engine.)
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -219,16 +218,10 @@ DEFAULT_CONFIG = "config.yaml"
 """The config a run reads when none is given: spelt here only (the Snakefile and the commands import it)."""
 
 
-def snakemake_executable() -> str:
-    """The snakemake beside this Python (the project's environment), else the one on PATH."""
-    here = Path(sys.executable).with_name("snakemake")
-    return str(here) if here.exists() else "snakemake"
-
-
 def run_config_files(given: Sequence[str | Path] = ()) -> list[str]:
-    """The config files a run reads: the ``--configfile`` files when any are given (only
-    those, merged in order), else config.yaml.  The Snakefile, ``cardlab verify``,
-    ``status`` and ``recompute`` all plan from this one rule (docs/config.md)."""
+    """The config files a run reads: the files it is given when any are (only those, merged in order;
+    Snakemake's command line is read in engines/pipeline/snakemake/options.py), else config.yaml.  The
+    Snakefile, ``cardlab verify``, ``status`` and ``recompute`` all plan from this one rule (docs/config.md)."""
     return [str(p) for p in given] or [DEFAULT_CONFIG]
 
 
@@ -245,20 +238,3 @@ def add_plan_options(parser) -> None:
         metavar="FILE",
         help=f"config file; several are merged in order, as by `snakemake --configfile A B` (default: {DEFAULT_CONFIG})",
     )
-
-
-def snakemake_config_files(argv: Sequence[str]) -> list[str]:
-    """The config files a snakemake command line makes a run read (``--configfile A B``,
-    ``--configfiles``, ``--configfile=A``), by :func:`run_config_files`."""
-    given: list[str] = []
-    taking = False
-    for arg in argv:
-        name, eq, value = arg.partition("=")
-        if name in ("--configfile", "--configfiles"):
-            taking = not eq
-            given += [value] if eq else []
-        elif taking and not arg.startswith("-"):
-            given.append(arg)
-        else:
-            taking = False
-    return run_config_files(given)

@@ -8,14 +8,14 @@ their place the Snakefile's main process holds an flock for the run's life
 stale, and a second run in the same directory stops at once.  What Snakemake does not
 do: a planned shard deleted under a newer warehouse is not recomputed ("Nothing to be
 done"), so a missing one removes the warehouse's manifest (:func:`rebuild_what_is_missing`).
-Only when the command line asks Snakemake to run jobs (:func:`asks_for_a_run`): a dry run
-(``-n``), ``--summary``, ``--dag`` and the like change no file.  docs/scaling.md.
+Only when the command line asks Snakemake to run jobs
+(:func:`engines.pipeline.snakemake.options.runs_jobs`, read with Snakemake's own parser): a dry
+run, a summary, a graph and the like change no file.  docs/scaling.md.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import sys
 from collections.abc import Sequence
 
@@ -24,28 +24,6 @@ from ...core.fmt import listed
 from ...core.layout import RUN_LOCK, catalog_of
 from ..bookkeeping.runstate import hold_run_lock, lock_refusal, record_refusal
 from ..catalog.warehouse import loaded_files, manifest_current
-
-# Snakemake options after which it runs no job (or runs none of ours): no clean-up then.
-NO_RUN_OPTIONS = frozenset(
-    "-n --dry-run --dryrun -t --touch -S --summary -D --detailed-summary -l --list --list-rules "
-    "--list-target-rules --lt --lint --dag --rulegraph --filegraph --d3dag --report --report-stylesheet "
-    "--unlock --cleanup-metadata --cm --cleanup-shadow --delete-all-output --delete-temp-output "
-    "--list-changes --lc --list-input-changes --li --list-params-changes --lp --list-code-changes "
-    "--list-untracked --lu --print-compilation --export-cwl --archive --containerize --conda-create-envs-only "
-    "--conda-cleanup-envs --generate-unit-tests --debug-dag-output -h --help --version -v".split()
-)
-
-
-def asks_for_a_run(argv: Sequence[str]) -> bool:
-    """Whether a snakemake command line asks to run jobs (not a dry run, a listing, a report...)."""
-    for arg in argv[1:]:
-        name = arg.split("=", 1)[0]
-        # the letters of combined short flags, up to a value (-pn, -nc2): an n among them is -n,
-        # so a dry run never clears or rebuilds anything (and never says it does)
-        short_flags = re.match(r"-([A-Za-z]*)", name).group(1) if re.match(r"-[^-]", name) else ""
-        if name in NO_RUN_OPTIONS or "n" in short_flags:
-            return False
-    return True
 
 
 def prepare_run(planned_files: Sequence[str], manifest: str, lock_path: str = RUN_LOCK) -> None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ..planning.plan import snakemake_executable
+from .options import CONFIGFILE, CORES, snakemake_executable
 
 INTERRUPTED = 130  # the exit status of a run stopped by Ctrl-C
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # each stops a run as Ctrl-C does
@@ -57,9 +57,9 @@ def snakemake_command(
     not an option), then the config files, the cores and the caller's options."""
     cmd = [snakemake_executable(), *targets]
     if configfiles:
-        cmd += ["--configfile", *configfiles]
+        cmd += [CONFIGFILE, *configfiles]
     if cores is not None:
-        cmd += ["--cores", str(cores)]
+        cmd += [CORES, str(cores)]
     return [*cmd, *extra]
 
 

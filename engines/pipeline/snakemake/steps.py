@@ -10,13 +10,27 @@ the live view prices the next run's steps by them (engines/pipeline/bookkeeping/
 from __future__ import annotations
 
 import errno
+import resource
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
+import psutil  # Snakemake's own dependency: every step runs under it
+
+# Imported here, what every job kind loads (pyarrow included: each reads or writes Parquet); a heavy
+# module only one kind of job uses is imported in its step, so that the others start without it.
 from ...core.errors import CardlabError
+from ...core.layout import MANIFEST_SUFFIX, catalog_of, log_path, parse_shard_path, shard_path, timing_of
+from ...core.machine import machine, peak_mb
+from ...core.store import open_shard, verified_table, without_pandas
+from ...kinds import chosen_backend
+from ...registry import engine
+from ..bookkeeping.records import write_record
+from ..planning.plan import Plan
+from ..trust.repair import is_tracked, quarantine
 from .failures import record_failure
 
 
@@ -41,13 +55,6 @@ TIMED_STEPS = {"warehouse": "warehouse", "game_report": "report", "index": "inde
 def step_timing(step: str) -> dict:
     """A step's timing: its process's wall and CPU seconds since it started (the interpreter's and the
     imports' included: the whole of what the step costs the run), and the kind of CPU."""
-    import resource
-    import time
-
-    import psutil  # Snakemake's own dependency: every step runs under it
-
-    from ...core.machine import machine, peak_mb
-
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {
         "step": step,
@@ -61,8 +68,7 @@ def step_timing(step: str) -> dict:
 
 def shard_from_snakemake(smk) -> None:
     """The shard step: one planned shard's tables (``smk`` is Snakemake's ``snakemake`` object)."""
-    from ...core.store import without_pandas
-    from ..compute.jobs import run_shard
+    from ..compute.jobs import run_shard  # numba: the shard jobs' own (their kernels)
 
     without_pandas()
     outputs = {name: str(path) for name, path in smk.output.items()}
@@ -84,9 +90,6 @@ def backend_of(config, game: str, spec: dict) -> str:
     """The backend the run's config chooses for a shard.  Read here, at run time, not passed as a rule
     parameter: a backend never changes a result, so switching one must not make Snakemake rerun
     (GPU and CPU shards mix in one campaign)."""
-    from ...kinds import chosen_backend
-    from ...registry import engine
-
     return chosen_backend(engine(game).kind_of(spec), dict(config).get(game) or {}, spec)
 
 
@@ -94,10 +97,6 @@ def check_inputs(paths: list[str]) -> None:
     """Every shard file a job reads, checked byte for byte before it is used.  A damaged one is
     moved aside (results/damaged/, nothing deleted), so that the next plain run computes it again
     (a kept campaign shard: the very bytes git holds), and the job fails saying so."""
-    from ...core.layout import parse_shard_path
-    from ...core.store import open_shard, verified_table
-    from ..trust.repair import is_tracked, quarantine
-
     for path in paths:
         try:
             verified_table(path, open_shard(path)[0])
@@ -123,10 +122,7 @@ def batch_from_snakemake(smk) -> None:
 
     Each is written, logged and timed as its own job would be; a failure names its shard in
     that shard's log and ends the job, and Snakemake then removes the batch's files."""
-    from ...core.layout import log_path, shard_path
-    from ...core.store import without_pandas
-    from ...registry import engine
-    from ..compute.jobs import run_shard
+    from ..compute.jobs import run_shard  # numba: the shard jobs' own (their kernels)
 
     without_pandas()
     game, eng = smk.params.game, engine(smk.params.game)
@@ -155,9 +151,7 @@ def batch_from_snakemake(smk) -> None:
 def warehouse_from_snakemake(smk) -> None:
     """The warehouse step: the catalog from the files the config plans, each checked against
     its planned spec; the rule's output is the manifest."""
-    from ...core.layout import catalog_of
-    from ..catalog.warehouse import build
-    from ..planning.plan import Plan
+    from ..catalog.warehouse import build  # duckdb: only the steps after the shards read the catalog
 
     plan = Plan.build(dict(smk.config), "config")
     manifest = str(smk.output[0])
@@ -167,9 +161,8 @@ def warehouse_from_snakemake(smk) -> None:
 
 def report_from_snakemake(smk) -> None:
     """The report step: one game's report files, from the warehouse opened read-only here."""
-    from ...core.errors import CardlabError
-    from ...report.common import build_game
-    from ..catalog.warehouse import connect
+    from ...report.common import build_game  # the report's own (duckdb, plotting)
+    from ..catalog.warehouse import connect  # duckdb: only the steps after the shards read the catalog
 
     con = connect(smk.input[0])
     try:
@@ -185,10 +178,8 @@ def index_from_snakemake(smk) -> None:
     """The index step: reports/index.html from the warehouse and every game's report files."""
     import duckdb
 
-    from ...core.errors import CardlabError
-    from ...registry import engine
-    from ...report.index import build_index
-    from ..catalog.warehouse import connect
+    from ...report.index import build_index  # the report's own (duckdb, plotting)
+    from ..catalog.warehouse import connect  # duckdb: only the steps after the shards read the catalog
 
     games = list(smk.params.games)
     con = connect(smk.input.warehouse)
@@ -215,8 +206,6 @@ def index_from_snakemake(smk) -> None:
 def catalog_inputs(smk) -> None:
     """A step reading the warehouse is given the catalog, not the manifest the warehouse rule
     declares (Snakemake deletes declared outputs; the catalog is swapped in by the job)."""
-    from ...core.layout import MANIFEST_SUFFIX, catalog_of
-
     for i, f in enumerate(smk.input):
         if str(f).endswith(MANIFEST_SUFFIX):
             smk.input[i] = catalog_of(f)
@@ -233,9 +222,6 @@ def run(smk) -> None:
             catalog_inputs(smk)
         _steps()[smk.params.step](smk)
         if smk.params.step in TIMED_STEPS and len(smk.log):
-            from ...core.layout import timing_of
-            from ..bookkeeping.records import write_record
-
             write_record(timing_of(smk.log[0]), {"state": "done", **step_timing(TIMED_STEPS[smk.params.step])})
     except CardlabError as exc:
         fail(smk, str(exc), log_it=not isinstance(exc, BatchError))  # a batch wrote its shard's log
