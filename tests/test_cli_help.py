@@ -52,6 +52,17 @@ def test_the_parser_loads_no_heavy_module():
     assert proc.stdout.split() == []
 
 
+def test_every_handler_a_parser_names_imports_and_is_a_function():
+    """A heavy command's parser names its handler "engines.x.y:function" (engines/cli handler_of imports it
+    when the command runs): a misspelt one fails here, not when a user first runs the command."""
+    from engines.cli import handler_of
+
+    named = {" ".join(path): p._defaults["func"] for path, p in ALL if isinstance(p._defaults.get("func"), str)}
+    assert {"cardlab verify", "cardlab sql", "cardlab blackjack table", "cardlab redblack search"} <= set(named)
+    for path, func in named.items():
+        assert callable(handler_of(argparse.Namespace(func=func))), f"{path}: {func}"
+
+
 def test_the_command_flushes_its_output_and_keeps_its_exit_status():
     """``cardlab`` ends with os._exit (no interpreter teardown): what it printed still
     arrives whole, errors keep their status, and a reader that leaves early is no error."""
@@ -144,13 +155,13 @@ def test_status_judges_the_reports_as_snakemake_does(tiny_pipeline, tmp_path, ca
 def test_a_bug_reaching_the_top_is_one_line_and_its_own_exit_status(monkeypatch, capsys):
     """Whatever a command raises that is not the user's input (a bug) is one `internal error` line with
     exit 70, never a traceback; CARDLAB_DEBUG=1 (set for the whole suite) lets the traceback through."""
-    import engines.blackjack.cli as blackjack_cli
+    import engines.blackjack.cli.commands as blackjack_commands
     import engines.cli as cli
 
     def broken(args):
         raise ZeroDivisionError("Fraction(0, 0)")
 
-    monkeypatch.setattr(blackjack_cli, "cmd_table", broken)  # the parser is built per call: it takes this one
+    monkeypatch.setattr(blackjack_commands, "cmd_table", broken)  # the parser names it: the call finds this one
     monkeypatch.delenv("CARDLAB_DEBUG")
     assert cli.main(["blackjack", "table"]) == cli.INTERNAL_ERROR
     err = capsys.readouterr().err

@@ -1,8 +1,9 @@
 """The cardlab command: query the warehouse, play and search games, build and check results.
 
-Each game adds its own subcommands from ``engines/<game>/cli.py``
-(``register(subparsers)``).  Help texts are plain text (no reStructuredText).  Every failure the user can cause ends with one
-line ``error: <reason>`` on stderr and a non-zero exit code, never a traceback.
+Each game adds its own subcommands from ``engines/<game>/cli/`` (``register(subparsers)``); the
+warehouse's commands run in :mod:`engines.cli.warehouse`.  Help texts are plain text (no
+reStructuredText).  Every failure the user can cause ends with one line ``error: <reason>`` on
+stderr and a non-zero exit code, never a traceback.
 """
 
 from __future__ import annotations
@@ -10,14 +11,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Callable, Sequence
 
 from ..core import argtypes
 from ..core.errors import CardlabError, one_line
 from ..core.layout import WAREHOUSE, default_db
-from ..core.tabular import print_text_table, write_csv
-from ..registry import GAMES
+from ..interface import source_version
+from ..registry import GAMES, engine
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -28,86 +30,8 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"error: {self.prog}: {one_line(message)}\n")
 
 
-def cmd_sql(args) -> int:
-    import duckdb
-
-    from ..pipeline.catalog.warehouse import connect
-
-    try:
-        statements = duckdb.extract_statements(args.query)
-    except duckdb.Error as exc:
-        raise CardlabError(f"SQL: {str(exc).splitlines()[0]}") from None
-    if not statements:
-        raise CardlabError("SQL: no statement to run (the query is empty or only a comment)")
-    con = connect(args.db)
-    try:
-        results = [result for stmt in statements if (result := run_statement(con, stmt)) is not None]
-    finally:
-        con.close()
-    if args.csv and len(results) > 1:
-        raise CardlabError(
-            f"SQL: {len(results)} statements return rows, and one CSV holds one table: run them one at a time"
-        )
-    for i, (cols, rows) in enumerate(results):
-        if i:
-            print()
-        (write_csv if args.csv else print_text_table)(cols, rows)
-    return 0
-
-
-def run_statement(con, stmt) -> tuple[list[str], list[tuple]] | None:
-    """Columns and rows of one statement (None when it returns none), DuckDB's errors made one clear line."""
-    import duckdb
-
-    try:
-        rel = con.execute(stmt)
-        if rel.description is None:
-            return None
-        return [d[0] for d in rel.description], rel.fetchall()
-    except duckdb.Error as exc:
-        lines = str(exc).splitlines()
-        msg = lines[0]
-        # keep DuckDB's own suggestion ("Did you mean "narcotic_summary"?"), on a later line of its message
-        hint = next((ln.strip() for ln in lines[1:] if "did you mean" in ln.lower()), None)
-        if hint and hint not in msg:
-            msg += f" ({hint})"
-        if "read-only" in msg.lower() or "read only" in msg.lower():
-            msg += " (the warehouse is opened read-only; it is rebuilt by the workflow)"
-        elif "disabled by configuration" in msg or "configuration has been locked" in msg:
-            msg += " (cardlab sql reads only the warehouse: no files, extensions or settings)"
-        raise CardlabError(f"SQL: {msg}") from None
-
-
-def cmd_warehouse(args) -> int:
-    from ..pipeline.catalog.warehouse import build
-
-    files = list(args.files)
-    if args.from_file:
-        with open(args.from_file) as fh:
-            files += [line.strip() for line in fh if line.strip()]
-    build(files, args.out)
-    return 0
-
-
-def cmd_report(args) -> int:
-    from ..pipeline.catalog.warehouse import connect
-    from ..report.common import build_game
-
-    con = connect(args.db)
-    try:
-        for game in [args.game] if args.game else GAMES:
-            for path in build_game(game, con, args.outdir):
-                print(path)
-    finally:
-        con.close()
-    return 0
-
-
 def version_text() -> str:
-    import importlib.metadata
-
-    from ..interface import source_version
-    from ..registry import engine
+    import importlib.metadata  # only for --version: the parser never needs it
 
     engines = ", ".join(f"{g} {source_version(engine(g))}" for g in GAMES)
     return f"cardlab {importlib.metadata.version('cardlab')} (engines: {engines})"
@@ -149,15 +73,16 @@ EXAMPLES = {
 }
 
 
+OWN_COMMANDS = ("sql", "warehouse", "report")  # the commands build_parser adds itself
+
 # the commands registered by modules (each module's `register`), by name
 COMMAND_MODULES = (
     {game: f"engines.{game}.cli" for game in GAMES}
     | {
         command: f"engines.pipeline.{module}"
         for module, commands in (
-            ("trust.verify", ["verify"]),
-            ("trust.clean", ["clean"]),
-            ("trust.repair", ["recompute"]),
+            ("trust.parsers", ["verify", "clean"]),
+            ("commands.recompute", ["recompute"]),
             ("commands.view", ["status"]),
             ("commands.run", ["run"]),
         )
@@ -194,7 +119,7 @@ def build_parser(command: str | None = None) -> ArgumentParser:
         default=default_db(),
         help="warehouse file (default: $CARDLAB_DB, else %(default)s)",
     )
-    s.set_defaults(func=cmd_sql)
+    s.set_defaults(func="engines.cli.warehouse:cmd_sql")
 
     w = sub.add_parser(
         "warehouse",
@@ -209,7 +134,7 @@ def build_parser(command: str | None = None) -> ArgumentParser:
     w.add_argument(
         "--out", type=argtypes.file_path, default=WAREHOUSE, help="warehouse file to write (default: %(default)s)"
     )
-    w.set_defaults(func=cmd_warehouse)
+    w.set_defaults(func="engines.cli.warehouse:cmd_warehouse")
 
     r = sub.add_parser(
         "report",
@@ -228,10 +153,12 @@ def build_parser(command: str | None = None) -> ArgumentParser:
     r.add_argument(
         "--outdir", type=argtypes.folder, default="reports", help="directory to write (default: %(default)s)"
     )
-    r.set_defaults(func=cmd_report)
+    r.set_defaults(func="engines.cli.warehouse:cmd_report")
 
-    # a command's own module is enough to run it: the others cost start-up (about 0.1 CPU-s)
-    wanted = [m for c, m in COMMAND_MODULES.items() if c == command] or list(dict.fromkeys(COMMAND_MODULES.values()))
+    # a command's own module is enough to run it (none for those above): the others cost start-up (about 0.1 CPU-s)
+    wanted = [m for c, m in COMMAND_MODULES.items() if c == command]
+    if not wanted and command not in OWN_COMMANDS:
+        wanted = list(dict.fromkeys(COMMAND_MODULES.values()))
     for module in wanted:
         if importlib.util.find_spec(module) is not None:
             importlib.import_module(module).register(sub)
@@ -277,8 +204,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a bug of cardlab's: one line for the user, the traceback on request
-        import os
-
         if os.environ.get("CARDLAB_DEBUG"):
             raise
         print(
@@ -297,8 +222,6 @@ def run() -> None:
     CPU-seconds (as much as 100,000 Narcotic games), which every timed run would pay.
     When main returns every command has closed its files, so flushing the standard
     streams is all that is left to do."""
-    import os
-
     code = main()
     try:
         sys.stdout.flush()

@@ -17,6 +17,7 @@ import duckdb
 from ..core import fmt
 from ..core.errors import CardlabError
 from ..core.store import atomic_write, write_text
+from ..core.tabular import csv_text
 from ..registry import engine
 from .game import GameReport
 from .markdown import render_page
@@ -60,8 +61,6 @@ def markdown_table(cols: Sequence[str], rows: Sequence[Sequence], formats: dict 
 
 def write_csv(path: Path, cols: Sequence[str], rows: Sequence[Sequence]) -> Path:
     """A report's CSV, atomically, through the one CSV writer (engines/core/tabular.py)."""
-    from ..core.tabular import csv_text
-
     return write_text(path, csv_text(cols, rows))
 
 

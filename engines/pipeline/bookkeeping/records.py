@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...core.bookkeeping import timing_record
+from ...core.layout import timing_of
 from ...core.progress import Reading
 from ...kinds import on_gpu
 
@@ -180,7 +181,7 @@ def last_reading(path: str | os.PathLike) -> Reading | None:
 
 def write_record(path: str | os.PathLike, data: Mapping) -> None:
     """Replace a record whole (a reader sees the old one or the new one, never part of one)."""
-    from ...core.store import write_text
+    from ...core.store import write_text  # pyarrow: records are read by every parser (status), written by jobs
 
     write_text(path, json.dumps(data, sort_keys=True) + "\n")
 
@@ -213,13 +214,9 @@ class JobRecorder:
 
 def shard_records(shards: Iterable) -> dict[str, RecordFile]:
     """Each planned shard's record that exists, by its log's path (what the progress model reads)."""
-    from ...core.layout import timing_of
-
     return {s.log: found for s in shards if (found := read_record(timing_of(s.log))) is not None}
 
 
 def timing_of_log(log: str | os.PathLike) -> dict | None:
     """The finished timing of the job that writes ``log``, from its record (None: none yet)."""
-    from ...core.layout import timing_of
-
     return read_timing(timing_of(log))

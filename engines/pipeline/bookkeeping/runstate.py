@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...core.bookkeeping import parsed
 from ...core.layout import RUN_LOCK
 
 RUN_LOG = "results/logs/snakemake.log"  # `cardlab run`'s snakemake output
@@ -101,8 +102,6 @@ def _lock_record(lock_path: str) -> tuple[int | None, float | None]:
 def _read(kind: str, path: str | os.PathLike) -> dict | None:
     """A run-state file's fields through its schema (engines/core/bookkeeping.py); None when it is missing,
     being written or fails (such a file counts as absent)."""
-    from ...core.bookkeeping import parsed
-
     try:
         raw = Path(path).read_bytes()
     except OSError:

@@ -28,18 +28,15 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from ...core.bookkeeping import CHECK_RECORD, check_lines
 from ...core.errors import CardlabError
 from ...core.layout import check_record_files
+from ...core.ledger import Ledger, read_ledger
 from ...core.store import HASH_KEY
 from ...registry import engine
-
-if TYPE_CHECKING:
-    from ...core.ledger import Ledger
 
 RECORD_SCHEMA = CHECK_RECORD
 """A check record line (JSON Schema, engines/core/bookkeeping.py): booleans are JSON booleans, integers are
@@ -104,8 +101,6 @@ def place_of_record(path: str) -> tuple[str, str, str]:
 
 def ledger_of_place(game: str, experiment: str, variant: str, results: str) -> Ledger | None:
     """The shards a campaign's ledger keeps (None without a readable ledger: the kept files decide)."""
-    from ...core.ledger import read_ledger
-
     try:
         ledger = read_ledger(game, experiment, variant, None, root=str(results))
     except CardlabError:

@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from ...core.bookkeeping import left_out
 from ...core.errors import CardlabError, squeeze
 from ...core.layout import (
     WAREHOUSE,
@@ -221,8 +222,6 @@ def build(
 def say_left_out(results: Path, log) -> None:
     """The bookkeeping files the tables leave out (a bad timing, check record line or measurement never
     stops the build: it describes results, it is none); `cardlab verify` names each with its fix."""
-    from ...core.bookkeeping import left_out
-
     if bad := left_out(results):
         first = f"{bad[0].where} ({bad[0].problem})"
         print(

@@ -17,6 +17,7 @@ from ...core.layout import remove_temp_files, timing_of
 from ...core.machine import machine, peak_mb
 from ...core.progress import Progress
 from ...core.provenance import provenance
+from ...core.store import write_parquet
 from ...core.threads import set_threads
 from ...interface import result_version, unit_of
 from ...kinds import GPU_BACKEND
@@ -72,8 +73,6 @@ def run_shard(
     """Compute one shard with ``backend`` (None: its kind's default) and write every table it produces,
     each atomically, and (given its ``log``) the job's timing record as it goes.  A backend never
     changes what is written, only the timing's machine."""
-    from ...core.store import write_parquet
-
     eng = engine(game)
     for path in outputs.values():  # temporaries of an earlier, killed attempt at this shard
         remove_temp_files(path)

@@ -11,11 +11,15 @@ version, whatever the config), and anything git tracks.  Removing deletes the fi
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...core.layout import log_of_shard_file, log_path, timing_of
-from ..planning.plan import add_plan_options, run_config_files
+from ..bookkeeping.runstate import hold_run_lock, lock_refusal
+from ..planning.plan import load_plan, run_config_files
+from .repair import is_tracked
+from .verify import unplanned
 
 
 @dataclass
@@ -48,10 +52,6 @@ def orphan_logs(orphans: list[Path], plan: dict, results: str) -> list[Path]:
 
 def cleanup(results: str, config) -> Cleanup:
     """What no plan of ``config`` owns under ``results``, sorted into removable, kept and tracked."""
-    from ..planning.plan import load_plan
-    from .repair import is_tracked
-    from .verify import unplanned
-
     plan = load_plan(config, results).files
     found = unplanned(results, plan)
     out = Cleanup(kept=found.kept)
@@ -62,10 +62,6 @@ def cleanup(results: str, config) -> Cleanup:
 
 
 def cmd_clean(args) -> int:
-    import sys
-
-    from ..bookkeeping.runstate import hold_run_lock, lock_refusal
-
     config = run_config_files(args.config or ())
     found = cleanup(args.results, config)
     verb = "removing" if args.remove else "would remove"
@@ -92,25 +88,3 @@ def cmd_clean(args) -> int:
         p.unlink(missing_ok=True)
     print(f"clean: removed {len(found.remove)} file(s) ({size})")
     return 0
-
-
-EPILOG_CLEAN = """examples:
-  cardlab clean                  list what no plan of config.yaml owns
-  cardlab clean --remove         delete it (never a planned, kept or git-tracked file)
-  cardlab clean --config tiny.yaml --remove"""
-
-
-def register(subparsers) -> None:
-    from argparse import RawDescriptionHelpFormatter
-
-    c = subparsers.add_parser(
-        "clean",
-        help="list (and with --remove delete) files under results/ that no plan owns",
-        description="Lists the files under results/ that no plan of the config owns (what verify calls "
-        "unexpected or leftover, and their job logs); --remove deletes them.",
-        epilog=EPILOG_CLEAN,
-        formatter_class=RawDescriptionHelpFormatter,
-    )
-    c.add_argument("--remove", action="store_true", help="delete the files listed (default: only list them)")
-    add_plan_options(c)
-    c.set_defaults(func=cmd_clean)

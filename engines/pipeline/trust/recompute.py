@@ -22,6 +22,7 @@ import json
 import os
 import random
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -31,16 +32,18 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from ...core import argtypes
 from ...core.errors import CardlabError
-from ...core.layout import RESULTS, check_record_path, log_path, parse_shard_path, shard_path
+from ...core.fmt import duration
+from ...core.layout import check_record_path, log_path, parse_shard_path, shard_path
+from ...core.machine import machine
+from ...core.store import HASH_KEY, read_verified
 from ...interface import source_version
 from ...registry import engine
+from ..bookkeeping.records import cpu_priced, timing_of_log
+from ..catalog.warehouse import FileProblem, load_file
+from ..compute.jobs import run_shard
 from ..planning.plan import Plan
-
-MAX_CPU_S = argtypes.TEN_YEARS_S  # ten years of one core: a budget beyond any recompute, and still a bound
-
-ALLOW_UNPRICED = "--allow-unpriced"
+from .options import ALLOW_UNPRICED
 
 IGNORED_META = ("packages", "data_sha256")
 """Provenance fields a recomputation may change without changing a result: the versions of the
@@ -88,8 +91,6 @@ class Outcome:
 
 def target_of(path: str, plan: Plan) -> Target:
     """The shard a file belongs to, as its provenance records it (every table of it is recomputed)."""
-    from ..catalog.warehouse import FileProblem, load_file
-
     parsed = parse_shard_path(path)
     if parsed is None:
         raise CardlabError(
@@ -106,8 +107,6 @@ def target_of(path: str, plan: Plan) -> Target:
     kind = engine(game).kind_of(spec)
     files = {t: shard_path(game, t, spec, root=root) for t in kind.tables}
     read = kind.inputs(spec, plan.specs(game))
-    from ..bookkeeping.records import cpu_priced, timing_of_log
-
     timing = timing_of_log(log_path(game, spec["experiment"], spec["variant"], int(spec["shard"]), root=root))
     cpu_s = cpu_priced(timing)
     return Target(
@@ -173,8 +172,6 @@ def unpriced_refusal(unpriced: Sequence[Target]) -> str:
 
 def accept_unpriced(unpriced: Sequence[Target], allowed: bool, ask=input, interactive: bool | None = None) -> bool:
     """Whether to recompute the shards a budget cannot price: given leave, or asked y/N on a terminal."""
-    import sys
-
     if allowed or not unpriced:
         return allowed
     if not (sys.stdin.isatty() if interactive is None else interactive):
@@ -188,10 +185,6 @@ def accept_unpriced(unpriced: Sequence[Target], allowed: bool, ask=input, intera
 
 def recompute(target: Target) -> Outcome:
     """Compute the shard again in a scratch directory and compare it with its files (run in a worker)."""
-    from ...core.store import HASH_KEY, read_verified
-    from ..bookkeeping.records import timing_of_log
-    from ..compute.jobs import run_shard
-
     out = Outcome(target)
     current = engine(target.game).kind_of(target.spec).result_version or source_version(engine(target.game))
     if current != target.version:
@@ -241,8 +234,6 @@ def record(outcome: Outcome, results: str) -> None:
     data hash of each file compared (``files``) and of its recomputation (``recomputed``), so it speaks
     for those bytes only: a file changed after its check makes the line stale
     (engines/pipeline/catalog/check_records.py)."""
-    from ...core.machine import machine
-
     t = outcome.target
     if not t.kept or outcome.error is not None:
         return
@@ -280,8 +271,6 @@ def run_all(targets: Sequence[Target], cores: int, said: Callable[[Outcome], Non
 
 
 def outcome_line(o: Outcome) -> str:
-    from ...core.fmt import duration
-
     if o.error is not None:
         return f"not compared: {o.target.name}: {o.error}"
     if o.matched:
@@ -297,10 +286,6 @@ def outcome_line(o: Outcome) -> str:
 
 def cmd_recompute(args: Any, plan: Plan) -> int:
     """``cardlab verify --recompute ...``: returns the exit status."""
-    import sys
-
-    from ...core.fmt import duration
-
     targets, over = choose(plan, args.results, args.recompute, args.seed, args.max_cpu_s)
     unpriced = [t for t in over if t.estimate_s is None]
     if accept_unpriced(unpriced, getattr(args, "allow_unpriced", False)):
@@ -341,43 +326,3 @@ def cmd_recompute(args: Any, plan: Plan) -> int:
         print(f"error: recompute found {len(bad)} mismatch(es), {len(skipped)} not compared", file=sys.stderr)
         return 1
     return 0
-
-
-def draw_or_path(text: str) -> str:
-    """``--recompute``'s words: ``all``, a number of shards to draw (at least 1), or a shard file."""
-    if text.strip().isdigit():
-        return str(argtypes.integer(1, None, " shards to draw")(text))
-    return text
-
-
-def add_options(parser: Any) -> None:
-    g = parser.add_argument_group("recomputing shards to compare (independent checks)")
-    g.add_argument(
-        "--recompute",
-        nargs="+",
-        metavar="N|all|PATH",
-        type=draw_or_path,
-        help="compute shards again in a scratch directory and compare them with results/: N drawn at "
-        "random from the plan, all, or the shard files named",
-    )
-    g.add_argument("--seed", type=argtypes.seed, default=0, help="seed of the random draw (default: %(default)s)")
-    g.add_argument(
-        "--cores", type=argtypes.cores, default=1, help="shards recomputed side by side (default: %(default)s)"
-    )
-    g.add_argument(
-        "--max-cpu-s",
-        type=argtypes.real(0, MAX_CPU_S, " CPU seconds", open_lo=True),
-        default=None,
-        help="leave out drawn shards once their timing records' CPU seconds would pass this budget; a shard "
-        "its record cannot price (computed on a GPU) counts as over it",
-    )
-    g.add_argument(
-        ALLOW_UNPRICED,
-        action="store_true",
-        help="with --max-cpu-s: recompute the shards no timing record prices too (asked on a terminal)",
-    )
-    g.add_argument(
-        "--no-record",
-        action="store_true",
-        help=f"do not add the checks of kept campaign shards to {RESULTS}/checks/ (the reports' record)",
-    )

@@ -17,15 +17,23 @@ is listed, not a problem.  ``cardlab clean`` removes the files no plan owns.
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ...core.bookkeeping import left_out
 from ...core.errors import CardlabError
-from ...core.layout import RESULTS, is_temp, warehouse_path
+from ...core.fmt import listed
+from ...core.layout import RESULTS, is_temp, parse_shard_path, warehouse_path
+from ...core.store import read_meta
 from ...registry import GAMES, engine
-from ..planning.plan import DEFAULT_CONFIG, add_plan_options, load_plan, run_config_files
+from ..catalog.check_records import judge_records, kept_now
+from ..catalog.warehouse import FileProblem, check_file, connect
+from ..planning.plan import DEFAULT_CONFIG, load_plan, run_config_files
+from .recompute import cmd_recompute
+from .repair import damaged_hint
 
 FIX = "rerun `snakemake --cores all`"
 
@@ -53,9 +61,6 @@ class Report:
 def check_planned(path: str, game: str, table: str, spec: dict, report: Report) -> dict | None:
     """One planned file: present and everything :func:`engines.pipeline.catalog.warehouse.load_file`
     checks against the plan (sound, undamaged, current, the shard its path names, planned rows)."""
-    from ..catalog.warehouse import FileProblem, check_file  # duckdb and pyarrow: only when verify runs
-    from .repair import damaged_hint
-
     if not os.path.lexists(path) or (os.path.islink(path) and not os.path.exists(path)):
         report.add("missing", f"{path}: missing; {FIX} to compute it")
         return None
@@ -91,8 +96,6 @@ def is_kept(path: Path) -> bool:
     """Whether an unplanned file is a kept campaign file: a shard file passing every check of
     :func:`engines.pipeline.catalog.warehouse.check_file` (its path, bytes and current version) whose
     kind pins its result version, so its results outlive any config (engines/kinds.py)."""
-    from ..catalog.warehouse import FileProblem, check_file
-
     try:
         meta = check_file(str(path))
         return engine(meta["game"]).kind_of(meta.get("spec") or {}).result_version is not None
@@ -132,9 +135,6 @@ def check_unexpected(results: str, plan: dict, report: Report) -> None:
 
 def kept_line(kept: list[Path]) -> str:
     """One line for the kept campaign files: how many, and of which experiments."""
-    from ...core.fmt import listed
-    from ...core.layout import parse_shard_path
-
     places = sorted({f"{p.game} {p.experiment}/{p.variant}" for _, p in filter(None, map(parse_shard_path, kept))})
     shown = listed(places, 6)
     return (
@@ -145,8 +145,6 @@ def kept_line(kept: list[Path]) -> str:
 
 def check_duplicates(metas: dict[str, dict], results: str, report: Report) -> None:
     """The same shard recorded in two files (e.g. a copy under another experiment directory)."""
-    from ...core.store import read_meta
-
     keys: dict[tuple, list[str]] = {}
     for p in scan_tree(results):
         if p.suffix != ".parquet":
@@ -192,9 +190,6 @@ def record_fix(j, opts: str) -> str:
 def check_records(results: str, metas: dict[str, dict], kept: list[Path], report: Report, opts: str = "") -> None:
     """Every check record line judged against the kept files now: one not matched (nor superseded by
     a later line) is a problem naming its file:line and a fix."""
-    from ...core.store import read_meta
-    from ..catalog.check_records import judge_records, kept_now
-
     current = dict(metas)
     for p in kept:  # sound kept files the config does not plan (is_kept checked every byte)
         current[str(p)] = read_meta(p)
@@ -207,8 +202,6 @@ def check_bookkeeping(results: str, report: Report) -> None:
     """Every timing record and kept measurement that fails its schema (engines/core/bookkeeping.py): the
     warehouse and the cost models leave it out, so it is named here with the fix.  Check record lines
     are judged by :func:`check_records`."""
-    from ...core.bookkeeping import left_out
-
     for bad in left_out(results):
         if bad.kind != "check record":
             report.add(bad.kind, bad.message())
@@ -224,9 +217,6 @@ CHECKS_SQL = "SELECT game, experiment, variant, line, status FROM recompute_chec
 def check_warehouse(db: Path, metas: dict[str, dict], results: str, report: Report) -> None:
     """The warehouse must hold exactly the current shards (same engine versions, rows and data hashes)
     and the check records as they read now."""
-    from ..catalog.check_records import judge_records, kept_now
-    from ..catalog.warehouse import connect
-
     if not db.exists():
         report.add("warehouse", f"{db}: no warehouse yet; {FIX}")
         return
@@ -283,11 +273,7 @@ def plan_opts(results: str, config: str | Sequence[str]) -> str:
 
 
 def cmd_verify(args) -> int:
-    import sys
-
     if args.recompute:
-        from .recompute import cmd_recompute
-
         return cmd_recompute(args, load_plan(run_config_files(args.config or ()), args.results))
     report = verify(args.results, run_config_files(args.config or ()))
     for kind, message in report.problems:
@@ -303,25 +289,3 @@ def cmd_verify(args) -> int:
     summary = ", ".join(f"{n} {kind}" for kind, n in sorted(report.counts().items()))
     print(f"error: verify found {len(report.problems)} problem(s): {summary}", file=sys.stderr)
     return 1
-
-
-def register(subparsers) -> None:
-    import argparse
-
-    v = subparsers.add_parser(
-        "verify",
-        help="check results/ against the config and the current engines",
-        description=__doc__.splitlines()[0].replace("``", ""),
-        epilog="""examples:
-  cardlab verify
-  cardlab verify --results /shared/campaign/results --config campaign.yaml
-  cardlab verify --recompute 3 --seed 7          three shards drawn at random, computed again and compared
-  cardlab verify --recompute all --cores 2       every planned shard (as long as the whole run took)
-  cardlab verify --recompute 20 --max-cpu-s 3600 a campaign sample within an hour of CPU""",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    add_plan_options(v)
-    from .recompute import add_options
-
-    add_options(v)
-    v.set_defaults(func=cmd_verify)
