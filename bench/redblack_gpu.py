@@ -48,8 +48,8 @@ from engines.core.errors import CardlabError
 from engines.core.machine import machine
 from engines.redblack import gpu
 from engines.redblack.exhaustive import search_range
+from engines.redblack.kinds.windows import window_starts
 from engines.redblack.rules import canonical_deals
-from engines.redblack.window_shards import window_starts
 
 ROOT = Path(__file__).resolve().parents[1]
 GAME = "redblack"
@@ -169,9 +169,9 @@ def gpu_shards(k: int, count: int, per_shard: int | None, until: float, started:
     from engines.campaign.command import the_ledger
     from engines.pipeline.bookkeeping.records import timing_of_log as read_timing
     from engines.pipeline.compute.jobs import run_shard
-    from engines.redblack.campaign import campaign_state
     from engines.redblack.campaign.next import campaign_of, plan_run
-    from engines.redblack.search_shards import ExhaustiveSearch
+    from engines.redblack.campaign.state import campaign_state
+    from engines.redblack.kinds.search import ExhaustiveSearch
     from engines.redblack.tables import SEARCH_TABLES
 
     Path("results").mkdir(exist_ok=True)  # a campaign's first shards may be a fresh tree's first results

@@ -1,5 +1,9 @@
 """Shared fixtures: the tiny pipeline every end-to-end test queries, built once per test session.
 
+Once per session, not once per pytest-xdist worker: the first worker that asks for a tree builds it
+under a file lock in the session's shared folder, the others wait on the lock (wfhelp.built_once).
+A test reads a shared tree, or works on its own copy (``tiny_copy``, ``finished``, ``finished_run``).
+
 pytest puts this folder on sys.path (rootdir conftest), so per-game test folders
 import the workflow helpers with ``from wfhelp import ...``.
 """
@@ -12,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from wfhelp import ROOT, reference_dir, snakemake, workdir
+from wfhelp import ROOT, built_once, reference_dir, share_trees_in, snakemake, workdir
 
 # No deadline on property tests: a first example that loads (or compiles) a numba kernel on a
 # busy machine takes seconds, and speed is measured in bench/, never in unit tests.
@@ -24,9 +28,29 @@ settings.load_profile("cardlab")
 # level's own test, tests/test_cli_help.py, clears this).  Child processes inherit it.
 os.environ["CARDLAB_DEBUG"] = "1"
 
-# The files that take minutes run first: `make test` gives each of its two workers whole files in
-# collection order, and the real-SLURM file (about 3.5 minutes) collected last ran alone at the end.
-LONG_FILES = ("test_slurm_real.py", "test_robustness.py", "test_cluster.py")
+# The files that take longest run first (longest first), so that the two workers end together:
+# `make test` hands each worker a whole file when it is nearly done with its last one, in collection
+# order (--no-loadscope-reorder; by default pytest-xdist orders files by their number of tests, and the
+# real-SLURM file, about 4 minutes, ran alone at the end).  A file that needs no shared tree comes second,
+# so that the other worker computes while the first one builds the engines snapshot.
+LONG_FILES = (
+    "test_slurm_real.py",
+    "test_lane_layouts.py",
+    "test_batches.py",
+    "test_robustness.py",
+    "test_robustness_rebuild.py",
+    "test_cluster.py",
+    "test_determinism.py",
+    "test_live_eta.py",
+    "test_bad_input.py",
+    "test_robustness_files.py",
+    "test_failures.py",
+    "test_every_byte.py",
+    "test_versions.py",
+    "test_campaign_run.py",
+    "test_campaign.py",
+    "test_gpu_jobs.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -65,22 +89,44 @@ def env_of(wd: Path) -> dict[str, str]:
     return {"PYTHONPATH": str(wd)}
 
 
-@pytest.fixture(scope="session")
-def tiny_pipeline(tmp_path_factory) -> Path:
-    """A finished run of TINY in a temporary directory holding its own copy of engines/.
+@pytest.fixture(scope="session", autouse=True)
+def session_trees(tmp_path_factory, worker_id: str, testrun_uid: str) -> Path:
+    """The folder where this session's trees are built once: beside the workers' own temporary
+    folders (pytest-xdist gives each worker one below the session's), named by the session's id."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base if worker_id == "master" else base.parent) / f"trees-{testrun_uid}"
+    share_trees_in(folder)
+    return folder
 
-    The private copy (numba caches included, mtimes kept so they stay valid) lets tests
-    edit an engine and see what reruns, while others edit the real engines/."""
-    wd = workdir(tmp_path_factory.mktemp("tiny") / "wd", config=TINY)
+
+def build_tiny(wd: Path) -> None:
+    """A finished run of TINY holding its own copy of engines/ (numba caches included, mtimes kept
+    so they stay valid): tests edit an engine in a copy and see what reruns, while others edit the
+    real engines/."""
+    workdir(wd, config=TINY)
     shutil.copytree(ROOT / "engines", wd / "engines")
     snakemake(wd, "--cores", "2", "-q", env_extra=env_of(wd))
+
+
+@pytest.fixture(scope="session")
+def tiny_pipeline() -> Path:
+    """The finished tiny run, shared by every test of the session: read it, never change it."""
+    return built_once("tiny", build_tiny)
+
+
+@pytest.fixture
+def tiny_copy(tiny_pipeline, tmp_path) -> Path:
+    """A copy of the finished tiny run for a test that changes it or runs Snakemake in it (mtimes and
+    Snakemake's records kept: nothing to do in it)."""
+    wd = tmp_path / "tiny"
+    shutil.copytree(tiny_pipeline, wd, symlinks=True)
     return wd
 
 
 @pytest.fixture
-def finished(tmp_path, tmp_path_factory) -> Path:
+def finished(tmp_path) -> Path:
     """A copy of a complete reference run (results and config)."""
-    src = reference_dir(tmp_path_factory.getbasetemp(), cores=2)
+    src = reference_dir(cores=2)
     wd = tmp_path / "wd"
     wd.mkdir()
     shutil.copytree(src / "results", wd / "results")
@@ -89,10 +135,10 @@ def finished(tmp_path, tmp_path_factory) -> Path:
 
 
 @pytest.fixture
-def finished_run(tmp_path, tmp_path_factory) -> Path:
+def finished_run(tmp_path) -> Path:
     """A copy of a complete reference run: workflow, config, results and Snakemake's records (the
     reference builds the warehouse target: no reports)."""
-    src = reference_dir(tmp_path_factory.getbasetemp(), cores=2)
+    src = reference_dir(cores=2)
     wd = tmp_path / "run"
     shutil.copytree(src, wd, symlinks=True)
     return wd

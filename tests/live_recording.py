@@ -20,6 +20,7 @@ their warm runs show none of their own jobs until each one's files appear.
 from __future__ import annotations
 
 import argparse
+import functools
 import gzip
 import json
 import os
@@ -300,6 +301,11 @@ def record_text(rec: dict, lines: list[str]) -> str:
     the lines of its log (an older recording), as the job would have written its record then."""
     if rec.get("format") == "records":
         return "\n".join(lines)
+    return _record_of_log(tuple(lines))
+
+
+@functools.cache  # a replay asks for every log at every frame, and most logs have not changed since the last
+def _record_of_log(lines: tuple[str, ...]) -> str:
     data: dict = {}
     for line in lines:
         progress = PROGRESS_LINE.search(line)

@@ -5,7 +5,8 @@
     export SLURM_CONF=/tmp/cardlab-slurm/slurm.conf      # then sinfo, sbatch, snakemake ...
     sudo python3 tests/slurm_cluster.py stop /tmp/cardlab-slurm
 
-It installs Debian's packages when they are missing (root and apt-get), writes a
+`install` puts Debian's packages on this machine (root and apt-get; `make test-tools` calls it:
+the test itself installs nothing, and is skipped where SLURM is missing); `start` writes a
 slurm.conf for this node (CPUs and memory from `slurmd -C`), and starts its own munged,
 slurmctld and slurmd (with `--accounting` also MariaDB and slurmdbd, so `sacct` works).
 Every file lives in the given directory, every daemon listens on a free port and
@@ -41,7 +42,6 @@ DEFAULT_CONF = Path("/etc/slurm/slurm.conf")
 STAND_IN_DEVICES = ("/dev/null", "/dev/zero")
 GPUS = len(STAND_IN_DEVICES)
 STOP_TIMEOUT_S = 20
-NO_SYSTEM_PACKAGES = "CARDLAB_NO_SYSTEM_PACKAGES"  # set, no apt-get install: the test is skipped, saying so
 
 
 class Unavailable(RuntimeError):
@@ -68,13 +68,16 @@ def unavailable_reason(accounting: bool) -> str | None:
     """Why a cluster cannot be started here, or None (packages present or installable, and root)."""
     if os.geteuid() != 0:
         return "starting slurmd needs root (it runs jobs as their users)"
-    if missing_packages(accounting) and os.environ.get(NO_SYSTEM_PACKAGES):
-        return f"{NO_SYSTEM_PACKAGES} is set, so Debian's {' '.join(missing_packages(accounting))} are not installed"
     if DEFAULT_CONF.exists() and not DEFAULT_CONF.is_symlink():
         return f"{DEFAULT_CONF} exists (a configured cluster); jobs would reach it, not a private one"
-    if _missing(accounting) and shutil.which("apt-get") is None:
-        return f"{', '.join(_missing(accounting))} missing and no apt-get to install Debian's SLURM packages"
     return None
+
+
+def not_installed(accounting: bool) -> str | None:
+    """What is missing for a cluster here, or None: the programs and Debian's packages that bring them."""
+    if not _missing(accounting):
+        return None
+    return f"{', '.join(_missing(accounting))} not installed (Debian's {' '.join(missing_packages(accounting))})"
 
 
 def install(accounting: bool, log: Path) -> float:
@@ -431,12 +434,23 @@ def _is_ours(pid: int, started: int | None) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=["start", "stop", "packages"], help="packages: what start would install")
+    parser.add_argument(
+        "action", choices=["start", "stop", "packages", "install"], help="packages: what install would install"
+    )
     parser.add_argument("dir", type=Path, nargs="?", default=Path("/tmp/cardlab-slurm"), help="default: %(default)s")
     parser.add_argument("--accounting", action="store_true", help="also MariaDB + slurmdbd (sacct works)")
+    parser.add_argument("--log", type=Path, default=Path("/tmp/cardlab-slurm-install.log"), help="apt-get's output")
     args = parser.parse_args(argv)
     if args.action == "packages":
         print(" ".join(missing_packages(args.accounting)))
+        return 0
+    if args.action == "install":
+        try:
+            took = install(args.accounting, args.log)
+        except Unavailable as e:
+            print(f"cannot install SLURM here: {e}", file=sys.stderr)
+            return 1
+        print(f"installed Debian's SLURM packages in {took:.0f} s" if took else "SLURM's packages: all there")
         return 0
     cluster = Cluster(args.dir, args.accounting)
     if args.action == "stop":

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_robustness import FIXES, narcotic_shards
+from damage import FIXES, narcotic_shards
 from wfhelp import ROOT, snakemake, workdir
 
 from engines.cli import main as cardlab_main
@@ -196,7 +196,7 @@ def test_sql_cannot_modify_the_warehouse(cli_dir, capsys, monkeypatch):
 
 @pytest.mark.parametrize("row", FILE_ROWS, ids=[r[0] for r in FILE_ROWS])
 def test_file_row_matches_the_robustness_case(row):
-    """Each results-file row is a case of tests/test_robustness.py with the message the row shows."""
+    """Each results-file row is a kind of damage of tests/damage.py with the message the row shows."""
     case, _, sees = row
     assert case in FIXES
     assert FIXES[case] in sees

@@ -30,7 +30,7 @@ from engines.core.layout import WAREHOUSE
 from engines.core.ledger import LedgerError, kept_shards, ledger_root, read_ledger, record_kept
 from engines.pipeline.bookkeeping.records import read_timing, timing_of_log
 from engines.pipeline.trust.verify import verify
-from engines.redblack.campaign import campaign_state, describe
+from engines.redblack.campaign.state import campaign_state, describe
 
 
 @pytest.fixture(scope="module")

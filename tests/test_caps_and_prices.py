@@ -228,7 +228,7 @@ def test_the_next_shards_are_priced_by_the_finished_shards_records_not_the_kinds
     from engines.core.layout import timing_of
     from engines.pipeline.bookkeeping.records import timing_of_log
     from engines.pipeline.planning.plan import load_config
-    from engines.redblack.cli.campaign import BOOK
+    from engines.redblack.campaign.book import BOOK
 
     args = SimpleNamespace(k=24, method="owner", results="results", run=None, backend=None)
     campaign = BOOK.campaign(args)

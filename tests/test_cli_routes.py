@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from engines import narcotic as N
-from engines.blackjack.engine import ExactTables
 from engines.blackjack.exact import exact_outcomes
+from engines.blackjack.kinds.dealer import ExactTables
 from engines.blackjack.rules import DECKS, OUTCOMES, PEEK, SOFT17, UPCARD_VALUE, UPCARDS, shoe_counts
 from engines.cli import main as cardlab
 from engines.core.fmt import duration

@@ -9,7 +9,7 @@ import re
 import numba
 import pytest
 import yaml
-from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab, digests, job_logs, reference, snakemake, workdir
+from wfhelp import CONFIG, ROOT, WAREHOUSE_RULE, cardlab_here, digests, job_logs, reference, snakemake, workdir
 
 from engines.core.threads import set_threads
 
@@ -29,9 +29,9 @@ blackjack:
 """
 
 
-def test_cluster_generic_run_equals_local_run(tmp_path, tmp_path_factory):
+def test_cluster_generic_run_equals_local_run(tmp_path):
     assert "cont1" in CONFIG  # its exact variant (1 deck) is listed here, so the exact shard is the same
-    local = reference(tmp_path_factory.getbasetemp(), cores=2)
+    local = reference(cores=2)
     wd = workdir(tmp_path / "cluster", CLUSTER_CONFIG)
     out = snakemake(wd, "--workflow-profile", "workflow/profiles/local-cluster", WAREHOUSE_RULE)
     submitted = re.findall(r"external jobid '(local-[\d-]+)'", out.stdout + out.stderr)
@@ -50,7 +50,7 @@ def test_cluster_generic_run_equals_local_run(tmp_path, tmp_path_factory):
     want = str(min(2, numba.config.NUMBA_NUM_THREADS))
     assert logs and {ln.rsplit(" ", 1)[1] for log in logs for ln in log.splitlines() if "numba threads" in ln} == {want}
     # the warehouse built on the "cluster" passes verify
-    v = cardlab(wd, "verify")
+    v = cardlab_here(wd, "verify")
     assert v.returncode == 0, v.stdout + v.stderr
 
 

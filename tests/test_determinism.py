@@ -17,15 +17,14 @@ from engines.redblack import canonical_deals
 from engines.registry import engine
 
 
-def test_one_core_and_two_cores_give_identical_bytes(tmp_path_factory):
-    base = tmp_path_factory.getbasetemp()
-    one, two = reference(base, cores=1), reference(base, cores=2)
+def test_one_core_and_two_cores_give_identical_bytes():
+    one, two = reference(cores=1), reference(cores=2)
     assert len(one) >= 20
     assert one == two, sorted(k for k in one if one.get(k) != two.get(k))[:5]
     # numba followed each job's threads: the exhaustive shards asked for 2 threads
     # and got 1 under --cores 1 (Snakemake caps threads at the cores) and 2 under --cores 2
     for cores in (1, 2):
-        logs = [log for log in job_logs(reference_dir(base, cores), "redblack") if "exhaustive_k" in log]
+        logs = [log for log in job_logs(reference_dir(cores), "redblack") if "exhaustive_k" in log]
         threads = {line.rsplit(" ", 1)[1] for log in logs for line in log.splitlines() if "numba threads" in line}
         assert logs and threads == {str(cores)}, (cores, threads)
 

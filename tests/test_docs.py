@@ -207,6 +207,23 @@ def test_every_module_docs_architecture_names_exists():
     assert not bad, f"docs/architecture.md names modules that do not exist: {bad}"
 
 
+def test_the_where_a_change_goes_table_names_ten_changes_and_paths_that_exist():
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    section = text.split("## Where a change goes", 1)[1].split("\n## ", 1)[0]
+    rows = [r for r in section.splitlines() if r.startswith("| ") and not r.startswith(("| to change", "| ---"))]
+    assert len(rows) >= 10, rows
+    bad = []
+    for row in rows:
+        paths = [t for t in ticked(row) if FILE.fullmatch(t)]
+        assert paths, f"a row names no path: {row}"
+        # a bare name (`engine.py`, `report/`) is inside the folder the row names first
+        folder = next((t for t in paths if t.endswith("/") and "/" in t[:-1]), "")
+        for t in paths:
+            name = t if "/" in t.rstrip("/") else folder + t
+            bad += [f"{p} (row: {row.split('|')[1].strip()})" for p in expand(name) if not exists(p)]
+    assert not bad, "docs/architecture.md's 'Where a change goes' names paths that do not exist:\n  " + "\n  ".join(bad)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
         sys.exit("usage: python tests/test_docs.py --write   (rewrites docs/engines.md's kinds table)")

@@ -127,12 +127,12 @@ def test_flips_spread_over_a_shard_are_refused_by_verify_and_the_build(finished,
 
 
 def test_verify_names_a_damaged_shard_and_recompute_gives_the_original_bytes(finished_run):
-    from wfhelp import cardlab
+    from wfhelp import cardlab, cardlab_here
 
     victim = found_shard(finished_run)
     original = victim.read_bytes()
     victim.write_bytes(flipped(original, len(original) // 3))  # in the footer of a small shard
-    res = cardlab(finished_run, "verify")
+    res = cardlab_here(finished_run, "verify")
     assert res.returncode == 1
     rel = str(victim.relative_to(finished_run))
     line = next(ln for ln in res.stdout.splitlines() if rel in ln)
@@ -142,7 +142,7 @@ def test_verify_names_a_damaged_shard_and_recompute_gives_the_original_bytes(fin
     assert victim.read_bytes() == original
     moved = list((finished_run / "results" / "damaged").rglob("*"))
     assert any(p.is_file() for p in moved), "the damaged file was not kept aside"
-    assert cardlab(finished_run, "verify").returncode == 0
+    assert cardlab_here(finished_run, "verify").returncode == 0
 
 
 @pytest.mark.parametrize(

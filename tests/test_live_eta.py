@@ -140,7 +140,7 @@ def test_kept_shards_are_said_apart_and_the_tallies_are_this_runs_work():
 def test_the_cores_of_a_snakemake_command_line():
     import os
 
-    from engines.pipeline.commands.run import cores_of
+    from engines.pipeline.snakemake.options import cores_of
 
     every = os.cpu_count()
     assert cores_of(["snakemake", "--cores", "3"]) == 3 and cores_of(["snakemake", "--cores=4", "-n"]) == 4

@@ -117,20 +117,18 @@ def test_a_daemon_is_recognised_the_moment_it_is_started(tmp_path):
     assert not slurm_cluster._is_ours(daemon.pid, started)  # gone
 
 
-def test_no_system_packages_skips_the_slurm_install_saying_why(monkeypatch):
-    """CARDLAB_NO_SYSTEM_PACKAGES=1 make test: a missing SLURM is a reason to skip, never an apt-get install."""
+def test_a_missing_slurm_is_named_with_its_packages_and_never_installed_by_the_test(monkeypatch):
+    """`make test` installs nothing: a missing SLURM is a reason to skip (`make test-tools` installs it)."""
     monkeypatch.setattr(slurm_cluster, "_missing", lambda accounting: ["slurmd"])
-    monkeypatch.setattr(slurm_cluster.os, "geteuid", lambda: 0)
-    monkeypatch.setenv(slurm_cluster.NO_SYSTEM_PACKAGES, "1")
-    reason = slurm_cluster.unavailable_reason(accounting=True)
-    assert reason is not None and "CARDLAB_NO_SYSTEM_PACKAGES" in reason
-    assert "slurm-wlm munge slurmdbd mariadb-server" in reason
-    monkeypatch.delenv(slurm_cluster.NO_SYSTEM_PACKAGES)
+    reason = slurm_cluster.not_installed(accounting=True)
+    assert reason == "slurmd not installed (Debian's slurm-wlm munge slurmdbd mariadb-server)"
     assert slurm_cluster.missing_packages(accounting=False) == ["slurm-wlm", "munge"]
+    monkeypatch.setattr(slurm_cluster, "_missing", lambda accounting: [])
+    assert slurm_cluster.not_installed(accounting=True) is None
 
 
 def test_the_packages_command_names_what_start_would_install(monkeypatch, capsys):
-    """What `make test` prints before the suite: the packages, from the same list install() uses."""
+    """What `make test-tools` installs: the packages, from the same list install() uses."""
     monkeypatch.setattr(slurm_cluster, "_missing", lambda accounting: ["sacct"] if accounting else [])
     assert slurm_cluster.main(["packages", "--accounting"]) == 0
     assert capsys.readouterr().out.split() == ["slurm-wlm", "munge", "slurmdbd", "mariadb-server"]

@@ -1,9 +1,9 @@
 """The shipped SLURM profile on a real single-node SLURM cluster (tests/slurm_cluster.py:
-Debian's packages, installed here when missing), once without accounting and once with
+Debian's packages, which `make test-tools` installs), once without accounting and once with
 slurmdbd + MariaDB: a signal ends a run, the rerun finishes the campaign although one of
 its running jobs is cancelled with `scancel`, and the Parquet files are the bytes of a
 local run of the same config.  Skipped, with the reason, where SLURM cannot be started
-(not root, or no apt-get to install it).
+(not root, or not installed: tests/system_tools.py says how to enable it).
 
 Every snakemake run is in its own process group under a hard timeout, so a hang fails
 the test instead of hanging CI; the daemons are stopped by PID whatever happens."""
@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 import pytest
-from slurm_cluster import Cluster, Unavailable, install, unavailable_reason, wait_until
+from slurm_cluster import Cluster, not_installed, unavailable_reason, wait_until
+from system_tools import missing
 from wfhelp import SNAKEMAKE, WAREHOUSE_RULE, digests, env, workdir
 
 CONFIG = (Path(__file__).parent / "slurm_campaign.yaml").read_text()  # 4 shard jobs + the warehouse
@@ -44,17 +45,11 @@ NOTE_WORDS = re.compile(r"warn|account|sacct|minjobage|unable|falling back|not r
 @pytest.fixture(scope="module", params=["without accounting", "with accounting"])
 def cluster(request):
     accounting = request.param == "with accounting"
-    reason = unavailable_reason(accounting)
+    reason = unavailable_reason(accounting) or not_installed(accounting)
     if reason:
-        pytest.skip(f"no SLURM cluster here: {reason}")
+        missing(f"no SLURM cluster here: {reason}")
     # short and traversable: the munge socket's path must fit a Unix socket name
     root = Path(tempfile.mkdtemp(prefix="cardlab-slurm-", dir="/tmp"))
-    try:
-        took = install(accounting, Path("/tmp/cardlab-slurm-install.log"))
-    except Unavailable as e:
-        pytest.skip(f"no SLURM cluster here: {e}")
-    if took:
-        print(f"\ninstalled Debian's SLURM packages in {took:.0f} s")
     with Cluster(root, accounting) as c:
         yield c
     shutil.rmtree(root)
@@ -236,10 +231,17 @@ def campaign_run(wd: Path, *extra: str, slurm_conf: Path | None = None) -> subpr
     return subprocess.run(argv, cwd=wd, env=env(extra_env), capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
 
 
-def test_a_campaign_runs_its_next_shards_through_slurm(cluster, tmp_path):
-    local = workdir(tmp_path / "local", CAMPAIGN)
+@pytest.fixture(scope="module")
+def local_campaign(tmp_path_factory) -> Path:
+    """The campaign's next shards run locally (once for both clusters)."""
+    local = workdir(tmp_path_factory.mktemp("local-campaign"), CAMPAIGN)
     done = campaign_run(local, "--cores", "2")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return local
+
+
+def test_a_campaign_runs_its_next_shards_through_slurm(cluster, local_campaign, tmp_path):
+    local = local_campaign
     wd = workdir(tmp_path / "slurm", CAMPAIGN)
     if cluster.accounting:
         set_account_in_profile(wd, "root")

@@ -3,12 +3,20 @@
 Every workflow run here uses a private snapshot of the engines (taken once per test
 session, numba caches included): other people edit engines/ while tests run, and a
 changed engine between two runs would change provenance and defeat byte comparisons.
+
+The snapshot and the reference runs are built once per test session, whichever pytest-xdist
+worker asks first, under a file lock in the session's shared folder (tests/conftest.py names it);
+the other workers wait on the lock and read the same trees, which no test changes (a test that
+changes a tree works on its own copy).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
 import hashlib
+import io
 import os
 import re
 import shutil
@@ -17,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,20 +53,51 @@ WAREHOUSE = "results/warehouse.duckdb"  # the catalog users query
 # Snakemake target that builds it: the warehouse rule (its declared output is a manifest, so
 # Snakemake never deletes the catalog before or after a rebuild)
 WAREHOUSE_RULE = "warehouse"
+_SHARED: list[Path] = []  # the session's folder shared by its workers (share_trees_in), made on first use
 _SNAPSHOT: Path | None = None
 _REFERENCE: dict[int, dict[str, str]] = {}
+
+
+def share_trees_in(folder: Path) -> None:
+    """Build the session's trees (the engines snapshot, the reference runs, the tiny run) in ``folder``,
+    which every worker of the session names alike."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _SHARED[:] = [folder]
+
+
+def shared_folder() -> Path:
+    if not _SHARED:  # wfhelp used outside pytest: a private folder, removed at exit
+        folder = Path(tempfile.mkdtemp(prefix="cardlab-trees-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        _SHARED.append(folder)
+    return _SHARED[0]
+
+
+def built_once(name: str, build: Callable[[Path], None]) -> Path:
+    """The tree ``name`` of this session, built by ``build(path)`` in the first process that asks; the
+    others block on the lock until it is complete (a build that failed is tried again by the next one)."""
+    folder = shared_folder()
+    tree, done = folder / name, folder / f"{name}.done"
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        if not done.exists():
+            shutil.rmtree(tree, ignore_errors=True)
+            build(tree)
+            done.touch()
+    return tree
+
+
+def _build_snapshot(base: Path) -> None:
+    compile_kernels(CONFIG)
+    # copy2 keeps mtimes, so numba's on-disk caches (keyed by source stamp) stay valid
+    shutil.copytree(ROOT / "engines", base / "engines", copy_function=shutil.copy2)
 
 
 def engines_snapshot() -> Path:
     """A directory holding a copy of engines/ (schemas, SQL views and numba caches included), for PYTHONPATH."""
     global _SNAPSHOT
     if _SNAPSHOT is None:
-        compile_kernels(CONFIG)
-        base = Path(tempfile.mkdtemp(prefix="cardlab-engines-"))
-        atexit.register(shutil.rmtree, base, ignore_errors=True)
-        # copy2 keeps mtimes, so numba's on-disk caches (keyed by source stamp) stay valid
-        shutil.copytree(ROOT / "engines", base / "engines", copy_function=shutil.copy2)
-        _SNAPSHOT = base
+        _SNAPSHOT = built_once("engines-snapshot", _build_snapshot)
     return _SNAPSHOT
 
 
@@ -101,6 +141,26 @@ def snakemake(
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return proc
+
+
+def cardlab_here(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    """The cardlab command run in this process from ``cwd``, its exit code and output captured as a
+    process's would be (no interpreter to start: where the process itself is not what a test checks).
+    It reads the engines this process imported, so a tree it checks is one the snapshot built from the
+    same source (`make test` edits no engine)."""
+    from engines.cli import main
+
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as stop:  # argparse's exits
+                code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["cardlab", *args], code, out.getvalue(), err.getvalue())
 
 
 def cardlab(cwd: Path, *args: str) -> subprocess.CompletedProcess:
@@ -151,22 +211,20 @@ def digests(wd: Path) -> dict[str, str]:
     return {str(p.relative_to(wd)): hashlib.sha256(p.read_bytes()).hexdigest() for p in parquet_files(wd)}
 
 
-def reference(tmp_root: Path, cores: int) -> dict[str, str]:
+def reference(cores: int) -> dict[str, str]:
     """Digests of an uninterrupted run of CONFIG with ``cores`` cores (once per session)."""
     if cores not in _REFERENCE:
-        wd = workdir(tmp_root / f"reference-{cores}")
-        snakemake(wd, WAREHOUSE_RULE, "--cores", str(cores), "--quiet", "all")
-        _REFERENCE[cores] = digests(wd)
-        _REFERENCE_DIRS[cores] = wd
+        _REFERENCE[cores] = digests(reference_dir(cores))
     return _REFERENCE[cores]
 
 
-_REFERENCE_DIRS: dict[int, Path] = {}
+def reference_dir(cores: int) -> Path:
+    """The finished run of CONFIG with ``cores`` cores, shared by the session's tests: read it, or copy it."""
 
+    def run(wd: Path) -> None:
+        snakemake(workdir(wd), WAREHOUSE_RULE, "--cores", str(cores), "--quiet", "all")
 
-def reference_dir(tmp_root: Path, cores: int) -> Path:
-    reference(tmp_root, cores)
-    return _REFERENCE_DIRS[cores]
+    return built_once(f"reference-{cores}", run)
 
 
 def job_logs(wd: Path, game: str) -> list[str]:

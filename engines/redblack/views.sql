@@ -54,7 +54,7 @@ CREATE MACRO student_t95(df) AS
            - 15 * 1.959963984540054) / (384 * df ^ 3)
     END;
 
--- One row per timed cost window (engines/redblack/window_shards.py): a window of consecutive
+-- One row per timed cost window (engines/redblack/kinds/windows.py): a window of consecutive
 -- ranks at a stratified position (window i uniform in the i-th of n equal parts of the ranks;
 -- experiment exhaustive_kNN_windows, shard = the window's
 -- draw), searched exhaustively with the owner rule like a campaign shard, and the CPU seconds

@@ -21,7 +21,7 @@ from engines.blackjack.cutcard import (
     simulate_cutcard_py,
 )
 from engines.blackjack.cutcard_exact import brute_rounds, check_exact, exact_rounds
-from engines.blackjack.cutcard_shards import full_shoe_law
+from engines.blackjack.kinds.cutcard import full_shoe_law
 from engines.core.errors import CardlabError
 from engines.interface import views_sql
 from engines.registry import engine
@@ -269,7 +269,7 @@ def test_shards_views_and_report(tmp_path):
 def test_intervals_cover_the_exact_law_as_often_as_they_promise():
     """The views' 95 % intervals, per round number (binomial) and per round dealt (delta method
     over shoes), on 120 independent batches of 3,000 shoes: about 95 % of them cover the exact law."""
-    from engines.blackjack.cutcard_shards import CUT_TABLES, CutcardExact, CutcardSimulation
+    from engines.blackjack.kinds.cutcard import CUT_TABLES, CutcardExact, CutcardSimulation
 
     eng = engine("blackjack")
     setting = {"decks": "1", "soft17": "stand", "players": 0, "cut": 5}

@@ -20,7 +20,7 @@ from engines.blackjack import cutcard_law as law_module
 from engines.blackjack.cutcard import check_cut, max_dealer_cards, shoe_of_decks
 from engines.blackjack.cutcard_curve import Curve
 from engines.blackjack.cutcard_law import cutcard_law, kept_curve_law, simulated_law
-from engines.blackjack.cutcard_shards import full_shoe_law
+from engines.blackjack.kinds.cutcard import full_shoe_law
 from engines.blackjack.rules import OUTCOMES
 from engines.cli import main as cardlab
 from engines.core.errors import CardlabError

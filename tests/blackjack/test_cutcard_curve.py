@@ -16,7 +16,8 @@ from engines.blackjack.cutcard import max_dealer_cards, simulate_cutcard
 from engines.blackjack.cutcard_curve import cut_curve
 from engines.blackjack.cutcard_exact import exact_rounds
 from engines.blackjack.cutcard_law import fractions_reach
-from engines.blackjack.cutcard_shards import CURVE_RESULT_VERSION, curve_shoe, full_shoe_law_of
+from engines.blackjack.kinds.cutcard import full_shoe_law_of
+from engines.blackjack.kinds.cutcurve import CURVE_RESULT_VERSION, curve_shoe
 from engines.core.errors import CardlabError
 
 HALF = curve_shoe("0.5")  # 26 cards: two of each rank

@@ -6,7 +6,7 @@ enumeration's counts exactly: at r <= 3 for every rule combination, at r = 4 for
 (against the kept plain shard), and on windows of r = 5 against the plain play of the same orderings.
 
 Also pins what a canonical shard computes: if test_canonical_results_match_their_version fails,
-results changed, so bump CANONICAL_RESULT_VERSION in engines/narcotic/exact.py (kept results are then
+results changed, so bump CANONICAL_RESULT_VERSION in engines/narcotic/kinds/exhaustive.py (kept results are then
 recomputed) and update GOLDEN below."""
 
 from __future__ import annotations
@@ -37,16 +37,9 @@ from engines.narcotic.canonical import (
     renamings,
     unrank_canonical,
 )
-from engines.narcotic.exact import (
-    CANONICAL_RESULT_VERSION,
-    COUNTS,
-    EXACT_RESULT_VERSION,
-    add_counts,
-    ledger_grid,
-    ranked_sequences,
-    sequence_count,
-)
+from engines.narcotic.exact import COUNTS, add_counts, ranked_sequences, sequence_count
 from engines.narcotic.kernel import play, shuffled_decks
+from engines.narcotic.kinds.exhaustive import CANONICAL_RESULT_VERSION, EXACT_RESULT_VERSION, ledger_grid
 from engines.narcotic.reference import play_reference
 from engines.narcotic.rules import Rules, all_rules
 from engines.pipeline.planning.plan import Plan, validate_config
@@ -333,7 +326,7 @@ GOLDEN = {
 def test_canonical_results_match_their_version():
     digest = shards_digest(SECTION)
     assert (CANONICAL_RESULT_VERSION, digest) == (GOLDEN["version"], GOLDEN["digest"]), (
-        "Narcotic canonical results changed: bump CANONICAL_RESULT_VERSION in engines/narcotic/exact.py and set "
+        "Narcotic canonical results changed: bump CANONICAL_RESULT_VERSION in engines/narcotic/kinds/exhaustive.py and set "
         f"GOLDEN = {{'version': <new version>, 'digest': {digest!r}}} here"
     )
 

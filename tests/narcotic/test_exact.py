@@ -1,7 +1,7 @@
 """Exhaustive Narcotic shards: shards tile the sequences, windows add up, counts are exact, the view's fractions.
 
 Also pins what an exhaustive shard computes: if test_exact_results_match_their_version fails, results
-changed, so bump EXACT_RESULT_VERSION in engines/narcotic/exact.py (kept results are then recomputed)
+changed, so bump EXACT_RESULT_VERSION in engines/narcotic/kinds/exhaustive.py (kept results are then recomputed)
 and update GOLDEN below."""
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from test_tally_version import shards_digest
 from engines.core.errors import CardlabError
 from engines.core.progress import Progress
 from engines.interface import views_sql
-from engines.narcotic.exact import EXACT_RESULT_VERSION, ranked_sequences, sequence_count
+from engines.narcotic.exact import ranked_sequences, sequence_count
+from engines.narcotic.kinds.exhaustive import EXACT_RESULT_VERSION
 from engines.pipeline.planning.plan import validate_config
 from engines.registry import engine
 
@@ -162,6 +163,6 @@ GOLDEN = {"version": "narcotic-exact-1", "digest": "5bf3d1aa81fac08dd4954cdc5917
 def test_exact_results_match_their_version():
     digest = shards_digest(SECTION)
     assert (EXACT_RESULT_VERSION, digest) == (GOLDEN["version"], GOLDEN["digest"]), (
-        "Narcotic exhaustive results changed: bump EXACT_RESULT_VERSION in engines/narcotic/exact.py and set "
+        "Narcotic exhaustive results changed: bump EXACT_RESULT_VERSION in engines/narcotic/kinds/exhaustive.py and set "
         f"GOLDEN = {{'version': <new version>, 'digest': {digest!r}}} here"
     )

@@ -1,7 +1,7 @@
 """Narcotic tally shards carry an explicit result version (TALLY_RESULT_VERSION), not a source hash,
 so that a kept campaign survives refactors and speed-ups of the kernel.  This test pins what tally
 shards compute: if it fails, results changed, so bump TALLY_RESULT_VERSION in
-engines/narcotic/tally.py (kept campaigns are then recomputed) and update GOLDEN below."""
+engines/narcotic/kinds/tally.py (kept campaigns are then recomputed) and update GOLDEN below."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import json
 import numpy as np
 
 from engines.core.progress import Progress
-from engines.narcotic.tally import TALLY_RESULT_VERSION
+from engines.narcotic.kinds.tally import TALLY_RESULT_VERSION
 from engines.registry import engine
 
 SECTION = {
@@ -39,6 +39,6 @@ def shards_digest(section: dict) -> str:
 def test_tally_results_match_their_version():
     digest = shards_digest(SECTION)
     assert (TALLY_RESULT_VERSION, digest) == (GOLDEN["version"], GOLDEN["digest"]), (
-        "Narcotic tally results changed: bump TALLY_RESULT_VERSION in engines/narcotic/tally.py and set "
+        "Narcotic tally results changed: bump TALLY_RESULT_VERSION in engines/narcotic/kinds/tally.py and set "
         f"GOLDEN = {{'version': <new version>, 'digest': {digest!r}}} here"
     )

@@ -11,7 +11,7 @@ from engines.kinds import chosen_backend
 from engines.pipeline.planning.plan import validate_config
 from engines.redblack.engine import SEARCH_RESULT_VERSION, RedBlackEngine
 from engines.redblack.exhaustive import search_range
-from engines.redblack.search_shards import ExhaustiveSearch
+from engines.redblack.kinds.search import ExhaustiveSearch
 from engines.registry import engine
 
 BLOCKS = [

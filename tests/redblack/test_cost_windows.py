@@ -14,6 +14,8 @@ from engines.core.errors import CardlabError
 from engines.core.fmt import hours_text
 from engines.interface import views_sql
 from engines.redblack import search_range
+from engines.redblack.kinds.search import ExhaustiveSearch, search_tables
+from engines.redblack.kinds.windows import STARTUP_PROBES, STARTUP_VARIANT, window_experiment
 from engines.redblack.report import figures
 from engines.redblack.report import queries as q
 from engines.redblack.report.cost import NO_MISS, Check, CostToFinish, Rate, cost_line, costs_to_finish, window_checks
@@ -21,8 +23,6 @@ from engines.redblack.report.cost_text import cost_check_section, cost_check_tex
 from engines.redblack.report.figures import cost_windows_figure
 from engines.redblack.report.markdown import coverage_text, ranges_text
 from engines.redblack.rules import canonical_deals
-from engines.redblack.search_shards import ExhaustiveSearch, search_tables
-from engines.redblack.window_shards import STARTUP_PROBES, STARTUP_VARIANT, window_experiment
 from engines.registry import engine
 from engines.report.common import build_game
 

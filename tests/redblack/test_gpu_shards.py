@@ -23,7 +23,7 @@ from engines.core.errors import CardlabError
 from engines.pipeline.planning.plan import Plan
 from engines.pipeline.snakemake.steps import backend_of
 from engines.redblack.campaign.next import CampaignRun, run_config
-from engines.redblack.search_shards import ExhaustiveSearch
+from engines.redblack.kinds.search import ExhaustiveSearch
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_numba_cuda = pytest.mark.skipif(
@@ -84,7 +84,7 @@ SCRIPT = textwrap.dedent(
     import json, sys
     from engines.pipeline.compute.jobs import run_shard
     from engines.pipeline.bookkeeping.records import timing_of_log as read_timing
-    from engines.redblack.search_shards import ExhaustiveSearch
+    from engines.redblack.kinds.search import ExhaustiveSearch
     from engines.redblack.tables import SEARCH_TABLES
 
     out = sys.argv[1]

@@ -24,8 +24,8 @@ import pytest
 from engines.core.errors import CardlabError
 from engines.redblack import gpu
 from engines.redblack.exhaustive import search_range
+from engines.redblack.kinds.search import ExhaustiveSearch
 from engines.redblack.rules import canonical_deals
-from engines.redblack.search_shards import ExhaustiveSearch
 
 HAS_NUMBA_CUDA = importlib.util.find_spec("numba_cuda") is not None
 needs_numba_cuda = pytest.mark.skipif(

@@ -44,7 +44,7 @@ def search_digest() -> str:
 def test_search_results_match_their_version():
     digest = search_digest()
     assert (SEARCH_RESULT_VERSION, digest) == (GOLDEN["version"], GOLDEN["digest"]), (
-        "RedBlack search results changed: bump SEARCH_RESULT_VERSION in engines/redblack/search_shards.py and set "
+        "RedBlack search results changed: bump SEARCH_RESULT_VERSION in engines/redblack/kinds/search.py and set "
         f"GOLDEN = {{'version': <new version>, 'digest': {digest!r}}} here"
     )
 

@@ -3,7 +3,7 @@
 The report (its Markdown and the index), ``cardlab redblack campaign K`` and anything that
 quotes a cost call :func:`costs_to_finish`, so the same warehouse gives the same figure
 everywhere.  The figure is the way a campaign runs: the mean CPU per deal of the size's cost
-windows that lie in the ranks left (engines/redblack/window_shards.py) times the deals left,
+windows that lie in the ranks left (engines/redblack/kinds/windows.py) times the deals left,
 times the windows' *measured miss* on the kind of CPU priced: what a campaign's shards took there
 over what the windows in their ranks predicted.  The windows run in one warm job on a quiet
 core, the shards for hours beside other work, often on another kind of CPU: on k = 21 and 22
