@@ -30,6 +30,8 @@ CONFIG = (Path(__file__).parent / "slurm_campaign.yaml").read_text()  # 4 shard 
 PROFILE = ["--workflow-profile", "workflow/profiles/slurm"]
 # The profile's status-check delays suit 10-60 minute jobs; these jobs last seconds.
 QUICK_CHECKS = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
+# ... and the plugin's growing pause between checks, which no option sets, capped there too
+QUICK_CHECKS_SITE = Path(__file__).parent / "slurm_quick_checks"
 RUN_TIMEOUT_S = 1200  # one snakemake run through SLURM (a few minutes on two loaded cores)
 SIGNAL_TIMEOUT_S = 300  # from the signal to the run's end: the running jobs finish or are cancelled
 # What plugin 2.8.0 prints on a cluster without accounting, where no account can be given
@@ -67,6 +69,12 @@ def local_run(tmp_path_factory) -> tuple[dict[str, str], float]:
     return digests(wd), time.monotonic() - began
 
 
+def through_slurm(cluster: Cluster, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a snakemake run that submits to ``cluster``, its status-check pauses capped (tests/slurm_quick_checks)."""
+    run_env = env({"SLURM_CONF": str(cluster.conf), **(extra or {})})
+    return {**run_env, "PYTHONPATH": os.pathsep.join([str(QUICK_CHECKS_SITE), run_env["PYTHONPATH"]])}
+
+
 def interruptible() -> None:
     """Ctrl-C reaches snakemake even where this test was started in the background: a shell ignores
     SIGINT in what it starts with `&`, the ignoring is inherited, and Python then installs no
@@ -85,7 +93,7 @@ class Run:
             self.proc = subprocess.Popen(
                 [SNAKEMAKE, *PROFILE, *QUICK_CHECKS, *args, WAREHOUSE_RULE],
                 cwd=wd,
-                env=env({"SLURM_CONF": str(cluster.conf), **(env_extra or {})}),
+                env=through_slurm(cluster, env_extra),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -225,10 +233,10 @@ redblack:
 CAMPAIGN_SHARDS = "results/redblack/*/exhaustive_k09/owner/*.parquet"
 
 
-def campaign_run(wd: Path, *extra: str, slurm_conf: Path | None = None) -> subprocess.CompletedProcess:
+def campaign_run(wd: Path, *extra: str, cluster: Cluster | None = None) -> subprocess.CompletedProcess:
     argv = [sys.executable, "-m", "engines.cli", "redblack", "campaign", "9", "--run", "3", *extra]
-    extra_env = {"SLURM_CONF": str(slurm_conf)} if slurm_conf else {}
-    return subprocess.run(argv, cwd=wd, env=env(extra_env), capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
+    run_env = through_slurm(cluster) if cluster else env()
+    return subprocess.run(argv, cwd=wd, env=run_env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S)
 
 
 @pytest.fixture(scope="module")
@@ -246,7 +254,7 @@ def test_a_campaign_runs_its_next_shards_through_slurm(cluster, local_campaign, 
     if cluster.accounting:
         set_account_in_profile(wd, "root")
     options = " ".join([*PROFILE, *QUICK_CHECKS])
-    run = campaign_run(wd, f"--snakemake={options}", slurm_conf=cluster.conf)
+    run = campaign_run(wd, f"--snakemake={options}", cluster=cluster)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert re.search(r"k = 9: 3 shards \(0\.\.2, 3,000 deals\)", run.stdout)
     assert "keeps 3 shards (0..2) of 1,000 deals" in run.stdout  # the campaign's ledger

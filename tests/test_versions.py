@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import env_of
-from wfhelp import planned_jobs, snakemake
+from wfhelp import built_once, planned_jobs, snakemake
 
 from engines.core.neutral import GAME, NEUTRAL_FILES, neutral_files
 from engines.core.provenance import CORE_FILES, SCHEDULING_HOOKS, python_code, sql_code
@@ -148,18 +148,28 @@ print(json.dumps(sorted(files)))
 """
 
 
-@pytest.fixture(scope="module")
-def shard_job_files(tmp_path_factory) -> dict[str, set[str]]:
-    """Game -> the engines files a tiny shard job of each of its kinds imported (one process a game)."""
-    out = {}
+def run_shard_jobs(root: Path) -> None:
+    """Under ``root``: one folder a game with a tiny shard job of each of its kinds, and imported.json,
+    the engines files its process imported (one process a game: each game's imports alone)."""
     for game in GAMES:
-        where = tmp_path_factory.mktemp(game)
+        where = root / game
+        where.mkdir(parents=True)
         done = subprocess.run(
             [sys.executable, "-c", SHARD_JOB_IMPORTS, game, str(where)], capture_output=True, text=True
         )
         assert done.returncode == 0, done.stderr
-        assert len(list(where.glob("*.parquet"))) >= len(engine(game).kinds)  # every kind's shard ran
-        out[game] = set(json.loads(done.stdout.splitlines()[-1]))
+        (where / "imported.json").write_text(done.stdout.splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def shard_job_files() -> dict[str, set[str]]:
+    """Game -> the engines files a tiny shard job of each of its kinds imported, run once per test
+    session (every xdist worker reads the same runs)."""
+    root = built_once("shard-job-imports", run_shard_jobs)
+    out = {}
+    for game in GAMES:
+        assert len(list((root / game).glob("*.parquet"))) >= len(engine(game).kinds)  # every kind's shard ran
+        out[game] = set(json.loads((root / game / "imported.json").read_text()))
     return out
 
 

@@ -9,7 +9,10 @@ path it compiled; every path's results must equal the generic path's.  A target 
 cannot run is skipped, naming the features it lacks.
 
 Cost: one compile of the shared kernel per target (about 15 CPU-s each); the games take
-under a second.  The slow version adds the specialised seed and classic kernels and more games.
+under a second.  The generic path's results are computed once per test session, whichever
+pytest-xdist worker asks first (tests/wfhelp.py ``built_once``), and every target's test
+compares with that one run.  The slow version adds the specialised seed and classic kernels
+and more games.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from wfhelp import built_once
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from code_targets import BY_NAME, CI_TARGET_NAMES, TARGET_NAMES, run_child  # noqa: E402
@@ -69,8 +73,24 @@ def play_on(target_name: str, folder: Path, games: int, specialised: bool) -> tu
     path = run_child(
         CHILD, target, folder / f"cache-{target.name}", str(games), str(RANKS), str(int(specialised)), str(out)
     )
-    with np.load(out) as data:
-        return path.strip(), {k: data[k] for k in data.files}
+    (folder / f"{target.name}.path").write_text(path.strip())
+    return played(folder, target.name)
+
+
+def played(folder: Path, target_name: str) -> tuple[str, dict[str, np.ndarray]]:
+    """(the path, the results) a child of ``target_name`` left in ``folder``."""
+    with np.load(folder / f"{target_name}.npz") as data:
+        return (folder / f"{target_name}.path").read_text(), {k: data[k] for k in data.files}
+
+
+def generic_play(games: int, specialised: bool) -> dict[str, np.ndarray]:
+    """The generic path's results, played once per test session (every xdist worker reads the same run)."""
+    folder = built_once(
+        f"narcotic-generic-{games}-{int(specialised)}", lambda tree: play_on("generic", tree, games, specialised)
+    )
+    path, results = played(folder, "generic")
+    assert path == "generic"
+    return results
 
 
 def assert_same(results: dict[str, np.ndarray], baseline: dict[str, np.ndarray], name: str) -> None:
@@ -84,10 +104,8 @@ def assert_same(results: dict[str, np.ndarray], baseline: dict[str, np.ndarray],
 
 
 @pytest.fixture(scope="module")
-def generic(tmp_path_factory) -> dict[str, np.ndarray]:
-    path, results = play_on("generic", tmp_path_factory.mktemp("generic"), GAMES, False)
-    assert path == "generic"
-    return results
+def generic() -> dict[str, np.ndarray]:
+    return generic_play(GAMES, False)
 
 
 @pytest.mark.parametrize("target_name", CI_TARGET_NAMES)
@@ -101,7 +119,7 @@ def test_every_path_plays_like_the_generic_one(target_name, generic, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("target_name", [n for n in TARGET_NAMES if n != "generic"])
 def test_every_path_plays_like_the_generic_one_at_length(target_name, tmp_path):
-    _, baseline = play_on("generic", tmp_path / "generic", SLOW_GAMES, True)
     path, results = play_on(target_name, tmp_path / target_name, SLOW_GAMES, True)
+    baseline = generic_play(SLOW_GAMES, True)
     assert path == BY_NAME[target_name].narcotic_path
     assert_same(results, baseline, target_name)

@@ -1,23 +1,22 @@
 """The lane layout follows numba's target CPU (engines/redblack/lanes.py): four 512-bit registers a
 vector on AVX-512, two 256-bit ones elsewhere.  Both layouts give the same results, deal for deal;
-this host runs its own layout here and the AVX2 one in a process compiled for an AVX2 CPU."""
+this host runs its own layout here and the AVX2 one in a process compiled for an AVX2 CPU without
+AVX-512 (bench/code_targets.py's "pshufb" target), loading the kernels that
+tests/redblack/test_redblack_code_paths.py compiled for that target once per session
+(tests/redblack_searches.py): the same kernels, compiled once rather than twice."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import os
-import subprocess
-import sys
 
 import numba
 import numpy as np
 import pytest
+from redblack_searches import run_with_kernels_of
 
 import engines.redblack as rb
 from engines.redblack import lanes
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # (k, start, stop, method): 32-bit lanes (k <= 15) and 64-bit ones, both methods, ranges shorter
 # than a lane count and far longer, and the window where k = 22's published cycle is met
@@ -53,21 +52,10 @@ def search_here(k: int, start: int, stop: int, method: str) -> dict:
     return json.loads(json.dumps(res))  # tuples as lists, as the other process reports them
 
 
-def test_the_avx2_layout_finds_what_this_hosts_layout_finds(tmp_path):
-    env = {
-        **os.environ,
-        # AVX2, no AVX-512 (numba compiles for the features given, else the host's): the layout
-        # of the machines without AVX-512, and code any x86-64 host of this project runs
-        "NUMBA_CPU_NAME": "haswell",
-        "NUMBA_CPU_FEATURES": "+avx2",
-        "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
-        "PYTHONPATH": ROOT,
-    }
-    run = subprocess.run(
-        [sys.executable, "-c", SEARCH, json.dumps(RANGES)], env=env, cwd=ROOT, capture_output=True, text=True
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    there = json.loads(run.stdout)
+def test_the_avx2_layout_finds_what_this_hosts_layout_finds():
+    # AVX2, no AVX-512 (numba compiles for the features given, else the host's): the layout of the
+    # machines without AVX-512; the session's searches on that target left its kernels in the cache
+    there = json.loads(run_with_kernels_of("pshufb", SEARCH, json.dumps(RANGES)))
     assert there["lanes"] == [8, 16]
     for spec, theirs in zip(RANGES, there["results"], strict=True):
         assert search_here(*spec) == theirs, spec
