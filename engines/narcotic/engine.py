@@ -23,6 +23,7 @@ class NarcoticEngine(Engine):
     tables = {**GAMES_TABLES, **TALLY_TABLES, **EXACT_TABLES}
     kinds = (GameSimulation(), CampaignTally(), ExhaustiveDecks(), CanonicalDecks())
     sharded_field = "games"
+    tooling_modules = ("options.py",)  # the commands' rule options (cli, campaign book): never run by a shard
     report_files = (
         ReportFile("narcotic.md"),
         ReportFile("narcotic.csv", "narcotic_table"),

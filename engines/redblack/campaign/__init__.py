@@ -14,6 +14,7 @@ from ...core import argtypes
 from ..rules import K_MAX
 
 UNIT = "deals"
+CARDS_PER_PLAYER = argtypes.integer(1, K_MAX, " cards per player")  # k's domain, the other commands' too
 DESCRIPTION = (
     "Reads the finished exhaustive shards of size K under a results tree (every table checked) "
     "and prints the ranks they searched, their CPU time from the jobs' timing records, whether the size's block in the "
@@ -32,7 +33,7 @@ EXAMPLES = """examples:
 
 def add_arguments(c) -> None:
     """The command's K and RedBlack's own options."""
-    c.add_argument("k", type=argtypes.integer(1, K_MAX, " cards per player"), help=f"cards per player, 1..{K_MAX}")
+    c.add_argument("k", type=CARDS_PER_PLAYER, help=f"cards per player, 1..{K_MAX}")
     c.add_argument("--method", choices=("owner", "brute"), default="owner", help="the shards' method (default: owner)")
     c.add_argument(
         "--backend",

@@ -4,9 +4,9 @@ shared by the parsers (engines/redblack/cli/__init__.py) and the commands (engin
 from __future__ import annotations
 
 from ...core import argtypes
-from ..rules import K_MAX
+from ..campaign import CARDS_PER_PLAYER
 
 REPLAY_ROUNDS = 4  # rounds shown in full by `replay` before the summary
 
-size = argtypes.integer(1, K_MAX, " cards per player")
+size = CARDS_PER_PLAYER
 max_states = argtypes.integer(1, argtypes.INT64_MAX, " states")  # the basin kernel counts in int64
